@@ -1,0 +1,26 @@
+"""olearn: online learning, one example at a time, at compiled speed.
+
+Importing the package is cheap: numba, scipy and scikit-learn are loaded only when
+a learner is first used, and kernels are compiled on first use and then cached on
+disk (see ``olearn warmup``).
+"""
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence",
+               "kernels", "base", "cli", "second_order", "multiclass"}
+_FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
+              "warmup": "registry"}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return import_module(f"olearn.{name}")
+    if name in _FUNCTIONS:
+        return getattr(import_module(f"olearn.{_FUNCTIONS[name]}"), name)
+    raise AttributeError(f"module 'olearn' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | set(_FUNCTIONS))

@@ -1,0 +1,509 @@
+"""Estimator layer: what every supervised online learner shares.
+
+A learner class declares
+
+* ``_slots``: its state, as :class:`Slot` records (name, axes over classes ``"K"`` and
+  weights ``"d"``, initial value).  ``W`` (K, d) comes first for linear learners.
+  From the slots the base class allocates, grows (new classes, new dict features),
+  converts (binary to multiclass), saves and loads the state: no learner writes that;
+* ``_kernels``: its compiled entry points by task (``driver.BINARY``,
+  ``driver.MULTICLASS``, ``driver.REGRESSION``), each a two-line ``@njit(cache=True)``
+  function calling :func:`olearn.kernels.driver.online_pass` with its update rule;
+* ``_kernel_params()``: its hyper-parameters as a tuple of floats, and
+  ``_check_params()`` to validate them (once per call).
+
+Conventions (documented in ARCHITECTURE.md): weights start at zero; with
+``fit_intercept`` a constant feature 1 is column 0 of ``W`` (it takes part in norms and
+updates like any other feature); ``coef_`` excludes it and ``intercept_`` is its weight.
+
+Labels: two classes are kept sorted in ``classes_`` and mapped to -1/+1
+(``classes_[1]`` is +1, the side of positive decision values).  Every binary rule is
+symmetric under (y, w) -> (-y, -w), so when a second label arrives that sorts before
+the first, negating the signed state gives exactly the model learned with that order.
+A third label switches the model to K weight rows (``W[0] = -w/2``, ``W[1] = +w/2``,
+which keeps every margin; later classes start at zero); labels first seen after that
+are appended to ``classes_`` in the order they appear.  Labels given up front with
+``classes=`` keep the given order.  Only classes already seen take part in predictions
+and max-score updates.
+"""
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ._rows import kernel_rows, one_row
+from .kernels.driver import BINARY, MULTICLASS, REGRESSION
+
+
+class Slot(NamedTuple):
+    """One state array of a learner.
+
+    ``axes``: ``"K"`` (class rows), ``"d"`` (weights, intercept included) or an int.
+    ``fill``: initial value, a float or the name of a hyper-parameter.
+    ``eye``: for two trailing ``"d"`` axes, ``fill`` on the diagonal and 0 elsewhere.
+    ``signed``: linear in the weights (flips with the binary label sign, halves into
+    the two first class rows when the model becomes multiclass).
+    """
+    name: str
+    axes: tuple
+    fill: object = 0.0
+    eye: bool = False
+    signed: bool = False
+
+
+class OnlineLearner(BaseEstimator):
+    """Base class: the online protocol, the scikit-learn contract, one-at-a-time input."""
+
+    _slots = (Slot("W", ("K", "d"), 0.0, signed=True),)
+    _kernels = {}
+
+    # ------------------------------------------------------------ to override
+    def _kernel_params(self):
+        return ()
+
+    def _check_params(self):
+        pass
+
+    # ------------------------------------------------------------ state
+    def _fill(self, slot):
+        return float(getattr(self, slot.fill)) if isinstance(slot.fill, str) else slot.fill
+
+    def _alloc(self, slot, K, d):
+        shape = tuple(K if a == "K" else d if a == "d" else a for a in slot.axes)
+        if slot.eye:
+            arr = np.zeros(shape)
+            diag = np.arange(d)
+            arr[..., diag, diag] = self._fill(slot)
+            return arr
+        return np.full(shape, self._fill(slot), dtype=np.float64)
+
+    def _new_state(self, K, d):
+        self.state_ = {s.name: self._alloc(s, K, d) for s in self._slots}
+
+    def _resize_state(self, K, d):
+        """Grow the class rows to ``K`` and the weight axes to ``d``, keeping what is learned."""
+        for s in self._slots:
+            old = self.state_[s.name]
+            new = self._alloc(s, K, d)
+            new[tuple(slice(0, n) for n in old.shape)] = old
+            self.state_[s.name] = new
+
+    @property
+    def _d(self):
+        return self.state_["W"].shape[-1] if "W" in self.state_ else self._slot_d()
+
+    def _slot_d(self):
+        s = self._slots[0]
+        return self.state_[s.name].shape[s.axes.index("d")]
+
+    def _n_weights(self, n_features):
+        return n_features + int(self.fit_intercept)
+
+    # ------------------------------------------------------------ task plumbing
+    def _task(self):
+        return REGRESSION
+
+    def _kernel_labels(self, y):
+        return y
+
+    def _seen(self):
+        return np.zeros(1, dtype=np.uint8)
+
+    def _run(self, X, y, sample_weight):
+        """One compiled pass over a validated batch; returns (scores, pred)."""
+        rows = kernel_rows(X, self.fit_intercept)
+        n = X.shape[0]
+        sw = np.ones(n) if sample_weight is None else sample_weight
+        W = self.state_[self._slots[0].name]
+        scores = np.empty((n, W.shape[0]), dtype=np.float64)
+        pred = np.zeros(n, dtype=np.int64)
+        state = tuple(self.state_[s.name] for s in self._slots)
+        params = tuple(float(p) for p in self._kernel_params())
+        kernel = self._kernels[self._task()]
+        self.n_updates_ += int(kernel(rows, y, sw, state, params, self._seen(), scores, pred))
+        self.t_ += n
+        return scores, pred
+
+    # ------------------------------------------------------------ validation
+    def _validate_X(self, X, reset):
+        return validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
+                             order="C")
+
+    def _validate(self, X, y, sample_weight, reset):
+        X = self._validate_X(X, reset)
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        if X.shape[0] == 0:
+            raise ValueError("Found array with 0 sample(s): need at least one row")
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.ndim == 0:
+                sample_weight = np.full(X.shape[0], float(sample_weight))
+            if sample_weight.shape != (X.shape[0],):
+                raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected "
+                                 f"({X.shape[0]},)")
+            if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+                raise ValueError("sample_weight must be finite and non-negative")
+        return X, y, sample_weight
+
+    def _is_fresh(self):
+        return not hasattr(self, "state_")
+
+    def _start(self, n_features):
+        self.t_ = 0
+        self.n_updates_ = 0
+        self.vocabulary_ = None
+        self._new_state(1, self._n_weights(n_features))
+
+    def _reset(self):
+        for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
+                     "vocabulary_", "_class_index", "_classes_given"):
+            self.__dict__.pop(name, None)
+
+    # ------------------------------------------------------------ public API
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Continue learning from a batch, one row at a time, in order."""
+        self._partial(X, y, classes, sample_weight)
+        return self
+
+    def predict_learn(self, X, y, return_scores=False):
+        """The online protocol in one compiled pass.
+
+        Returns, for each row in order, the prediction (or with ``return_scores`` the
+        decision value) made before that row's update, and leaves the model updated.
+        """
+        scores, pred = self._partial(X, y, None, None)
+        return self._progressive_output(scores, pred, return_scores)
+
+    def _partial(self, X, y, classes, sample_weight):
+        self._check_params()
+        fresh = self._is_fresh()
+        X, y, sample_weight = self._validate(X, y, sample_weight, reset=fresh)
+        if fresh:
+            self._start(X.shape[1])
+        elif self.vocabulary_ is not None and X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but the model has "
+                             f"{self.n_features_in_}")
+        yk = self._kernel_labels(self._prepare_labels(y, classes))
+        return self._run(X, yk, sample_weight)
+
+    def fit(self, X, y, sample_weight=None):
+        """Start afresh, then ``epochs`` passes over the data (shuffled if ``shuffle``)."""
+        self._reset()
+        self._check_params()
+        X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
+        classes = self._fit_classes(y)
+        rng = np.random.default_rng(self.random_state)
+        for _ in range(max(1, int(self.epochs))):
+            if self.shuffle:
+                order = rng.permutation(X.shape[0])
+                Xe, ye = X[order], y[order]
+                swe = None if sample_weight is None else sample_weight[order]
+            else:
+                Xe, ye, swe = X, y, sample_weight
+            self._partial(Xe, ye, classes, swe)
+        return self
+
+    def _fit_classes(self, y):
+        return None
+
+    def _prepare_labels(self, y, classes):
+        return self._check_targets(y)
+
+    def _check_targets(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        return y
+
+    def decision_function(self, X):
+        """Scores ``w.x + b`` of the current model (one column per class if multiclass)."""
+        check_is_fitted(self, "state_")
+        X = self._validate_X(X, reset=False)
+        W = self._predict_weights()
+        nf = X.shape[1]
+        scores = X @ W[:, int(self.fit_intercept):int(self.fit_intercept) + nf].T
+        scores = np.asarray(scores)
+        if self.fit_intercept:
+            scores = scores + W[:, 0]
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _predict_weights(self):
+        """The weights used to predict (averaging learners override this)."""
+        return self.state_["W"]
+
+    @property
+    def coef_(self):
+        check_is_fitted(self, "state_")
+        W = self._predict_weights()
+        i = int(self.fit_intercept)
+        return W[:, i:i + self.n_features_in_].copy()
+
+    @property
+    def intercept_(self):
+        check_is_fitted(self, "state_")
+        W = self._predict_weights()
+        return W[:, 0].copy() if self.fit_intercept else np.zeros(W.shape[0])
+
+    # ------------------------------------------------------------ one at a time
+    def _row_of(self, x, grow):
+        """Sorted (feature index, value) arrays of one example, a dict or a 1-D array."""
+        if isinstance(x, dict):
+            if self._is_fresh():
+                from .io.dicts import Vocabulary
+                self._start(0)
+                self.vocabulary_ = Vocabulary()
+                self.n_features_in_ = 0
+            if self.vocabulary_ is None:
+                return self._int_keys(x)
+            idx, val = self.vocabulary_.lookup(x, grow=grow)
+            if grow and len(self.vocabulary_) > self.n_features_in_:
+                self.n_features_in_ = len(self.vocabulary_)
+                need = self._n_weights(self.n_features_in_)
+                if need > self._d:
+                    self._resize_state(self.state_[self._slots[0].name].shape[0],
+                                       max(need, 2 * self._d))
+            return idx, val
+        x = np.asarray(x, dtype=np.float64).ravel()
+        if self._is_fresh():
+            self._start(x.shape[0])
+            self.n_features_in_ = x.shape[0]
+        if self.vocabulary_ is not None or x.shape[0] != self.n_features_in_:
+            raise ValueError(f"x has {x.shape[0]} features, but the model expects "
+                             f"{'a dict' if self.vocabulary_ is not None else self.n_features_in_}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("x contains NaN or infinity")
+        idx = np.flatnonzero(x)
+        return idx, x[idx]
+
+    def _int_keys(self, x):
+        try:
+            idx = np.array(sorted(x), dtype=np.int64)
+        except (TypeError, ValueError):
+            raise ValueError("this model was trained on arrays: dict keys must be integer "
+                             "column indices") from None
+        if idx.size and (idx[0] < 0 or idx[-1] >= self.n_features_in_):
+            raise ValueError(f"dict key out of range 0..{self.n_features_in_ - 1}")
+        val = np.array([x[int(i)] for i in idx], dtype=np.float64)
+        if not np.all(np.isfinite(val)):
+            raise ValueError("x contains NaN or infinity")
+        return idx, val
+
+    def learn_one(self, x, y, sample_weight=1.0):
+        """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
+        self._check_params()
+        idx, val = self._row_of(x, grow=True)
+        yk = self._kernel_labels(self._prepare_labels(np.array([y]), None))
+        rows = one_row(idx, val, self.fit_intercept)
+        W = self.state_[self._slots[0].name]
+        scores = np.empty((1, W.shape[0]))
+        pred = np.zeros(1, dtype=np.int64)
+        state = tuple(self.state_[s.name] for s in self._slots)
+        params = tuple(float(p) for p in self._kernel_params())
+        self.n_updates_ += int(self._kernels[self._task()](
+            rows, yk, np.array([float(sample_weight)]), state, params, self._seen(), scores,
+            pred))
+        self.t_ += 1
+        return self
+
+    def _scores_one(self, x):
+        if self._is_fresh():
+            return None
+        idx, val = self._row_of(x, grow=False)
+        W = self._predict_weights()
+        i = int(self.fit_intercept)
+        s = W[:, idx + i] @ val
+        return s + W[:, 0] if i else s
+
+    def predict_one(self, x):
+        """Prediction for one example (dict or 1-D array) from the current model."""
+        s = self._scores_one(x)
+        return self._predict_from_scores(s)
+
+    # ------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the model to ``path`` (arrays + JSON metadata, no pickle; atomic)."""
+        from .persistence import save
+        save(self, path)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class OnlineClassifier(ClassifierMixin, OnlineLearner):
+    """Binary and multiclass classification: label bookkeeping on top of the base."""
+
+    def _task(self):
+        return MULTICLASS if self.state_["W"].shape[0] > 1 else BINARY
+
+    def _check_targets(self, y):
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        if y.dtype.kind == "O":
+            for v in y:
+                if isinstance(v, float) and not np.isfinite(v):
+                    raise ValueError("y contains NaN or infinity")
+        return y
+
+    def _prepare_labels(self, y, classes):
+        """Register new labels and return each row's class index."""
+        y = self._check_targets(y)
+        if not hasattr(self, "classes_"):
+            self.classes_ = np.asarray(y[:0])
+            self._class_index = {}
+            self._classes_given = False
+            self.seen_ = np.zeros(0, dtype=np.uint8)
+            if classes is not None:
+                given = list(np.asarray(classes).ravel())
+                if len(set(given)) != len(given):
+                    raise ValueError("classes contains repeated labels")
+                self._add_classes(given, np.asarray(classes).ravel())
+                self._classes_given = True
+        if len(y) == 1 and y[0] in self._class_index:
+            return np.array([self._class_index[y[0]]], dtype=np.int64)
+        uniq, inverse = _unique(y)
+        new = [u for u in uniq if u not in self._class_index]
+        if new:
+            self._add_classes(new, uniq)
+        lut = np.array([self._class_index[u] for u in uniq], dtype=np.int64)
+        return lut[inverse]
+
+    def _add_classes(self, new, like):
+        old_n = len(self.classes_)
+        labels = list(self.classes_) + list(new)
+        flip = False
+        if (old_n == 1 and len(labels) == 2 and not self._classes_given
+                and _sorts_before(labels[1], labels[0])):
+            labels = [labels[1], labels[0]]
+            flip = True
+        dtype = np.result_type(np.asarray(like).dtype, self.classes_.dtype) \
+            if self.classes_.dtype.kind != "O" and np.asarray(like).dtype.kind != "O" else object
+        try:
+            self.classes_ = np.array(labels, dtype=dtype)
+        except (TypeError, ValueError):
+            self.classes_ = np.array(labels, dtype=object)
+        self._class_index = {c: i for i, c in enumerate(labels)}
+        n = len(labels)
+        self.seen_ = np.concatenate([self.seen_, np.zeros(n - len(self.seen_), np.uint8)])
+        if flip:
+            for s in self._slots:
+                if s.signed:
+                    self.state_[s.name] *= -1.0
+        if n > 2 and self.state_[self._slots[0].name].shape[0] == 1:
+            self._to_multiclass(old_n, n)
+        elif n > 2:
+            self._resize_state(n, self._d)
+
+    def _to_multiclass(self, old_n, n):
+        """Binary (one weight row) to K rows: ``-w/2`` and ``+w/2`` keep every margin."""
+        d = self._d
+        for s in self._slots:
+            old = self.state_[s.name]
+            if "K" not in s.axes:
+                continue
+            new = self._alloc(s, n, d)
+            if s.signed:
+                new[0] = -0.5 * old[0]
+                if old_n == 2:
+                    new[1] = 0.5 * old[0]
+            else:
+                new[0] = old[0]
+                if old_n == 2:
+                    new[1] = old[0]
+            self.state_[s.name] = new
+        self.seen_[:old_n] = 1
+
+    def _kernel_labels(self, yi):
+        if self._task() == BINARY:
+            return 2.0 * yi - 1.0
+        return yi.astype(np.float64)
+
+    def _seen(self):
+        return self.seen_ if self._task() == MULTICLASS else np.zeros(1, dtype=np.uint8)
+
+    def _progressive_output(self, scores, pred, return_scores):
+        if return_scores:
+            return scores[:, 0].copy() if scores.shape[1] == 1 else scores
+        pred = np.minimum(pred, len(self.classes_) - 1)
+        return self.classes_[pred]
+
+    def predict(self, X):
+        """Predicted labels (among the classes seen so far)."""
+        return self.classes_[self._class_of(np.atleast_2d(self.decision_function(X).T).T)]
+
+    def _class_of(self, scores):
+        """Class indices of a (n, K) score array: sign for binary, masked arg-max else."""
+        if self._task() == BINARY:
+            return np.minimum((scores[:, 0] > 0).astype(np.int64), len(self.classes_) - 1)
+        s = scores.copy()
+        s[:, self.seen_ == 0] = -np.inf
+        return np.argmax(s, axis=1)
+
+    def _predict_from_scores(self, scores):
+        if scores is None:
+            raise ValueError("the model has not seen any example yet")
+        return self.classes_[self._class_of(np.asarray(scores).reshape(1, -1))[0]]
+
+    def _fit_classes(self, y):
+        return _unique(self._check_targets(y))[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class OnlineRegressor(RegressorMixin, OnlineLearner):
+    """Regression: one weight row, targets as floats."""
+
+    def _task(self):
+        return REGRESSION
+
+    def _progressive_output(self, scores, pred, return_scores):
+        return scores[:, 0].copy()
+
+    def predict(self, X):
+        """Predicted targets ``w.x + b``."""
+        return self.decision_function(X)
+
+    def _predict_from_scores(self, scores):
+        if scores is None:
+            return 0.0
+        return float(np.asarray(scores).ravel()[0])
+
+    @property
+    def coef_(self):
+        return OnlineLearner.coef_.fget(self)[0]
+
+    @property
+    def intercept_(self):
+        return OnlineLearner.intercept_.fget(self)
+
+
+def _unique(y):
+    """Sorted unique labels and the inverse map; falls back to first-seen order for
+    labels that cannot be sorted together (mixed types)."""
+    try:
+        return np.unique(y, return_inverse=True)
+    except TypeError:
+        index = {}
+        inverse = np.empty(len(y), dtype=np.int64)
+        for i, v in enumerate(y):
+            inverse[i] = index.setdefault(v, len(index))
+        return np.array(list(index), dtype=object), inverse
+
+
+def _sorts_before(a, b):
+    try:
+        return bool(a < b)
+    except TypeError:
+        return False
+
+
+def is_sparse(X):
+    return sp.issparse(X)

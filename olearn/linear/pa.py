@@ -1,0 +1,124 @@
+"""Passive-Aggressive classification (Crammer, Dekel, Keshet, Shalev-Shwartz, Singer,
+"Online Passive-Aggressive Algorithms", JMLR 7, 2006).
+
+Binary, with hinge loss ``l = max(0, 1 - y w.x)``, the update ``w += tau y x`` with
+
+* "PA"    : ``tau = l / ||x||^2``                      (eq. 6 of the paper)
+* "PA-I"  : ``tau = min(C, l / ||x||^2)``
+* "PA-II" : ``tau = l / (||x||^2 + 1 / (2C))``
+
+All three are ``tau = min(c, l / (||x||^2 + D))`` with (c, D) = (inf, 0), (C, 0) and
+(inf, 1/(2C)): one compiled rule, no branch on the variant.
+
+The seed book's forms with a passiveness parameter lambda (its eqs. 31.1-31.5) are the
+same learners: the squared hinge loss with lambda is PA-II with C = 1/(2 lambda), the
+plain hinge loss with lambda is PA-I with C = 1/lambda.
+
+Multiclass (the JMLR paper's section 7, max-score form; the UPV lecture's derivation):
+with ``s`` the highest-scoring wrong class and ``m = w_y.x - w_s.x``, the loss
+``l = max(0, 1 - m)`` and ``tau`` as above with ``2 ||x||^2`` in place of ``||x||^2``;
+then ``w_y += tau x``, ``w_s -= tau x``.
+
+A row of zeros makes no update (nothing to divide by).  A sample weight multiplies tau.
+"""
+import math
+import numbers
+
+from numba import njit
+
+from ..base import OnlineClassifier
+from ..kernels.driver import (BINARY, MULTICLASS, axpy, linear_scores, online_pass,
+                              sq_norm, top_wrong)
+from ..registry import register
+
+VARIANTS = ("PA", "PA-I", "PA-II")
+
+
+def pa_step_params(variant, C):
+    """(c, D) of ``tau = min(c, l / (||x||^2 + D))`` for a PA variant."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    if variant != "PA" and not (isinstance(C, numbers.Real) and C > 0):
+        raise ValueError(f"C must be a number > 0, got {C!r}")
+    if variant == "PA":
+        return math.inf, 0.0
+    if variant == "PA-I":
+        return float(C), 0.0
+    return math.inf, 0.5 / C
+
+
+@njit(inline="always")
+def _binary_rule(state, params, idx, val, y, sw, out, seen):
+    c, D = params
+    loss = 1.0 - y * out[0]
+    if loss <= 0.0:
+        return 0
+    sq = sq_norm(val)
+    if sq == 0.0:
+        return 0
+    tau = min(c, loss / (sq + D)) * sw
+    axpy(state[0], 0, tau * y, idx, val)
+    return 1
+
+
+@njit(inline="always")
+def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
+    c, D = params
+    yi = int(y)
+    s = top_wrong(out, seen, yi)
+    if s < 0:
+        return 0
+    loss = 1.0 - (out[yi] - out[s])
+    if loss <= 0.0:
+        return 0
+    sq = sq_norm(val)
+    if sq == 0.0:
+        return 0
+    tau = min(c, loss / (2.0 * sq + D)) * sw
+    axpy(state[0], yi, tau, idx, val)
+    axpy(state[0], s, -tau, idx, val)
+    return 1
+
+
+@njit(cache=True)
+def _binary(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
+                       _binary_rule)
+
+
+@njit(cache=True)
+def _multiclass(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                       linear_scores, _multiclass_rule)
+
+
+class PAClassifier(OnlineClassifier):
+    """Passive-Aggressive classifier (variants "PA", "PA-I", "PA-II").
+
+    Parameters
+    ----------
+    C : float, aggressiveness (> 0; unused by "PA").
+    variant : "PA", "PA-I" or "PA-II".
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+
+    def __init__(self, C=1.0, variant="PA-I", fit_intercept=True, epochs=1, shuffle=False,
+                 random_state=None):
+        self.C = C
+        self.variant = variant
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        pa_step_params(self.variant, self.C)
+
+    def _kernel_params(self):
+        return pa_step_params(self.variant, self.C)
+
+
+register("pa", PAClassifier, variant="PA")
+register("pa1", PAClassifier, variant="PA-I")
+register("pa2", PAClassifier, variant="PA-II")

@@ -1,0 +1,72 @@
+"""Passive-Aggressive regression (Crammer et al., JMLR 7, 2006, section 4).
+
+Epsilon-insensitive loss ``l = max(0, |y - w.x| - epsilon)`` and the update
+``w += sign(y - w.x) tau x`` with tau as for classification: "PA" ``l / ||x||^2``,
+"PA-I" ``min(C, l / ||x||^2)``, "PA-II" ``l / (||x||^2 + 1/(2C))``.
+The seed book's l2 and l1 passive-aggressive regressions (its section 31.2.2) are the
+epsilon = 0 cases.  A row of zeros makes no update; a sample weight multiplies tau.
+"""
+import numbers
+
+from numba import njit
+
+from ..base import OnlineRegressor
+from ..kernels.driver import REGRESSION, axpy, linear_scores, online_pass, sq_norm
+from ..registry import register
+from .pa import pa_step_params
+
+
+@njit(inline="always")
+def _rule(state, params, idx, val, y, sw, out, seen):
+    c, D, epsilon = params
+    r = y - out[0]
+    loss = abs(r) - epsilon
+    if loss <= 0.0:
+        return 0
+    sq = sq_norm(val)
+    if sq == 0.0:
+        return 0
+    tau = min(c, loss / (sq + D)) * sw
+    axpy(state[0], 0, tau if r > 0 else -tau, idx, val)
+    return 1
+
+
+@njit(cache=True)
+def _regression(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                       linear_scores, _rule)
+
+
+class PARegressor(OnlineRegressor):
+    """Passive-Aggressive regressor on the epsilon-insensitive loss.
+
+    Parameters
+    ----------
+    C : float, aggressiveness (> 0; unused by "PA").
+    epsilon : float, width of the insensitive zone (>= 0).
+    variant : "PA", "PA-I" or "PA-II".
+    """
+    _kernels = {REGRESSION: _regression}
+
+    def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", fit_intercept=True, epochs=1,
+                 shuffle=False, random_state=None):
+        self.C = C
+        self.epsilon = epsilon
+        self.variant = variant
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        pa_step_params(self.variant, self.C)
+        if not (isinstance(self.epsilon, numbers.Real) and self.epsilon >= 0):
+            raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
+
+    def _kernel_params(self):
+        return pa_step_params(self.variant, self.C) + (float(self.epsilon),)
+
+
+register("pa-reg", PARegressor, variant="PA")
+register("pa1-reg", PARegressor, variant="PA-I")
+register("pa2-reg", PARegressor, variant="PA-II")
