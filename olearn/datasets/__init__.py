@@ -1,0 +1,36 @@
+"""Datasets: embedded defaults (shipped inside a dependency, no download), seeded
+synthetic generators, and (``load``, ``fetch``, ``list_datasets``) the registry of
+real datasets.
+
+Everything is imported on first use, so ``import olearn.datasets`` stays cheap.
+"""
+from importlib import import_module
+
+_WHERE = {
+    "make_sparse_stream": "synthetic",
+    "make_two_gaussians": "synthetic",
+    "make_outlier_gaussians": "synthetic",
+    "make_separable": "synthetic",
+    "load_breast_cancer": "embedded",
+    "load_diabetes": "embedded",
+    "load_digits": "embedded",
+    "load_iris": "embedded",
+    "load_wine": "embedded",
+    "load_embedded": "embedded",
+    "EMBEDDED": "embedded",
+    "load": "registry",
+    "fetch": "registry",
+    "list_datasets": "registry",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
