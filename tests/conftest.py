@@ -1,0 +1,47 @@
+"""Shared test helpers: where the real datasets live.
+
+The real data of ``../shared/data`` (relative to the repository root) is pointed at,
+never copied; ``OLEARN_DATA_MIRROR`` overrides the folder.  Tests that need a file
+skip cleanly when it is absent::
+
+    def test_on_a9a(data_dir):               # the folder, or skip
+        path = data_dir / "a9a" / "a9a"
+
+    path = data_path("a9a", "a9a")             # a file, or skip (usable in helpers)
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def data_root():
+    """The real-data folder (``$OLEARN_DATA_MIRROR`` or ``../shared/data``), or None."""
+    root = Path(os.environ.get("OLEARN_DATA_MIRROR") or REPO.parent / "shared" / "data")
+    if not root.is_absolute():
+        root = (REPO / root).resolve()
+    return root if root.is_dir() else None
+
+
+def data_path(*parts):
+    """Path of a file under the real-data folder; skips the calling test when absent."""
+    root = data_root()
+    if root is None:
+        pytest.skip("real-data folder not found (set OLEARN_DATA_MIRROR or provide "
+                    "../shared/data)")
+    path = root.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"data file {'/'.join(parts)} not found under {root}")
+    return path
+
+
+@pytest.fixture
+def data_dir():
+    """The real-data folder as a Path; skips the test when it is absent."""
+    root = data_root()
+    if root is None:
+        pytest.skip("real-data folder not found (set OLEARN_DATA_MIRROR or provide "
+                    "../shared/data)")
+    return root
