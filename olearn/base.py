@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._rows import kernel_rows, one_row
@@ -195,6 +196,8 @@ class OnlineLearner(BaseEstimator):
         self._reset()
         self._check_params()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
+        if sample_weight is not None and not np.any(sample_weight):
+            raise ValueError("Sample weights must contain at least one non-zero number.")
         classes = self._fit_classes(y)
         rng = np.random.default_rng(self.random_state)
         for _ in range(max(1, int(self.epochs))):
@@ -219,7 +222,7 @@ class OnlineLearner(BaseEstimator):
             raise ValueError("y contains NaN or infinity")
         return y
 
-    def decision_function(self, X):
+    def _decision(self, X):
         """Scores ``w.x + b`` of the current model (one column per class if multiclass)."""
         check_is_fitted(self, "state_")
         X = self._validate_X(X, reset=False)
@@ -344,6 +347,9 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
     def _check_targets(self, y):
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinity")
+        if y.dtype.kind == "f" and type_of_target(y) == "continuous":
+            raise ValueError("Unknown label type: continuous (class labels cannot be "
+                             "non-integer numbers; use a regressor)")
         if y.dtype.kind == "O":
             for v in y:
                 if isinstance(v, float) and not np.isfinite(v):
@@ -432,9 +438,15 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
         pred = np.minimum(pred, len(self.classes_) - 1)
         return self.classes_[pred]
 
+    def decision_function(self, X):
+        """Scores ``w.x + b``: shape (n,) for two classes (> 0 means ``classes_[1]``),
+        (n, K) for K > 2 classes."""
+        return self._decision(X)
+
     def predict(self, X):
         """Predicted labels (among the classes seen so far)."""
-        return self.classes_[self._class_of(np.atleast_2d(self.decision_function(X).T).T)]
+        scores = self.decision_function(X)
+        return self.classes_[self._class_of(scores.reshape(scores.shape[0], -1))]
 
     def _class_of(self, scores):
         """Class indices of a (n, K) score array: sign for binary, masked arg-max else."""
@@ -469,7 +481,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
 
     def predict(self, X):
         """Predicted targets ``w.x + b``."""
-        return self.decision_function(X)
+        return self._decision(X)
 
     def _predict_from_scores(self, scores):
         if scores is None:
