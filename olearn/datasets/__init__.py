@@ -28,7 +28,14 @@ __all__ = sorted(_WHERE)
 
 def __getattr__(name):
     if name in _WHERE:
-        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+        module = f"{__name__}.{_WHERE[name]}"
+        try:
+            return getattr(import_module(module), name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            raise AttributeError(f"{__name__}.{name} is not available: {module} is "
+                                 "missing") from None
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -39,3 +39,110 @@ def make_sparse_stream(n_samples=200_000, n_features=2**18, nnz=40, flip=0.05,
     y = np.where(X @ w > 0, 1.0, -1.0)
     y[rng.permutation(n_samples)[:round(flip * n_samples)]] *= -1.0
     return X, y
+
+
+def _even(n, name="n"):
+    n = int(n)
+    if n < 2 or n % 2:
+        raise ValueError(f"{name} must be an even number >= 2, got {n}")
+    return n
+
+
+def _two_classes(rng, neg_first_coord, pos_first_coord, second_coord, shuffle):
+    """The seed book's layout: positives first, then negatives, then a random order."""
+    X = np.column_stack([np.concatenate([pos_first_coord, neg_first_coord]), second_coord])
+    h = X.shape[0] // 2
+    y = np.concatenate([np.ones(h), -np.ones(h)])
+    if shuffle:
+        p = rng.permutation(X.shape[0])
+        X, y = X[p], y[p]
+    return X, y
+
+
+def make_two_gaussians(n=200, random_state=0, shuffle=True):
+    """Two Gaussian classes in 2-D: the seed book's passive-aggressive example.
+
+    Reproduces the data of Fig. 31.3 (MATLAB code for passive-aggressive
+    classification) in chapter 31, "Online Learning", of the seed book (Sugiyama,
+    *Introduction to Statistical Machine Learning*, 2016)::
+
+        n=200; x=[randn(1,n/2)-5 randn(1,n/2)+5; 5*randn(1,n)]';
+        y=[ones(n/2,1);-ones(n/2,1)]; ... p=randperm(n); x=x(p,:); y=y(p);
+
+    The first ``n/2`` rows (label +1) have first coordinate N(-5, 1), the others
+    (label -1) N(+5, 1); the second coordinate is N(0, 5^2) for all; the rows are then
+    put in a random order (``shuffle``).  The draws are made in the book's order with
+    numpy's generator, so the numbers differ from MATLAB's but follow the same law.
+    The book's constant third column (its intercept) is not added: olearn's
+    ``fit_intercept=True`` does the same.  Returns ``(X, y)``, ``y`` in {-1, +1}.
+    """
+    n = _even(n)
+    rng = np.random.default_rng(random_state)
+    pos = rng.standard_normal(n // 2) - 5.0
+    neg = rng.standard_normal(n // 2) + 5.0
+    second = 5.0 * rng.standard_normal(n)
+    return _two_classes(rng, neg, pos, second, shuffle)
+
+
+def make_outlier_gaussians(n=50, random_state=0, shuffle=True):
+    """Two Gaussian classes with two outliers: the seed book's AROW example (Fig. 31.7).
+
+    From chapter 31 of the seed book (see :func:`make_two_gaussians`)::
+
+        n=50; x=[randn(1,n/2)-15 randn(1,n/2)-5; randn(1,n)]';
+        y=[ones(n/2,1); -ones(n/2,1)]; x(1:2,1)=x(1:2,1)+10; ... p=randperm(n);
+
+    Label +1 rows have first coordinate N(-15, 1), label -1 rows N(-5, 1), the second
+    coordinate is N(0, 1); the first two +1 rows are moved by +10 along the first
+    axis, into the other class: the outliers that passive-aggressive learning follows
+    and AROW resists (the book's Fig. 31.8).  Returns ``(X, y)``, ``y`` in {-1, +1}.
+    """
+    n = _even(n)
+    if n < 4:
+        raise ValueError(f"n must be >= 4 (two outliers among the positives), got {n}")
+    rng = np.random.default_rng(random_state)
+    pos = rng.standard_normal(n // 2) - 15.0
+    neg = rng.standard_normal(n // 2) - 5.0
+    second = rng.standard_normal(n)
+    pos[:2] += 10.0
+    return _two_classes(rng, neg, pos, second, shuffle)
+
+
+def make_separable(n=1000, d=10, margin=0.1, radius=1.0, random_state=0):
+    """Linearly separable data with a known margin and radius (for mistake bounds).
+
+    ``w_star`` is a random unit vector; every row satisfies ``y <w_star, x> >= margin``
+    and ``||x|| <= radius``, and both are attained: ``min_i y_i <w_star, x_i>`` equals
+    ``margin`` and ``max_i ||x_i||`` equals ``radius`` (one row each), so Novikoff's
+    Perceptron bound is exactly ``(radius / margin) ** 2`` mistakes (for a learner
+    without intercept: the hyperplane goes through the origin).
+
+    Each row is ``y (margin + (radius - margin) u) w_star + v`` with ``y`` a fair sign,
+    ``u`` uniform on [0, 1) and ``v`` orthogonal to ``w_star``, of uniform random
+    direction and length up to what keeps ``||x|| <= radius``.
+
+    Returns ``(X, y, w_star)``, ``y`` in {-1, +1}.
+    """
+    n, d = int(n), int(d)
+    if n < 2 or d < 1:
+        raise ValueError(f"need n >= 2 and d >= 1, got n={n}, d={d}")
+    if not 0.0 < margin < radius:
+        raise ValueError(f"need 0 < margin < radius, got margin={margin!r}, radius={radius!r}")
+    rng = np.random.default_rng(random_state)
+    w_star = rng.standard_normal(d)
+    w_star /= np.linalg.norm(w_star)
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    s = margin + (radius - margin) * rng.random(n)
+    s[0] = margin                                   # attains the margin
+    v = rng.standard_normal((n, d))
+    v -= np.outer(v @ w_star, w_star)               # orthogonal to w_star
+    norms = np.linalg.norm(v, axis=1)
+    room = np.sqrt(np.maximum(radius**2 - s**2, 0.0))
+    length = room * rng.random(n) ** (1.0 / max(d - 1, 1))
+    length[1] = room[1]                             # attains the radius (if d > 1)
+    if d == 1:
+        s[1] = radius
+    scale = np.divide(length, norms, out=np.zeros(n), where=norms > 0)
+    X = (y * s)[:, None] * w_star + v * scale[:, None]
+    p = rng.permutation(n)
+    return X[p], y[p], w_star
