@@ -16,14 +16,14 @@ from numba import njit
 
 from ..base import OnlineClassifier
 from ..kernels.driver import (BINARY, MULTICLASS, axpy, linear_scores, online_pass,
-                              top_wrong)
+                              sq_norm, top_wrong)
 from ..registry import register
 
 
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     eta, margin = params
-    if y * out[0] > margin or idx.shape[0] == 0:
+    if y * out[0] > margin or sq_norm(val) == 0.0:
         return 0
     axpy(state[0], 0, eta * sw * y, idx, val)
     return 1
@@ -34,7 +34,7 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     eta, margin = params
     yi = int(y)
     s = top_wrong(out, seen, yi)
-    if s < 0 or out[yi] - out[s] > margin or idx.shape[0] == 0:
+    if s < 0 or out[yi] - out[s] > margin or sq_norm(val) == 0.0:
         return 0
     axpy(state[0], yi, eta * sw, idx, val)
     axpy(state[0], s, -eta * sw, idx, val)
