@@ -1,0 +1,24 @@
+"""Input readers for online learning.
+
+* ``read_libsvm``/``load_libsvm``: LIBSVM/svmlight sparse text, streamed in
+  CSR chunks or read whole.
+* ``read_csv``/``load_csv``: dense delimited text (CSV, TSV, whitespace).
+* ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
+  as ``{name: value}``) to column indices.
+* ``DataFormatError``: malformed input, reported as ``path:line: reason``.
+
+Readers accept plain, gzip, bzip2 and xz files, ``"-"`` for stdin, and file
+objects.
+"""
+
+from .csv import CSVReader, load_csv, read_csv
+from .dicts import Vocabulary, dicts_to_csr, hash_dicts
+from .errors import DataFormatError
+from .libsvm import LibSVMReader, load_libsvm, read_libsvm
+
+__all__ = [
+    "DataFormatError",
+    "read_libsvm", "load_libsvm", "LibSVMReader",
+    "read_csv", "load_csv", "CSVReader",
+    "Vocabulary", "dicts_to_csr", "hash_dicts",
+]

@@ -1,0 +1,135 @@
+"""Where the readers get their lines from: a path, stdin, or a file object.
+
+A path may name a plain, gzip, bzip2 or xz file; the compression is recognised
+by its magic bytes, and a name ending in ``.gz``/``.bz2``/``.xz`` whose content
+does not match is reported as a ``DataFormatError``.  A path can be read any
+number of times (the readers use this for a prescan pass and for re-iteration).
+
+``"-"`` (stdin) and file objects are read once, as they come: they are not
+decompressed.  Their lines may be ``bytes`` or ``str`` (str is encoded as UTF-8).
+"""
+
+import bz2
+import gzip
+import lzma
+import os
+import sys
+import zlib
+from itertools import islice
+
+from .errors import DataFormatError
+
+_MAGIC = [(b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz")]
+_SUFFIX = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
+_OPEN = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+_DECOMPRESS_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
+class Source:
+    """One input: ``name`` for messages, ``lines()`` to read it."""
+
+    def __init__(self, source):
+        self._stream = None
+        self._data = None
+        self.compression = None
+        if isinstance(source, str) and source == "-":
+            self._stream = sys.stdin.buffer
+            self.name = "<stdin>"
+        elif hasattr(source, "read"):
+            self._stream = source
+            name = getattr(source, "name", None)
+            self.name = name if isinstance(name, str) else "<stream>"
+        else:
+            self.path = os.fspath(source)
+            self.name = os.fsdecode(self.path)
+            self.compression = self._check_path()
+
+    @classmethod
+    def from_bytes(cls, name, data):
+        """An in-memory, re-readable source (used to buffer a stream)."""
+        self = cls.__new__(cls)
+        self._stream, self._data, self.compression, self.name = None, data, None, name
+        return self
+
+    @property
+    def rereadable(self):
+        return self._stream is None
+
+    def read_all(self):
+        """The whole content as one bytes object (for buffering a stream)."""
+        return b"".join(self.lines())
+
+    def _check_path(self):
+        if os.path.isdir(self.path):
+            raise DataFormatError(self.name, None, "is a directory, not a data file")
+        with open(self.path, "rb") as f:  # FileNotFoundError names the path
+            head = f.read(6)
+        kind = next((k for magic, k in _MAGIC if head.startswith(magic)), None)
+        suffix = os.path.splitext(self.name)[1].lower()
+        expected = _SUFFIX.get(suffix)
+        if expected is not None and kind != expected:
+            raise DataFormatError(
+                self.name, None,
+                f"the name ends in {suffix} but the content is not {expected} data")
+        return kind
+
+    def lines(self):
+        """Iterate over the lines (bytes, newline kept)."""
+        if self._data is not None:
+            return iter(self._data.splitlines(keepends=True))
+        if self._stream is not None:
+            return _encoded(self._stream)
+        if self.compression is None:
+            return _plain_lines(self.path)
+        return _decompressed_lines(self.path, self.name, _OPEN[self.compression])
+
+
+def _plain_lines(path):
+    with open(path, "rb") as f:
+        yield from f
+
+
+def _decompressed_lines(path, name, opener):
+    count = 0
+    with opener(path, "rb") as f:
+        try:
+            for line in f:
+                count += 1
+                yield line
+        except _DECOMPRESS_ERRORS as exc:
+            raise DataFormatError(
+                name, count + 1, f"cannot decompress: {exc}") from None
+
+
+def _encoded(stream):
+    for line in stream:
+        yield line.encode("utf-8") if isinstance(line, str) else line
+
+
+def chunks(lines, size, first_lineno=1):
+    """Group an iterator of lines into lists of at most ``size`` lines.
+
+    Yields ``(lineno, block)`` where ``lineno`` is the 1-based number of
+    ``block[0]`` in the input.
+    """
+    lineno = first_lineno
+    while True:
+        block = list(islice(lines, size))
+        if not block:
+            return
+        yield lineno, block
+        lineno += len(block)
+
+
+def check_chunk_size(chunk_size):
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    return chunk_size
+
+
+def show(token, limit=40):
+    """A short, one-line, quoted rendering of a bytes token for messages."""
+    text = token.decode("utf-8", "backslashreplace")
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return repr(text)

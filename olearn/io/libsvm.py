@@ -1,0 +1,389 @@
+"""Streaming reader for the LIBSVM / svmlight sparse text format.
+
+The format has one example per line::
+
+    <label> [qid:<n>] <index>:<value> <index>:<value> ...  [# comment]
+
+* the label is any number (``+1``, ``1``, ``-1.0``, ``2``, ``1e0``);
+* ``index`` is a non-negative decimal integer, 1-based unless told otherwise;
+  indices may come in any order, and repeated indices are summed;
+* ``value`` is a finite number; a row may have no features at all;
+* ``qid:<n>`` tokens (ranking groups) are ignored, text after ``#`` is a
+  comment, and blank lines are skipped.
+
+Reading is streamed: ``read_libsvm`` yields ``(X, y)`` chunks of at most
+``chunk_size`` rows, X a canonical ``csr_matrix`` (sorted indices, duplicates
+summed, explicit zeros removed) and y a float64 vector, holding one chunk at a
+time.  Every chunk has the same width, ``n_features``.
+
+Width and index base.  When ``n_features`` is not given, or
+``zero_based="auto"``, a path is read twice: a quick prescan finds the largest
+index and whether an index 0 occurs, then the real pass parses the data.  With
+``"auto"`` a file is 0-based if and only if an index 0 occurs somewhere in it,
+and 1-based otherwise.  The inferred width is the largest index (1-based) or
+the largest index plus one (0-based).
+
+Streams (``"-"`` for stdin, or a file object) are read once: ``read_libsvm``
+needs ``n_features`` for them (it cannot infer a width shared by all chunks
+without a second pass) and treats ``"auto"`` as 1-based, reporting an index 0
+as an error that suggests ``zero_based=True``.  ``load_libsvm`` has no such
+restriction: it buffers a stream in memory and reads the buffer like a file.
+
+Parsing.  Each chunk is parsed with vectorized numpy operations on its bytes;
+when that strict fast path meets anything unusual, the chunk is parsed again
+line by line, which either accepts it or raises ``DataFormatError`` naming the
+file, the line and the fault.
+"""
+
+import math
+from typing import NamedTuple, Optional
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._source import Source, check_chunk_size, chunks, show
+from .errors import DataFormatError
+
+__all__ = ["read_libsvm", "load_libsvm", "LibSVMReader"]
+
+#: Largest index accepted as written in a file (keeps column indices in int32).
+MAX_INDEX = 2**31 - 2
+
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on
+_IS_DIGIT = np.zeros(256, dtype=bool)
+_IS_DIGIT[list(b"0123456789")] = True
+_POW10 = 10 ** np.arange(19, dtype=np.int64)
+_PRESCAN_LINES = 8192
+_EMPTY = [np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64),
+          np.zeros(0, np.int64), np.zeros(0)]
+
+
+class _Bad(Exception):
+    """A fault on one line; the caller adds the path and line number."""
+
+
+class _Block(NamedTuple):
+    """A parsed block: one entry of ``labels`` and ``lines`` (line numbers)
+    per row, ``counts`` features per row, then ``indices`` (as written in the
+    file) and ``values`` (None when not asked for) of all rows in order."""
+
+    labels: np.ndarray
+    lines: np.ndarray
+    counts: np.ndarray
+    indices: np.ndarray
+    values: Optional[np.ndarray]
+
+
+# --------------------------------------------------------------------------
+# Line-by-line parser: the reference for what is accepted, with precise errors.
+
+def _number(token, what):
+    try:
+        x = float(token)
+    except ValueError:
+        raise _Bad(f"{what} {show(token)} is not a number") from None
+    if not math.isfinite(x):
+        raise _Bad(f"{what} {show(token)} is not finite")
+    return x
+
+
+def _index(token, one_based, n_features):
+    if not token.isdigit():  # ASCII digits only, for bytes
+        if token[:1] == b"-" and token[1:].isdigit():
+            raise _Bad(f"feature index {show(token)} is negative")
+        raise _Bad(f"feature index {show(token)} is not an integer")
+    i = int(token)
+    if i > MAX_INDEX:
+        raise _Bad(f"feature index {i} is too large (the limit is {MAX_INDEX})")
+    if one_based and i == 0:
+        raise _Bad("feature index 0 in a file read as 1-based "
+                   "(pass zero_based=True for 0-based indices)")
+    if n_features is not None and i - bool(one_based) >= n_features:
+        raise _Bad(f"feature index {i} is out of range for n_features={n_features}")
+    return i
+
+
+def _parse_line(line, one_based, n_features, want_values):
+    """Return ``(label, indices, values)`` of one line, or None if blank."""
+    tokens = line.split(b"#", 1)[0].split()
+    if not tokens:
+        return None
+    label = _number(tokens[0], "label")
+    indices, values = [], []
+    for token in tokens[1:]:
+        if token.startswith(b"qid:"):
+            continue
+        head, colon, tail = token.partition(b":")
+        if not colon:
+            raise _Bad(f"feature {show(token)} is not of the form index:value")
+        i = _index(head, one_based, n_features)
+        indices.append(i)
+        if want_values:
+            values.append(_number(tail, f"value of feature {i}"))
+    return label, indices, values
+
+
+def _parse_lines(lines, lineno, name, one_based, n_features, want_values):
+    labels, row_lines, counts, indices, values = [], [], [], [], []
+    for k, line in enumerate(lines):
+        try:
+            row = _parse_line(line, one_based, n_features, want_values)
+        except _Bad as exc:
+            raise DataFormatError(name, lineno + k, exc) from None
+        if row is not None:
+            labels.append(row[0])
+            row_lines.append(lineno + k)
+            counts.append(len(row[1]))
+            indices.extend(row[1])
+            values.extend(row[2])
+    return _Block(np.array(labels, dtype=np.float64), np.array(row_lines, dtype=np.int64),
+                  np.array(counts, dtype=np.int64), np.array(indices, dtype=np.int64),
+                  np.array(values, dtype=np.float64) if want_values else None)
+
+
+# --------------------------------------------------------------------------
+# Vectorized parser: a strict subset of the grammar above, much faster.
+
+def _spans_mask(n, starts, ends):
+    """Boolean mask of length n, True inside the disjoint spans [start, end)."""
+    edge = np.zeros(n + 1, dtype=np.int8)
+    edge[starts] = 1
+    edge[ends] -= 1
+    return np.cumsum(edge[:-1], dtype=np.int8).view(bool)
+
+
+def _span_uints(a, inside, ends, lengths):
+    """Values of digit-only spans (mask ``inside``, all of length 1..18)."""
+    pos = np.flatnonzero(inside)
+    power = np.repeat(ends, lengths) - 1 - pos
+    digits = (a[pos] - 48).astype(np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    return np.add.reduceat(digits * _POW10[power], offsets)
+
+
+def _fast_parse(buf, lineno, want_values):
+    """Parse a block of whole lines, or return None if it needs the slow path."""
+    if b"#" in buf or b"qid:" in buf:
+        return None
+    a = np.frombuffer(buf, dtype=np.uint8)
+    in_token = np.empty(len(a) + 2, dtype=np.int8)
+    in_token[0] = in_token[-1] = 0
+    np.logical_not(_IS_SPACE[a], out=in_token[1:-1].view(bool))
+    edge = np.diff(in_token)
+    starts = np.flatnonzero(edge == 1)
+    ends = np.flatnonzero(edge == -1)
+    if len(starts) == 0:
+        return _parse_lines([], lineno, "", None, None, want_values)
+    line_of = np.searchsorted(np.flatnonzero(a == 10), starts)
+    is_label = np.empty(len(starts), dtype=bool)
+    is_label[0] = True
+    np.not_equal(line_of[1:], line_of[:-1], out=is_label[1:])
+    fs, fe = starts[~is_label], ends[~is_label]
+    # Each feature token holds exactly one colon, not at either end; labels
+    # hold none.  (Equal counts and the k-th colon inside the k-th feature.)
+    colons = np.flatnonzero(a == 58)
+    if len(colons) != len(fs) or not (np.all(fs < colons) and np.all(colons < fe - 1)):
+        return None
+    index_len = colons - fs
+    if len(fs) and index_len.max() > 18:
+        return None
+    inside = _spans_mask(len(a), fs, colons)
+    if np.count_nonzero(_IS_DIGIT[a] & inside) != index_len.sum():
+        return None
+    indices = _span_uints(a, inside, colons, index_len)
+    values = _fast_values(a, colons + 1, fe) if want_values else None
+    if want_values and values is None:
+        return None
+    try:
+        labels = np.array([float(buf[s:e]) for s, e in
+                           zip(starts[is_label].tolist(), ends[is_label].tolist())])
+    except ValueError:
+        return None
+    if not np.isfinite(labels).all():
+        return None
+    rows = np.cumsum(is_label)[~is_label] - 1
+    counts = np.bincount(rows, minlength=len(labels))
+    return _Block(labels, lineno + line_of[is_label], counts, indices, values)
+
+
+def _fast_values(a, vs, ve):
+    if len(vs) == 0:
+        return np.zeros(0)
+    lengths = ve - vs
+    inside = _spans_mask(len(a), vs, ve)
+    if (lengths.max() <= 15
+            and np.count_nonzero(_IS_DIGIT[a] & inside) == lengths.sum()):
+        return _span_uints(a, inside, ve, lengths).astype(np.float64)
+    blanked = np.where(inside, a, np.uint8(32))
+    try:
+        values = np.fromstring(blanked.tobytes(), sep=" ")
+    except ValueError:
+        return None
+    if len(values) != len(vs) or not np.isfinite(values).all():
+        return None
+    return values
+
+
+def _parse_block(lines, lineno, name, one_based, n_features, want_values=True):
+    """Parse a block of lines (the first one numbered ``lineno``) into a _Block.
+
+    Indices are returned as written.  The vectorized path leaves the checks
+    against ``one_based`` and ``n_features`` to ``_check_indices``; the line by
+    line path, taken on any irregularity, makes them in line order.  None for
+    either skips it.
+    """
+    block = _fast_parse(b"".join(lines), lineno, want_values)
+    if block is None or (len(block.indices) and block.indices.max() > MAX_INDEX):
+        block = _parse_lines(lines, lineno, name, one_based, n_features, want_values)
+    return block
+
+
+def _check_indices(name, block, one_based, n_features):
+    """Raise DataFormatError at the first index that is 0 in a 1-based file,
+    or out of range for ``n_features``."""
+    idx = block.indices
+    bad = np.zeros(len(idx), dtype=bool)
+    if n_features is not None:
+        bad |= idx >= n_features + bool(one_based)
+    if one_based:
+        bad |= idx == 0
+    if bad.any():
+        first = int(np.argmax(bad))
+        row = int(np.searchsorted(np.cumsum(block.counts), first, side="right"))
+        try:
+            _index(b"%d" % int(idx[first]), one_based, n_features)
+        except _Bad as exc:
+            raise DataFormatError(name, int(block.lines[row]), exc) from None
+
+
+# --------------------------------------------------------------------------
+# Public API
+
+def _check_args(chunk_size, n_features, zero_based, dtype):
+    check_chunk_size(chunk_size)
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    if n_features is not None:
+        if (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
+                or n_features < 0):
+            raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
+        n_features = int(n_features)
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"dtype must be a floating-point type, got {dtype}")
+    return n_features, dtype
+
+
+def _resolve(lowest, highest, n_features, zero_based):
+    """Index base and width from the smallest and largest index seen."""
+    if zero_based == "auto":
+        zero_based = lowest == 0
+    if n_features is None:
+        n_features = highest + 1 if zero_based else max(highest, 0)
+    return n_features, bool(zero_based)
+
+
+def _to_csr(counts, columns, values, n_features, dtype):
+    indptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    index_type = np.int32 if indptr[-1] < 2**31 else np.int64
+    X = sp.csr_matrix((values.astype(dtype, copy=False), columns.astype(np.int32),
+                       indptr.astype(index_type)), shape=(len(counts), n_features))
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    return X
+
+
+class LibSVMReader:
+    """Iterable of ``(X_chunk, y_chunk)`` over a LIBSVM file; see ``read_libsvm``.
+
+    Attributes ``n_features`` and ``zero_based`` hold the resolved width and
+    index base.  A reader over a path can be iterated again (each pass reads
+    the file anew); a reader over a stream only once.
+    """
+
+    def __init__(self, path, chunk_size=10000, n_features=None,
+                 zero_based="auto", dtype=np.float64):
+        n_features, self.dtype = _check_args(chunk_size, n_features, zero_based, dtype)
+        self.chunk_size = chunk_size
+        self._source = Source(path)
+        self.name = self._source.name
+        self._consumed = False
+        if n_features is None or zero_based == "auto":
+            if self._source.rereadable:
+                n_features, zero_based = self._prescan(n_features, zero_based)
+            elif n_features is None:
+                raise ValueError(
+                    f"{self.name}: n_features must be given to read a stream in chunks "
+                    "(or use load_libsvm, which reads it whole)")
+            else:
+                zero_based = False
+        self.n_features = n_features
+        self.zero_based = bool(zero_based)
+
+    def _prescan(self, n_features, zero_based):
+        """Find the smallest and largest index in one quick pass."""
+        lowest, highest = None, -1
+        size = max(self.chunk_size, _PRESCAN_LINES)
+        for lineno, lines in chunks(self._source.lines(), size):
+            idx = _parse_block(lines, lineno, self.name, None, None, want_values=False).indices
+            if len(idx):
+                lo, hi = int(idx.min()), int(idx.max())
+                lowest = lo if lowest is None else min(lowest, lo)
+                highest = max(highest, hi)
+        return _resolve(lowest, highest, n_features, zero_based)
+
+    def __iter__(self):
+        if not self._source.rereadable:
+            if self._consumed:
+                raise RuntimeError(f"{self.name}: a stream can only be read once")
+            self._consumed = True
+        one_based = not self.zero_based
+        for lineno, lines in chunks(self._source.lines(), self.chunk_size):
+            block = _parse_block(lines, lineno, self.name, one_based, self.n_features)
+            if len(block.labels) == 0:
+                continue
+            _check_indices(self.name, block, one_based, self.n_features)
+            X = _to_csr(block.counts, block.indices - one_based, block.values,
+                        self.n_features, self.dtype)
+            yield X, block.labels
+
+
+def read_libsvm(path, chunk_size=10000, n_features=None, zero_based="auto",
+                dtype=np.float64):
+    """Stream a LIBSVM/svmlight file as ``(X_chunk, y_chunk)`` pairs.
+
+    ``path`` is a path (plain, ``.gz``, ``.bz2`` or ``.xz``), ``"-"`` for stdin,
+    or a binary or text file object.  Returns a ``LibSVMReader``: iterate over
+    it to get chunks of at most ``chunk_size`` rows, X a canonical
+    ``scipy.sparse.csr_matrix`` of shape ``(rows, n_features)`` and ``dtype``,
+    y a float64 array.  See the module documentation for ``n_features`` and
+    ``zero_based`` inference (a prescan reads a file twice) and for streams.
+
+    Raises ``DataFormatError`` (``"path:line: reason"``) on malformed input,
+    ``FileNotFoundError`` for a missing file.
+    """
+    return LibSVMReader(path, chunk_size, n_features, zero_based, dtype)
+
+
+def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
+    """Read a whole LIBSVM file into one ``(X, y)``, equal to the stacked chunks
+    of ``read_libsvm``.
+
+    Reads its input once, whatever the options, so streams work as files do.
+    """
+    n_features, dtype = _check_args(1, n_features, zero_based, dtype)
+    source = Source(path)
+    # Known settings are checked while parsing; unknown ones once all is read.
+    one_based = None if zero_based == "auto" else not zero_based
+    blocks = [_parse_block(lines, lineno, source.name, one_based, n_features)
+              for lineno, lines in chunks(source.lines(), 50000)]
+    block = _Block(*(np.concatenate([b[k] for b in blocks]) if blocks else _EMPTY[k]
+                     for k in range(5)))
+    idx = block.indices
+    lowest, highest = (int(idx.min()), int(idx.max())) if len(idx) else (None, -1)
+    n_features, zero_based = _resolve(lowest, highest, n_features, zero_based)
+    _check_indices(source.name, block, not zero_based, n_features)
+    X = _to_csr(block.counts, idx - (not zero_based), block.values, n_features, dtype)
+    return X, block.labels
