@@ -1,0 +1,85 @@
+"""The ``olearn`` command.
+
+Each subcommand is a module of this package that defines ``add_parser(subparsers)``
+(adds its parser with ``subparsers.add_parser(name, ...)``) and ``run(args)`` (does
+the work, returns an exit code or None).  ``main`` finds them by listing the package,
+so a new subcommand is a new file here and nothing else.
+
+Errors a user can cause (bad option, unknown algorithm or parameter, missing or
+malformed file, NaN, mismatched model) end with one line ``olearn: error: ...`` on
+stderr and exit code 2, never a traceback; outputs are written atomically, so a
+failed run leaves no half-written model or prediction file.
+"""
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from ._common import CLIError, USER_ERRORS, one_line
+
+#: subcommands listed first in ``olearn --help``; others follow by name
+_FIRST = ("train", "predict", "evaluate", "compare", "datasets", "warmup")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, like every other error."""
+
+    def error(self, message):
+        raise CLIError(f"{message} (see '{self.prog} --help')")
+
+
+def _subcommand_modules():
+    names = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    names.sort(key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n))
+    for name in names:
+        module = importlib.import_module(f"{__name__}.{name}")
+        if hasattr(module, "add_parser") and hasattr(module, "run"):
+            yield module
+
+
+def build_parser():
+    from .. import __version__
+    parser = _Parser(prog="olearn", description="Online learning from the command line: "
+                     "train, predict and evaluate online learners on LIBSVM or CSV files.")
+    parser.add_argument("--version", action="version", version=f"olearn {__version__}")
+    subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND",
+                                       parser_class=_Parser)
+    for module in _subcommand_modules():
+        before = set(subparsers.choices)
+        module.add_parser(subparsers)
+        for name in set(subparsers.choices) - before:
+            subparsers.choices[name].set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None):
+    """Run the ``olearn`` command with ``argv`` (default: ``sys.argv[1:]``); returns the
+    exit code."""
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:       # --help, --version
+            return exc.code if isinstance(exc.code, int) else 0
+        if getattr(args, "_run", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return args._run(args) or 0
+    except BrokenPipeError:            # e.g. `olearn predict ... | head`
+        _silence_stdout()
+        return 1
+    except USER_ERRORS as exc:
+        print(f"olearn: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("olearn: interrupted", file=sys.stderr)
+        return 130
+
+
+def _silence_stdout():
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
