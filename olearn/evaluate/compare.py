@@ -1,0 +1,501 @@
+"""Compare online learners the way LIBOL does, without its optimism.
+
+LIBOL (Hoi, Wang and Zhao, JMLR 15, 2014) reports, for each algorithm, the mean and
+standard deviation over 20 random orders of the data of the online mistake rate, the
+number of updates and the time, with hyper-parameters picked over a grid.  Picking the
+parameters with the same runs that are then reported flatters every tuned learner.
+Here the protocol is:
+
+1. draw ``permutations + 1`` random orders of the rows from ``random_state``: the first
+   is the *tuning order*, the others the *evaluation orders* (with ``holdout=f``, a
+   fraction ``f`` of the rows is set aside instead: tuning runs on those rows only and
+   evaluation on the others, so tuning never sees an evaluated example);
+2. for each learner, one online pass over the tuning order per point of its grid
+   (product over its tuned parameters); the point with the lowest progressive mistake
+   rate (or loss) wins, ties going to the learner's own value, then to the first point;
+3. with those parameters fixed, one online pass per evaluation order: the progressive
+   mistake rate (``predict_learn``: each row predicted before it is learned), the
+   number of updates (``n_updates_``) and the seconds of the pass.
+
+Grids are defined once, by parameter name, in :data:`DEFAULT_GRIDS` (LIBOL's: ``C`` and
+``r`` in 2^-4 .. 2^4, ``eta`` in 0.55 .. 0.95), and applied to whichever of those
+parameters a learner has, when its current value lies in the grid's domain (so the
+Perceptron's step ``eta = 1`` is not searched over LIBOL's confidence levels).  A
+parameter that does not reach the kernel (``C`` of plain PA) is not searched.  A learner
+class may declare ``_tune_grid = {"param": values}`` (``None`` to exclude a parameter)
+to refine this; ``tune=`` overrides per learner.
+
+Every registered learner takes part through :mod:`olearn.registry` (``learners=None``:
+all classifiers, or regressors, suited to ``y``); nothing here names an algorithm.
+Results are identical for a seed whatever ``n_jobs`` (only the seconds vary).
+"""
+import itertools
+import json
+import math
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["compare", "ComparisonResult", "DEFAULT_GRIDS", "tuning_grid"]
+
+#: name -> (values, domain): a grid is searched for a learner parameter of that name
+#: whose current value lies in the open interval ``domain``.
+DEFAULT_GRIDS = {
+    "C": (tuple(2.0 ** k for k in range(-4, 5)), (0.0, math.inf)),
+    "r": (tuple(2.0 ** k for k in range(-4, 5)), (0.0, math.inf)),
+    "eta": (tuple(round(0.55 + 0.05 * k, 2) for k in range(9)), (0.5, 1.0)),
+    "a": (tuple(2.0 ** k for k in range(-4, 5)), (0.0, math.inf)),
+    "b": (tuple(round(0.1 * k, 1) for k in range(1, 10)), (0.0, 1.0)),
+}
+
+
+# ---------------------------------------------------------------- learners and grids
+def _resolve_learners(learners, y):
+    """[(name, estimator)] from names, instances or a dict."""
+    from sklearn.base import clone, is_classifier, is_regressor
+
+    from .. import registry
+    if learners is None:
+        kind, task = _kind_of_target(y)
+        out = []
+        for name in registry.available(kind):
+            est = registry.make(name)
+            if _supports(est, task):
+                out.append((name, est))
+        if not out:
+            raise ValueError(f"no registered {kind} for this target")
+        return out
+    if isinstance(learners, str):
+        learners = [s for s in learners.split(",") if s]
+    items = list(learners.items()) if isinstance(learners, dict) else \
+        [(None, v) for v in learners]
+    out, used = [], set()
+    for name, v in items:
+        if isinstance(v, str):
+            est = registry.make(v)
+            name = name or v
+        elif hasattr(v, "predict_learn") and hasattr(v, "get_params"):
+            est = clone(v)
+            name = name or type(v).__name__
+        else:
+            raise ValueError(f"a learner must be a registered name or an online estimator, "
+                             f"got {v!r}")
+        base, k = name, 2
+        while name in used:
+            name, k = f"{base}#{k}", k + 1
+        used.add(name)
+        out.append((name, est))
+    if not out:
+        raise ValueError("no learners given")
+    kinds = {"classifier" if is_classifier(e) else "regressor" if is_regressor(e) else "other"
+             for _, e in out}
+    if len(kinds) > 1 or "other" in kinds:
+        raise ValueError("learners must be all classifiers or all regressors")
+    return out
+
+
+def _kind_of_target(y):
+    from sklearn.utils.multiclass import type_of_target
+    t = type_of_target(y)
+    if t == "binary":
+        return "classifier", "binary"
+    if t == "multiclass":
+        return "classifier", "multiclass"
+    if t in ("continuous",):
+        return "regressor", "regression"
+    raise ValueError(f"y must be binary, multiclass or continuous, got {t}")
+
+
+def _supports(est, task):
+    from ..kernels.driver import BINARY, MULTICLASS
+    kernels = getattr(est, "_kernels", None)
+    if not isinstance(kernels, dict) or not kernels:
+        return True
+    if task == "binary":
+        return BINARY in kernels or MULTICLASS in kernels
+    if task == "multiclass":
+        return MULTICLASS in kernels
+    return True
+
+
+def _in_domain(value, domain):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return False
+    return domain[0] < v < domain[1]
+
+
+def _reaches_kernel(est, param, values):
+    """False when every value of ``param`` gives the same kernel parameters."""
+    from sklearn.base import clone
+    if not hasattr(est, "_kernel_params"):
+        return True
+    seen = set()
+    for v in values:
+        try:
+            seen.add(tuple(clone(est).set_params(**{param: v})._kernel_params()))
+        except Exception:  # a value the learner rejects: let the run report it
+            return True
+        if len(seen) > 1:
+            return True
+    return False
+
+
+def tuning_grid(est):
+    """{parameter: values} searched for ``est`` by default (see the module docstring)."""
+    params = est.get_params(deep=False)
+    grid = {p: list(vals) for p, (vals, dom) in DEFAULT_GRIDS.items()
+            if p in params and _in_domain(params[p], dom)}
+    for p, vals in (getattr(type(est), "_tune_grid", None) or {}).items():
+        if vals is None:
+            grid.pop(p, None)
+        elif p in params:
+            grid[p] = list(vals)
+    return {p: v for p, v in grid.items() if _reaches_kernel(est, p, v)}
+
+
+def _grid_points(grid):
+    keys = sorted(grid)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+# ---------------------------------------------------------------- one online pass
+def _warm(est, X, y, classifier):
+    """Compile or load every kernel this pass needs, untimed, on a few rows."""
+    from sklearn.base import clone
+    if classifier:
+        _, first = np.unique(y, return_index=True)
+        rows = np.sort(first)
+    else:
+        rows = np.arange(min(2, len(y)))
+    clone(est).predict_learn(X[rows], y[rows])
+
+
+def _pass(est, X, y, order, classifier, checkpoints):
+    """One online pass over ``X[order]``: (metric, updates, seconds, curve or None)."""
+    from sklearn.base import clone
+    Xp, yp = X[order], y[order]
+    _warm(est, Xp, yp, classifier)
+    model = clone(est)
+    t0 = time.perf_counter()
+    pred = model.predict_learn(Xp, yp)
+    seconds = time.perf_counter() - t0
+    err = (pred != yp).astype(np.float64) if classifier else \
+        (np.asarray(pred, dtype=np.float64) - yp) ** 2
+    curve = None
+    if checkpoints is not None:
+        curve = np.cumsum(err)[checkpoints - 1] / checkpoints
+    return float(err.mean()), int(model.n_updates_), seconds, curve
+
+
+def _task_run(tasks, X, y, classifier, checkpoints):
+    return [_pass(est, X, y, order, classifier, checkpoints) for est, order in tasks]
+
+
+def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar):
+    """Run ``jobs`` (each a list of (estimator, order)) in order, maybe in parallel."""
+    if n_jobs is None or n_jobs == 1:
+        out = []
+        for job in jobs:
+            out.append(_task_run(job, X, y, classifier, checkpoints))
+            bar.step(len(job))
+        return out
+    from joblib import Parallel, delayed
+    gen = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_task_run)(job, X, y, classifier, checkpoints) for job in jobs)
+    out = []
+    for job, res in zip(jobs, gen):
+        out.append(res)
+        bar.step(len(job))
+    return out
+
+
+class _Progress:
+    """``compare  [#####-----]  45/120  12 s`` on stderr, drawn only after a second."""
+
+    def __init__(self, total, show, label="compare"):
+        self.total, self.done, self.label = total, 0, label
+        self.show = sys.stderr.isatty() if show is None else bool(show)
+        self.t0 = time.monotonic()
+        self.drawn = False
+        self.delay = 1.0 if show is None else 0.0
+
+    def step(self, k=1):
+        self.done += k
+        if not self.show or time.monotonic() - self.t0 < self.delay:
+            return
+        width = 30
+        fill = int(width * self.done / max(1, self.total))
+        sys.stderr.write(f"\r{self.label}  [{'#' * fill}{'-' * (width - fill)}]  "
+                         f"{self.done}/{self.total}  {time.monotonic() - self.t0:.0f} s")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self):
+        if self.drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# ---------------------------------------------------------------- the protocol
+def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_state=0,
+            n_jobs=None, holdout=None, progress=None, n_points=200, dataset=None):
+    """LIBOL's comparison protocol with a separate tuning order (module docstring).
+
+    Parameters
+    ----------
+    learners : None (every registered learner suited to ``y``), a list of registered
+        names and/or estimator instances, a comma-separated string of names, or a dict
+        ``{display name: name or estimator}``.
+    X, y : the data (dense or CSR) and labels (or targets).
+    permutations : number of evaluation orders (one more order is drawn for tuning).
+    tune : None (default grids, :func:`tuning_grid`), False (no tuning: parameters as
+        given), or a dict ``{learner name: {param: values}}`` overriding the grid of
+        those learners (``{}`` for none); others keep the default.
+    random_state : seed of the orders; equal seeds give equal results.
+    n_jobs : None or 1 runs in this process; otherwise joblib workers (-1: all cores).
+    holdout : None, or a fraction in (0, 1) of rows used only for tuning and left out
+        of evaluation.
+    progress : show a progress bar on stderr (default: on a terminal, after 1 s).
+    n_points : number of points of the cumulative curves kept for plots.
+    dataset : a label for titles and tables.
+
+    Returns
+    -------
+    ComparisonResult
+    """
+    from sklearn.base import clone, is_classifier
+    from sklearn.utils.validation import check_array, column_or_1d
+    if X is None or y is None:
+        raise ValueError("compare needs X and y")
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C")
+    y = column_or_1d(np.asarray(y))
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError("compare needs at least 2 rows")
+    if not (isinstance(permutations, (int, np.integer)) and permutations >= 1):
+        raise ValueError(f"permutations must be an integer >= 1, got {permutations!r}")
+    if holdout is not None and not (0.0 < holdout < 1.0):
+        raise ValueError(f"holdout must be a fraction in (0, 1), got {holdout!r}")
+    if tune is not None and tune is not False and not isinstance(tune, dict):
+        raise ValueError("tune must be None, False or a dict {learner: {param: values}}")
+    named = _resolve_learners(learners, y)
+    classifier = is_classifier(named[0][1])
+    if not classifier:
+        y = y.astype(np.float64)
+
+    rng = np.random.default_rng(random_state)
+    if holdout is None:
+        tune_order = rng.permutation(n)
+        eval_rows = np.arange(n)
+    else:
+        split = rng.permutation(n)
+        k = max(1, min(n - 1, int(round(holdout * n))))
+        tune_order, eval_rows = split[:k], np.sort(split[k:])
+    orders = np.array([eval_rows[rng.permutation(len(eval_rows))]
+                       for _ in range(permutations)])
+    m = len(eval_rows)
+    checkpoints = np.unique(np.linspace(1, m, min(m, n_points)).astype(np.int64))
+
+    grids = {}
+    for name, est in named:
+        if tune is False:
+            grids[name] = {}
+        elif isinstance(tune, dict) and name in tune:
+            grids[name] = {p: list(v) for p, v in tune[name].items()}
+        else:
+            grids[name] = tuning_grid(est)
+    points = {name: _grid_points(grids[name]) if grids[name] else [] for name, _ in named}
+    total = sum(len(p) if len(p) > 1 else 0 for p in points.values()) + \
+        len(named) * permutations
+    bar = _Progress(total, progress)
+    try:
+        # 1. tuning, on the tuning order only
+        tune_jobs = [[(clone(est).set_params(**pt), tune_order) for pt in points[name]]
+                     for name, est in named if len(points[name]) > 1]
+        tune_out = iter(_execute(tune_jobs, X, y, classifier, None, n_jobs, bar))
+        chosen, tuning = {}, {}
+        for name, est in named:
+            pts = points[name]
+            if len(pts) <= 1:
+                chosen[name] = clone(est).set_params(**(pts[0] if pts else {}))
+                tuning[name] = []
+                continue
+            res = next(tune_out)
+            scores = [r[0] for r in res]
+            tuning[name] = list(zip(pts, scores))
+            best = min(scores)
+            own = {p: est.get_params()[p] for p in pts[0]}
+            ties = [i for i, s in enumerate(scores) if s == best]
+            pick = next((i for i in ties if pts[i] == own), ties[0])
+            chosen[name] = clone(est).set_params(**pts[pick])
+        # 2. evaluation, one job per order (every learner in it)
+        jobs = [[(chosen[name], order) for name, _ in named] for order in orders]
+        out = _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar)
+    finally:
+        bar.close()
+
+    names = [name for name, _ in named]
+    res = ComparisonResult(
+        names=names,
+        params={nm: {p: chosen[nm].get_params()[p] for p in grids[nm]} for nm in names},
+        estimators=chosen,
+        grids=grids, tuning=tuning,
+        metric="mistake rate" if classifier else "mean squared error",
+        scores={nm: np.array([o[i][0] for o in out]) for i, nm in enumerate(names)},
+        updates={nm: np.array([o[i][1] for o in out]) for i, nm in enumerate(names)},
+        seconds={nm: np.array([o[i][2] for o in out]) for i, nm in enumerate(names)},
+        curves={nm: np.vstack([o[i][3] for o in out]) for i, nm in enumerate(names)},
+        checkpoints=checkpoints, tuning_order=tune_order, orders=orders,
+        n_samples=n, n_features=X.shape[1], random_state=random_state, holdout=holdout,
+        dataset=dataset)
+    return res
+
+
+# ---------------------------------------------------------------- the result
+def _fmt_value(v):
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+class ComparisonResult:
+    """What :func:`compare` measured.
+
+    Attributes: ``names`` (learners in the given order), ``params`` (the tuned values),
+    ``estimators`` (unfitted, with those values), ``grids`` and ``tuning`` (each grid
+    point with its score on the tuning order), ``metric``, and per learner the arrays
+    over evaluation orders ``scores``, ``updates``, ``seconds``; ``curves[name]`` is
+    ``(permutations, len(checkpoints))``: the cumulative mistake rate (or loss) after
+    ``checkpoints`` rows.  ``tuning_order`` and ``orders`` are the row orders used.
+    """
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    @property
+    def permutations(self):
+        return len(self.orders)
+
+    def rows(self):
+        """One dict per learner, best mean score first."""
+        out = []
+        for nm in self.names:
+            s, u, t = self.scores[nm], self.updates[nm], self.seconds[nm]
+            out.append({"learner": nm,
+                        "params": ", ".join(f"{k}={_fmt_value(v)}"
+                                            for k, v in self.params[nm].items()),
+                        "score_mean": float(s.mean()), "score_std": float(s.std()),
+                        "updates_mean": float(u.mean()), "updates_std": float(u.std()),
+                        "seconds_mean": float(t.mean()), "seconds_std": float(t.std())})
+        order = np.argsort([r["score_mean"] for r in out], kind="stable")
+        return [out[i] for i in order]
+
+    def _cells(self):
+        head = ["learner", "tuned", f"{self.metric}", "updates", "seconds"]
+        body = [[r["learner"], r["params"] or "-",
+                 f"{r['score_mean']:.4f} ± {r['score_std']:.4f}",
+                 f"{r['updates_mean']:.1f} ± {r['updates_std']:.1f}",
+                 f"{r['seconds_mean']:.4f} ± {r['seconds_std']:.4f}"] for r in self.rows()]
+        return head, body
+
+    def _title(self):
+        data = f"{self.dataset}: " if self.dataset else ""
+        held = f", {self.holdout:g} of rows held out for tuning" if self.holdout else \
+            ", tuned on a separate order"
+        return (f"{data}{self.n_samples} rows, {self.n_features} features; mean ± std over "
+                f"{self.permutations} random orders{held} (seed {self.random_state})")
+
+    def __str__(self):
+        head, body = self._cells()
+        widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
+        line = "  ".join(h.ljust(w) for h, w in zip(head, widths))
+        out = [self._title(), line, "-" * len(line)]
+        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
+        return "\n".join(out)
+
+    def __repr__(self):
+        return f"<ComparisonResult {len(self.names)} learners>\n{self}"
+
+    def to_markdown(self):
+        """The table in GitHub markdown, under a line saying how it was made."""
+        head, body = self._cells()
+        out = [self._title(), "", "| " + " | ".join(head) + " |",
+               "|" + "|".join(["---"] * 2 + ["---:"] * 3) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in body]
+        return "\n".join(out) + "\n"
+
+    def to_csv(self, path=None):
+        """The table as CSV (one row per learner, means and stds); written to ``path``
+        when given.  Returns the text."""
+        import csv
+        import io
+        buf = io.StringIO()
+        rows = self.rows()
+        fields = ["learner", "params", "score_mean", "score_std", "updates_mean",
+                  "updates_std", "seconds_mean", "seconds_std"]
+        w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({**r, "params": json.dumps(self.params[r["learner"]])})
+        text = buf.getvalue()
+        if path is not None:
+            with open(path, "w", newline="") as f:
+                f.write(text)
+        return text
+
+    def plot(self, path=None, ax=None, band=True):
+        """Cumulative mistake rate (or loss) along the stream: for every learner the mean
+        over orders, with a band of one standard deviation.  Saved to ``path`` if given;
+        returns the figure."""
+        from ._plots import colors, figure_and_axes, finish
+        fig, ax = figure_and_axes(ax)
+        t = self.checkpoints
+        ranked = [r["learner"] for r in self.rows()]
+        tail = []
+        for nm, c in zip(ranked, colors(len(ranked))):
+            curves = self.curves[nm]
+            mean, std = curves.mean(axis=0), curves.std(axis=0)
+            ax.plot(t, mean, color=c, lw=1.6,
+                    label=f"{nm} ({mean[-1]:.4f})")
+            if band and len(curves) > 1:
+                ax.fill_between(t, mean - std, mean + std, color=c, lw=0,
+                                alpha=0.15 if len(ranked) <= 5 else 0.08)
+            tail.append(mean[len(t) // 10:])
+        ax.set_xlabel("examples seen")
+        ax.set_ylabel(f"cumulative {self.metric}")
+        top = max(float(np.max(v)) for v in tail if len(v)) if tail else 1.0
+        ax.set_ylim(0, top * 1.15 if top > 0 else 1.0)
+        ax.set_xlim(1, t[-1])
+        ax.grid(alpha=0.3)
+        ax.set_title(f"Online {self.metric}" + (f" on {self.dataset}" if self.dataset
+                                                else "") +
+                     f" ({self.permutations} orders)", fontsize=11)
+        ax.legend(fontsize=8, ncol=2 if len(ranked) > 6 else 1, loc="upper right")
+        return finish(fig, path)
+
+    def plot_bars(self, path=None):
+        """Two bar charts: mean number of updates and mean seconds per pass (with one
+        standard deviation).  Saved to ``path`` if given; returns the figure."""
+        from ._plots import colors, figure_and_axes, finish
+        fig, (a1, a2) = figure_and_axes(ncols=2, figsize=(10.0, 4.2))
+        ranked = [r["learner"] for r in self.rows()]
+        cols = colors(len(ranked))
+        pos = np.arange(len(ranked))
+        for ax, data, label in ((a1, self.updates, "updates per pass"),
+                                (a2, self.seconds, "seconds per pass")):
+            means = [data[nm].mean() for nm in ranked]
+            stds = [data[nm].std() for nm in ranked]
+            low = np.minimum(stds, means)  # a bar's error never goes below zero
+            ax.bar(pos, means, yerr=[low, stds], color=cols, capsize=3)
+            ax.set_xticks(pos, ranked, rotation=45, ha="right", fontsize=8)
+            ax.set_ylabel(label)
+            ax.grid(axis="y", alpha=0.3)
+        fig.suptitle(f"Updates and time" + (f" on {self.dataset}" if self.dataset else "")
+                     + f" ({self.permutations} orders)", fontsize=11)
+        return finish(fig, path)
