@@ -26,6 +26,7 @@ are appended to ``classes_`` in the order they appear.  Labels given up front wi
 ``classes=`` keep the given order.  Only classes already seen take part in predictions
 and max-score updates.
 """
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -34,7 +35,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._rows import kernel_rows, one_row
+from ._rows import kernel_rows
 from .kernels.driver import BINARY, MULTICLASS, REGRESSION
 
 
@@ -81,10 +82,12 @@ class OnlineLearner(BaseEstimator):
         return np.full(shape, self._fill(slot), dtype=np.float64)
 
     def _new_state(self, K, d):
+        self.__dict__.pop("_one_cache", None)
         self.state_ = {s.name: self._alloc(s, K, d) for s in self._slots}
 
     def _resize_state(self, K, d):
         """Grow the class rows to ``K`` and the weight axes to ``d``, keeping what is learned."""
+        self.__dict__.pop("_one_cache", None)
         for s in self._slots:
             old = self.state_[s.name]
             new = self._alloc(s, K, d)
@@ -252,8 +255,8 @@ class OnlineLearner(BaseEstimator):
         return W[:, 0].copy() if self.fit_intercept else np.zeros(W.shape[0])
 
     # ------------------------------------------------------------ one at a time
-    def _row_of(self, x, grow):
-        """Sorted (feature index, value) arrays of one example, a dict or a 1-D array."""
+    def _row_lists(self, x, grow):
+        """Feature columns and values of one example (dict or 1-D array) as Python lists."""
         if isinstance(x, dict):
             if self._is_fresh():
                 from .io.dicts import Vocabulary
@@ -261,15 +264,34 @@ class OnlineLearner(BaseEstimator):
                 self.vocabulary_ = Vocabulary()
                 self.n_features_in_ = 0
             if self.vocabulary_ is None:
-                return self._int_keys(x)
-            idx, val = self.vocabulary_.lookup(x, grow=grow)
-            if grow and len(self.vocabulary_) > self.n_features_in_:
-                self.n_features_in_ = len(self.vocabulary_)
-                need = self._n_weights(self.n_features_in_)
-                if need > self._d:
-                    self._resize_state(self.state_[self._slots[0].name].shape[0],
-                                       max(need, 2 * self._d))
-            return idx, val
+                cols, vals = list(x), list(x.values())
+                try:
+                    integral = isinstance(sum(cols), (int, np.integer))
+                except TypeError:
+                    integral = False
+                if not integral:
+                    raise ValueError("this model was trained on arrays: dict keys must be "
+                                     "integer column indices")
+                if cols and (min(cols) < 0 or max(cols) >= self.n_features_in_):
+                    raise ValueError(f"dict key out of range 0..{self.n_features_in_ - 1}")
+            else:
+                cols, vals = self.vocabulary_._columns(x, grow)
+                if grow and len(self.vocabulary_) > self.n_features_in_:
+                    self.n_features_in_ = len(self.vocabulary_)
+                    need = self._n_weights(self.n_features_in_)
+                    if need > self._d:
+                        self._resize_state(self.state_[self._slots[0].name].shape[0],
+                                           max(need, 2 * self._d))
+            try:
+                finite = math.isfinite(sum(vals))
+            except (TypeError, OverflowError):
+                finite = False
+            if not finite:
+                for c, v in zip(cols, vals):
+                    if isinstance(v, (str, bytes)) or not math.isfinite(v):
+                        raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, "
+                                         "infinity or a non-number")
+            return cols, vals
         x = np.asarray(x, dtype=np.float64).ravel()
         if self._is_fresh():
             self._start(x.shape[0])
@@ -277,54 +299,90 @@ class OnlineLearner(BaseEstimator):
         if self.vocabulary_ is not None or x.shape[0] != self.n_features_in_:
             raise ValueError(f"x has {x.shape[0]} features, but the model expects "
                              f"{'a dict' if self.vocabulary_ is not None else self.n_features_in_}")
-        if not np.all(np.isfinite(x)):
+        if not np.isfinite(x).all():
             raise ValueError("x contains NaN or infinity")
         idx = np.flatnonzero(x)
-        return idx, x[idx]
+        return idx.tolist(), x[idx].tolist()
 
-    def _int_keys(self, x):
-        try:
-            idx = np.array(sorted(x), dtype=np.int64)
-        except (TypeError, ValueError):
-            raise ValueError("this model was trained on arrays: dict keys must be integer "
-                             "column indices") from None
-        if idx.size and (idx[0] < 0 or idx[-1] >= self.n_features_in_):
-            raise ValueError(f"dict key out of range 0..{self.n_features_in_ - 1}")
-        val = np.array([x[int(i)] for i in idx], dtype=np.float64)
-        if not np.all(np.isfinite(val)):
-            raise ValueError("x contains NaN or infinity")
-        return idx, val
+    def _one_row(self, x, grow):
+        """One example as the kernel's CSR triple in a reused buffer, and its length.
+
+        Columns are sorted (so that sums run in the same order as for a batch) and
+        shifted past the intercept column."""
+        cols, vals = self._row_lists(x, grow)
+        b = int(self.fit_intercept)
+        n = len(cols) + b
+        buf = self.__dict__.get("_row_buf")
+        if buf is None or buf[1].shape[0] < n:
+            cap = max(64, 2 * n)
+            buf = self._row_buf = (np.zeros(2, np.int64), np.zeros(cap, np.int64),
+                                   np.zeros(cap))
+        indptr, indices, data = buf
+        if b:
+            indices[0] = 0
+            data[0] = 1.0
+        if cols:
+            ordered = sorted(cols)
+            if ordered != cols:
+                vals = [vals[i] for i in sorted(range(len(cols)), key=cols.__getitem__)]
+                cols = ordered
+            indices[b:n] = cols
+            data[b:n] = vals
+            if b:
+                indices[1:n] += 1
+        indptr[1] = n
+        return buf, n
+
+    def __setattr__(self, name, value):
+        if not name.endswith("_") and not name.startswith("_"):
+            self.__dict__.pop("_one_cache", None)  # a hyper-parameter changed
+        object.__setattr__(self, name, value)
+
+    def _one_call(self):
+        """The kernel and its constant arguments for one-row calls, cached between calls;
+        dropped whenever the state arrays are replaced or a hyper-parameter is set."""
+        cached = self.__dict__.get("_one_cache")
+        if cached is None:
+            self._check_params()
+            task = self._task()
+            state = tuple(self.state_[s.name] for s in self._slots)
+            cached = (task, state, tuple(float(p) for p in self._kernel_params()),
+                      self._kernels[task], self._seen(), np.empty((1, state[0].shape[0])),
+                      np.zeros(1, dtype=np.int64), np.ones(1), np.empty(1))
+            self._one_cache = cached
+        return cached
+
+    def _one_label(self, y):
+        return self._check_targets(np.array([y]))[0]
 
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
-        self._check_params()
-        idx, val = self._row_of(x, grow=True)
-        yk = self._kernel_labels(self._prepare_labels(np.array([y]), None))
-        rows = one_row(idx, val, self.fit_intercept)
-        W = self.state_[self._slots[0].name]
-        scores = np.empty((1, W.shape[0]))
-        pred = np.zeros(1, dtype=np.int64)
-        state = tuple(self.state_[s.name] for s in self._slots)
-        params = tuple(float(p) for p in self._kernel_params())
-        self.n_updates_ += int(self._kernels[self._task()](
-            rows, yk, np.array([float(sample_weight)]), state, params, self._seen(), scores,
-            pred))
+        row, _ = self._one_row(x, grow=True)
+        label = self._one_label(y)
+        if not sample_weight >= 0:
+            raise ValueError("sample_weight must be finite and non-negative")
+        task, state, params, kernel, seen, scores, pred, sw, yk = self._one_call()
+        yk[0] = label
+        sw[0] = sample_weight
+        self.n_updates_ += kernel(row, yk, sw, state, params, seen, scores, pred)
         self.t_ += 1
         return self
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_one_cache", None)
+        state.pop("_row_buf", None)
+        return state
 
     def _scores_one(self, x):
         if self._is_fresh():
             return None
-        idx, val = self._row_of(x, grow=False)
-        W = self._predict_weights()
-        i = int(self.fit_intercept)
-        s = W[:, idx + i] @ val
-        return s + W[:, 0] if i else s
+        (_, indices, data), n = self._one_row(x, grow=False)
+        return self._predict_weights()[:, indices[:n]] @ data[:n]
 
     def predict_one(self, x):
         """Prediction for one example (dict or 1-D array) from the current model."""
-        s = self._scores_one(x)
-        return self._predict_from_scores(s)
+        return self._predict_from_scores(self._scores_one(x))
 
     # ------------------------------------------------------------ persistence
     def save(self, path):
@@ -358,6 +416,8 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
 
     def _prepare_labels(self, y, classes):
         """Register new labels and return each row's class index."""
+        if len(y) == 1 and classes is None and y[0] in self.__dict__.get("_class_index", ()):
+            return np.array([self._class_index[y[0]]], dtype=np.int64)  # one known label
         y = self._check_targets(y)
         if not hasattr(self, "classes_"):
             self.classes_ = np.asarray(y[:0])
@@ -370,8 +430,6 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
                     raise ValueError("classes contains repeated labels")
                 self._add_classes(given, np.asarray(classes).ravel())
                 self._classes_given = True
-        if len(y) == 1 and y[0] in self._class_index:
-            return np.array([self._class_index[y[0]]], dtype=np.int64)
         uniq, inverse = _unique(y)
         new = [u for u in uniq if u not in self._class_index]
         if new:
@@ -394,6 +452,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
         except (TypeError, ValueError):
             self.classes_ = np.array(labels, dtype=object)
         self._class_index = {c: i for i, c in enumerate(labels)}
+        self.__dict__.pop("_one_cache", None)
         n = len(labels)
         self.seen_ = np.concatenate([self.seen_, np.zeros(n - len(self.seen_), np.uint8)])
         if flip:
@@ -423,6 +482,16 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
                     new[1] = old[0]
             self.state_[s.name] = new
         self.seen_[:old_n] = 1
+
+    def _one_label(self, y):
+        index = self.__dict__.get("_class_index")
+        try:
+            i = index[y] if index is not None and y in index else None
+        except TypeError:
+            raise ValueError(f"label {y!r} is not hashable") from None
+        if i is None:
+            i = int(self._prepare_labels(np.array([y]), None)[0])
+        return 2.0 * i - 1.0 if self._task() == BINARY else float(i)
 
     def _kernel_labels(self, yi):
         if self._task() == BINARY:
@@ -459,7 +528,9 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
     def _predict_from_scores(self, scores):
         if scores is None:
             raise ValueError("the model has not seen any example yet")
-        return self.classes_[self._class_of(np.asarray(scores).reshape(1, -1))[0]]
+        if scores.shape[0] == 1:
+            return self.classes_[min(int(scores[0] > 0), len(self.classes_) - 1)]
+        return self.classes_[self._class_of(scores.reshape(1, -1))[0]]
 
     def _fit_classes(self, y):
         return _unique(self._check_targets(y))[0]
