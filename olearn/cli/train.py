@@ -28,8 +28,8 @@ class ProgressPrinter:
     HEADER = (f"{'average':<10} {'since':<10} {'example':>10} {'current':>12} {'current':>12}\n"
               f"{'loss':<10} {'last':<10} {'counter':>10} {'label':>12} {'predict':>12}")
 
-    def __init__(self, out=sys.stdout):
-        self.out = out
+    def __init__(self, out=None):
+        self.out = out or sys.stdout
         print(self.HEADER, file=out)
 
     def __call__(self, cp):

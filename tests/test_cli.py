@@ -1,0 +1,320 @@
+"""The ``olearn`` command, run in-process through ``main(argv)`` (plus one real
+subprocess for the exit code): round trips, the progress table, and every error
+ending in one stderr line, a non-zero exit, no traceback and no half-written file."""
+import gzip
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import olearn
+from olearn.cli import main
+from olearn.cli._common import detect_format, format_value, parse_params, parse_value
+from olearn.evaluate import progressive
+from olearn.io import load_csv, load_libsvm
+
+from conftest import data_path
+
+TINY = "1 1:0.5 3:1\n-1 2:1\n+1 1:1 3:0.2\n-1.0 2:0.5 3:-1\n1 1:2\n-1 2:2 3:0.1\n"
+
+
+def run_cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def assert_one_error(rc, err, *needles):
+    assert rc != 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("olearn: error: ")
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in lines[0]
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.svm"
+    path.write_text(TINY)
+    return path
+
+
+def test_helpers():
+    assert parse_value("3") == 3 and type(parse_value("3")) is int
+    assert parse_value("0.5") == 0.5 and parse_value("1e-3") == 1e-3
+    assert parse_value("true") is True and parse_value("False") is False
+    assert parse_value("none") is None and parse_value("PA-II") == "PA-II"
+    assert parse_params(["C=0.5", "variant=PA-II"]) == {"C": 0.5, "variant": "PA-II"}
+    for name, fmt in [("a.csv", "csv"), ("a.tsv.gz", "csv"), ("spam.data", "csv"),
+                      ("a9a", "libsvm"), ("x.svm.bz2", "libsvm"), ("A.CSV.BZ2", "csv")]:
+        assert detect_format(name) == fmt
+    assert format_value(np.float64(-1.0)) == "-1" and format_value(0.25) == "0.25"
+    assert format_value(np.str_("spam")) == "spam" and format_value(np.int64(3)) == "3"
+
+
+def test_train_predict_round_trip(capsys, tmp_path, tiny):
+    model = tmp_path / "m.olm"
+    rc, out, err = run_cli(capsys, "train", tiny, "--algo", "pa1", "--param", "C=0.5",
+                           "--model", model, "--chunk-size", 4)
+    assert rc == 0 and err == ""
+    assert "model saved to" in out and model.exists()
+    m = olearn.load(model)
+    assert m.C == 0.5 and m.n_features_in_ == 3 and m.t_ == 6
+    # the same learner on the loaded arrays gives the same weights and mistake rate
+    X, y = load_libsvm(tiny)
+    ref = olearn.make("pa1", C=0.5)
+    res = progressive(ref, (X, y))
+    np.testing.assert_array_equal(m.coef_, ref.coef_)
+    assert f"mistake rate = {res.final:.6f} ({res.n_mistakes} mistakes)" in out
+    # the progress table: one line per doubling checkpoint plus the end
+    rows = [line.split()[2] for line in out.splitlines()[2:] if line[:1].isdigit()]
+    assert rows == ["1", "2", "4", "6"]
+    rc, out, err = run_cli(capsys, "predict", tiny, "--model", model)
+    assert rc == 0 and err == ""
+    assert out.splitlines() == [format_value(v) for v in ref.predict(X)]
+    dest = tmp_path / "pred.txt"
+    rc, out, err = run_cli(capsys, "predict", tiny, "--model", model, "--output", dest)
+    assert rc == 0 and out == "" and dest.read_text().splitlines() == \
+        [format_value(v) for v in ref.predict(X)]
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".olearn-")]
+
+
+def test_round_trip_heart_scale(capsys, tmp_path):
+    path = data_path("heart_scale", "heart_scale")
+    model = tmp_path / "h.olm"
+    rc, out, err = run_cli(capsys, "train", path, "--algo", "perceptron", "--model", model,
+                           "--chunk-size", 100)
+    assert rc == 0, err
+    X, y = load_libsvm(path)
+    ref = olearn.make("perceptron")
+    res = progressive(ref, (X, y))
+    assert f"rows = {len(y)}" in out and f"({res.n_mistakes} mistakes)" in out
+    assert f"updates = {res.n_updates}" in out
+    rc, out, _ = run_cli(capsys, "predict", path, "--model", model)
+    assert rc == 0
+    assert np.array_equal(np.array(out.split(), dtype=float), ref.predict(X))
+
+
+def test_csv_and_compressed(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X @ [1.0, -2.0, 0.5] > 0, "yes", "no")
+    text = "a,b,c,target\n" + "".join(f"{r[0]},{r[1]},{r[2]},{t}\n" for r, t in zip(X, y))
+    path = tmp_path / "d.csv.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    model = tmp_path / "c.olm"
+    rc, out, _ = run_cli(capsys, "train", path, "--algo", "pa2", "--label", "target",
+                         "--model", model)
+    assert rc == 0
+    Xr, yr = load_csv(path, label="target")
+    ref = olearn.make("pa2")
+    res = progressive(ref, (Xr, yr))
+    assert f"({res.n_mistakes} mistakes)" in out
+    rc, out, _ = run_cli(capsys, "predict", path, "--model", model, "--label", "target")
+    assert rc == 0 and out.split() == list(ref.predict(Xr))
+    tsv = tmp_path / "d.tsv"
+    tsv.write_text(text.replace(",", "\t"))
+    rc, out2, _ = run_cli(capsys, "evaluate", tsv, "--algo", "pa2", "--label", "3")
+    assert rc == 0 and f"({res.n_mistakes} mistakes)" in out2
+
+
+def test_regression_training(capsys, tmp_path):
+    path = tmp_path / "r.svm"
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 2))
+    t = X @ [2.0, -1.0] + 0.5
+    path.write_text("".join(f"{float(v)!r} 1:{float(a)!r} 2:{float(b)!r}\n"
+                            for v, (a, b) in zip(t, X)))
+    rc, out, _ = run_cli(capsys, "train", path, "--algo", "pa-reg", "--param", "epsilon=0")
+    assert rc == 0
+    ref = olearn.make("pa-reg", epsilon=0.0)
+    res = progressive(ref, load_libsvm(path))
+    assert f"squared error = {res.final:.6g}" in out
+    assert "not saved" not in out and "model saved" not in out
+
+
+def test_predict_pads_narrower_file(capsys, tmp_path, tiny):
+    model = tmp_path / "m.olm"
+    assert run_cli(capsys, "train", tiny, "--algo", "pa", "--model", model)[0] == 0
+    narrow = tmp_path / "narrow.svm"
+    narrow.write_text("1 1:0.5\n-1 2:1\n")                 # no feature 3 anywhere
+    rc, out, _ = run_cli(capsys, "predict", narrow, "--model", model)
+    m = olearn.load(model)
+    expected = m.predict(np.array([[0.5, 0, 0], [0, 1, 0]]))
+    assert rc == 0 and out.split() == [format_value(v) for v in expected]
+
+
+def test_multiclass_file_trains(capsys, tmp_path):
+    # the base class turns a binary learner multiclass on a third label (no error)
+    path = tmp_path / "three.svm"
+    path.write_text("1 1:1\n2 2:1\n3 3:1\n1 1:1\n2 2:1\n3 3:1\n")
+    model = tmp_path / "k.olm"
+    rc, _, _ = run_cli(capsys, "train", path, "--algo", "pa1", "--model", model)
+    assert rc == 0 and list(olearn.load(model).classes_) == [1.0, 2.0, 3.0]
+
+
+def test_evaluate_embedded_table(capsys, monkeypatch):
+    # the default runs every registered classifier; two keep the test fast on a cold cache
+    import olearn.registry
+    asked = []
+    monkeypatch.setattr(olearn.registry, "available",
+                        lambda kind=None: asked.append(kind) or ["pa1", "perceptron"])
+    rc, out, err = run_cli(capsys, "evaluate")
+    assert rc == 0 and err == "" and asked == ["classifier"]
+    assert "breast_cancer (569 rows, 30 features, min-max scaled)" in out
+    assert out.splitlines()[2].split() == ["learner", "mistake", "rate", "updates", "rows/s"]
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[4:] if line}
+    assert set(rows) == {"pa1", "perceptron"}
+    from olearn.datasets import load_breast_cancer
+    X, y = load_breast_cancer(scale="minmax")
+    for name in rows:
+        res = progressive(olearn.make(name), (X, y))
+        assert rows[name][:2] == [f"{res.final:.4f}", f"{res.n_updates:,}"]
+        assert 0.0 < res.final < 0.2                # sensible on scaled features
+
+
+def test_evaluate_embedded_regression(capsys):
+    rc, out, _ = run_cli(capsys, "evaluate", "--dataset", "diabetes", "--algo", "pa1-reg")
+    assert rc == 0 and "squared error" in out and "pa1-reg" in out
+
+
+def test_warmup(capsys, monkeypatch):
+    import olearn.registry
+    calls = []
+    monkeypatch.setattr(olearn.registry, "warmup",
+                        lambda names=None: calls.append(names) or {n: 0.5 for n in names})
+    rc, out, _ = run_cli(capsys, "warmup", "--algo", "pa1, perceptron")
+    assert rc == 0 and calls == [["pa1", "perceptron"]]
+    assert out.split()[:3] == ["pa1", "0.50", "s"] and "total" in out
+    rc, _, err = run_cli(capsys, "warmup", "--algo", "pa1,nope")
+    assert_one_error(rc, err, "unknown algorithm 'nope'")
+    assert len(calls) == 1
+    rc, out, _ = run_cli(capsys, "warmup", "--list")
+    assert rc == 0 and "pa1-reg          regressor" in out
+
+
+def test_help_and_no_command(capsys):
+    assert run_cli(capsys, "--help")[0] == 0
+    rc, out, err = run_cli(capsys)
+    assert rc == 2 and "train" in err
+
+
+# --------------------------------------------------------------- errors
+BAD_FILES = {
+    "malformed.svm": ("1 1:0.5\n-1 2:abc\n", "malformed.svm:2"),
+    "nan.svm": ("1 1:0.5\n-1 2:nan\n", "nan.svm:2"),
+    "inf.csv": ("a,b,y\n1,2,0\n3,inf,1\n", "inf.csv:3"),
+    "nan.csv": ("a,b,y\n1,2,0\n3,nan,1\n", "nan.csv:3"),
+    "nanlabel.svm": ("1 1:0.5\nnan 2:1\n", "nanlabel.svm"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_bad_data_files(capsys, tmp_path, name):
+    text, where = BAD_FILES[name]
+    path = tmp_path / name
+    path.write_text(text)
+    model = tmp_path / "m.olm"
+    rc, _, err = run_cli(capsys, "train", path, "--algo", "pa1", "--model", model,
+                         "--chunk-size", 1)
+    assert_one_error(rc, err, where)
+    assert os.listdir(tmp_path) == [name]          # no model, no temporary file
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--algo", "nope"], "unknown algorithm 'nope'"),
+    (["--algo", "pa1", "--param", "Z=1"], "unknown parameter 'Z'"),
+    (["--algo", "pa1", "--param", "C=-1"], "C must be"),
+    (["--algo", "pa1", "--param", "C"], "KEY=VALUE"),
+    (["--algo", "pa1", "--bogus"], "unrecognized arguments"),
+    (["--algo", "pa1", "--chunk-size", "0"], "chunk-size"),
+    (["--algo", "pa1", "--model", "no/such/dir/m.olm"], "does not exist"),
+])
+def test_bad_options(capsys, tmp_path, tiny, argv, needle):
+    rc, out, err = run_cli(capsys, "train", tiny, *argv)
+    assert_one_error(rc, err, needle)
+    assert sorted(os.listdir(tmp_path)) == ["tiny.svm"]
+
+
+def test_missing_and_unreadable_files(capsys, tmp_path, tiny):
+    rc, _, err = run_cli(capsys, "train", tmp_path / "nope.svm", "--algo", "pa1")
+    assert_one_error(rc, err, "nope.svm", "no such file")
+    rc, _, err = run_cli(capsys, "train", tmp_path, "--algo", "pa1")
+    assert_one_error(rc, err, "directory")
+    rc, _, err = run_cli(capsys, "evaluate", tiny)
+    assert_one_error(rc, err, "--algo")
+    if os.geteuid() != 0:                          # root reads any file
+        locked = tmp_path / "locked.svm"
+        locked.write_text(TINY)
+        locked.chmod(0)
+        rc, _, err = run_cli(capsys, "train", locked, "--algo", "pa1")
+        assert_one_error(rc, err, "locked.svm")
+
+
+def test_model_file_errors(capsys, tmp_path, tiny):
+    out_file = tmp_path / "p.txt"
+    rc, _, err = run_cli(capsys, "predict", tiny, "--model", tmp_path / "none.olm",
+                         "--output", out_file)
+    assert_one_error(rc, err, "none.olm")
+    corrupt = tmp_path / "bad.olm"
+    corrupt.write_bytes(b"PK\x03\x04 not really a zip")
+    rc, _, err = run_cli(capsys, "predict", tiny, "--model", corrupt, "--output", out_file)
+    assert_one_error(rc, err, "bad.olm")
+    assert not out_file.exists()
+
+
+def test_predict_feature_count_mismatch(capsys, tmp_path, tiny):
+    model = tmp_path / "m.olm"
+    assert run_cli(capsys, "train", tiny, "--algo", "pa1", "--model", model)[0] == 0
+    wide = tmp_path / "wide.svm"
+    wide.write_text("1 1:1\n" * 5 + "-1 9:1\n")          # feature 9 > the model's 3
+    out_file = tmp_path / "p.txt"
+    rc, _, err = run_cli(capsys, "predict", wide, "--model", model, "--output", out_file,
+                         "--chunk-size", 2)
+    assert_one_error(rc, err, "wide.svm:6")
+    assert not out_file.exists()
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".olearn-")]
+    csv = tmp_path / "w.csv"
+    csv.write_text("1,2,3,4,1\n")
+    rc, _, err = run_cli(capsys, "predict", csv, "--model", model)
+    assert_one_error(rc, err, "4 features", "trained on 3")
+
+
+def test_failed_predict_keeps_previous_output(capsys, tmp_path, tiny):
+    model = tmp_path / "m.olm"
+    assert run_cli(capsys, "train", tiny, "--algo", "pa1", "--model", model)[0] == 0
+    out_file = tmp_path / "p.txt"
+    out_file.write_text("old\n")
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:1\n" * 3 + "1 1:x\n")
+    rc, _, err = run_cli(capsys, "predict", bad, "--model", model, "--output", out_file,
+                         "--chunk-size", 1)
+    assert_one_error(rc, err, "bad.svm:4")
+    assert out_file.read_text() == "old\n"
+
+
+def test_failed_train_keeps_previous_model(capsys, tmp_path, tiny):
+    model = tmp_path / "m.olm"
+    assert run_cli(capsys, "train", tiny, "--algo", "pa1", "--model", model)[0] == 0
+    before = model.read_bytes()
+    bad = tmp_path / "bad.svm"
+    bad.write_text(TINY + "1 2:oops\n")
+    rc, _, err = run_cli(capsys, "train", bad, "--algo", "pa2", "--model", model,
+                         "--chunk-size", 2)
+    assert_one_error(rc, err, "bad.svm:7")
+    assert model.read_bytes() == before
+
+
+def test_subprocess_exit_code(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "olearn", "train", str(tmp_path / "x.svm"),
+                           "--algo", "pa1", "--model", str(tmp_path / "m.olm")],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"olearn: error: {tmp_path / 'x.svm'}: "
+                                                "no such file"]
+    assert not (tmp_path / "m.olm").exists()
