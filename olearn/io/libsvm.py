@@ -54,7 +54,7 @@ _IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on
 _IS_DIGIT = np.zeros(256, dtype=bool)
 _IS_DIGIT[list(b"0123456789")] = True
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
-_PRESCAN_LINES = 8192
+_PRESCAN_LINES = 1000
 _EMPTY = [np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64),
           np.zeros(0, np.int64), np.zeros(0)]
 
@@ -99,7 +99,7 @@ def _index(token, one_based, n_features):
     if one_based and i == 0:
         raise _Bad("feature index 0 in a file read as 1-based "
                    "(pass zero_based=True for 0-based indices)")
-    if n_features is not None and i - bool(one_based) >= n_features:
+    if n_features is not None and one_based is not None and i - one_based >= n_features:
         raise _Bad(f"feature index {i} is out of range for n_features={n_features}")
     return i
 
@@ -192,35 +192,37 @@ def _fast_parse(buf, lineno, want_values):
     if np.count_nonzero(_IS_DIGIT[a] & inside) != index_len.sum():
         return None
     indices = _span_uints(a, inside, colons, index_len)
-    values = _fast_values(a, colons + 1, fe) if want_values else None
-    if want_values and values is None:
-        return None
-    try:
-        labels = np.array([float(buf[s:e]) for s, e in
-                           zip(starts[is_label].tolist(), ends[is_label].tolist())])
-    except ValueError:
-        return None
-    if not np.isfinite(labels).all():
+    values = _span_floats(a, colons + 1, fe) if want_values else None
+    labels = _span_floats(a, starts[is_label], ends[is_label])
+    if labels is None or (want_values and values is None):
         return None
     rows = np.cumsum(is_label)[~is_label] - 1
     counts = np.bincount(rows, minlength=len(labels))
     return _Block(labels, lineno + line_of[is_label], counts, indices, values)
 
 
-def _fast_values(a, vs, ve):
-    if len(vs) == 0:
+def _span_floats(a, starts, ends):
+    """Finite numbers written in the spans [starts, ends) of byte array ``a``,
+    or None if one is not.  Plain integers (with an optional sign) are
+    converted with array arithmetic, anything else by numpy's text parser."""
+    if len(starts) == 0:
         return np.zeros(0)
-    lengths = ve - vs
-    inside = _spans_mask(len(a), vs, ve)
-    if (lengths.max() <= 15
-            and np.count_nonzero(_IS_DIGIT[a] & inside) == lengths.sum()):
-        return _span_uints(a, inside, ve, lengths).astype(np.float64)
-    blanked = np.where(inside, a, np.uint8(32))
+    first = a[starts]
+    sign = (first == 45) | (first == 43)  # '-' or '+'
+    digits_start = starts + sign
+    lengths = ends - digits_start
+    if lengths.min() >= 1 and lengths.max() <= 15:
+        inside = _spans_mask(len(a), digits_start, ends)
+        if np.count_nonzero(_IS_DIGIT[a] & inside) == lengths.sum():
+            values = _span_uints(a, inside, ends, lengths).astype(np.float64)
+            values[first == 45] *= -1
+            return values
+    blanked = np.where(_spans_mask(len(a), starts, ends), a, np.uint8(32))
     try:
         values = np.fromstring(blanked.tobytes(), sep=" ")
     except ValueError:
         return None
-    if len(values) != len(vs) or not np.isfinite(values).all():
+    if len(values) != len(starts) or not np.isfinite(values).all():
         return None
     return values
 
@@ -230,8 +232,8 @@ def _parse_block(lines, lineno, name, one_based, n_features, want_values=True):
 
     Indices are returned as written.  The vectorized path leaves the checks
     against ``one_based`` and ``n_features`` to ``_check_indices``; the line by
-    line path, taken on any irregularity, makes them in line order.  None for
-    either skips it.
+    line path, taken on any irregularity, makes them in line order.  A None
+    ``one_based`` (base not known yet) skips both checks.
     """
     block = _fast_parse(b"".join(lines), lineno, want_values)
     if block is None or (len(block.indices) and block.indices.max() > MAX_INDEX):
@@ -325,7 +327,7 @@ class LibSVMReader:
     def _prescan(self, n_features, zero_based):
         """Find the smallest and largest index in one quick pass."""
         lowest, highest = None, -1
-        size = max(self.chunk_size, _PRESCAN_LINES)
+        size = max(self.chunk_size, _PRESCAN_LINES)  # tiny chunks: fewer numpy calls
         for lineno, lines in chunks(self._source.lines(), size):
             idx = _parse_block(lines, lineno, self.name, None, None, want_values=False).indices
             if len(idx):
