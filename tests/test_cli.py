@@ -107,18 +107,18 @@ def test_csv_and_compressed(capsys, tmp_path):
     path = tmp_path / "d.csv.gz"
     path.write_bytes(gzip.compress(text.encode()))
     model = tmp_path / "c.olm"
-    rc, out, _ = run_cli(capsys, "train", path, "--algo", "pa2", "--label", "target",
+    rc, out, _ = run_cli(capsys, "train", path, "--algo", "pa1", "--label", "target",
                          "--model", model)
     assert rc == 0
     Xr, yr = load_csv(path, label="target")
-    ref = olearn.make("pa2")
+    ref = olearn.make("pa1")
     res = progressive(ref, (Xr, yr))
     assert f"({res.n_mistakes} mistakes)" in out
     rc, out, _ = run_cli(capsys, "predict", path, "--model", model, "--label", "target")
     assert rc == 0 and out.split() == list(ref.predict(Xr))
     tsv = tmp_path / "d.tsv"
     tsv.write_text(text.replace(",", "\t"))
-    rc, out2, _ = run_cli(capsys, "evaluate", tsv, "--algo", "pa2", "--label", "3")
+    rc, out2, _ = run_cli(capsys, "evaluate", tsv, "--algo", "pa1", "--label", "3")
     assert rc == 0 and f"({res.n_mistakes} mistakes)" in out2
 
 
@@ -139,22 +139,13 @@ def test_regression_training(capsys, tmp_path):
 
 def test_predict_pads_narrower_file(capsys, tmp_path, tiny):
     model = tmp_path / "m.olm"
-    assert run_cli(capsys, "train", tiny, "--algo", "pa", "--model", model)[0] == 0
+    assert run_cli(capsys, "train", tiny, "--algo", "pa1", "--model", model)[0] == 0
     narrow = tmp_path / "narrow.svm"
     narrow.write_text("1 1:0.5\n-1 2:1\n")                 # no feature 3 anywhere
     rc, out, _ = run_cli(capsys, "predict", narrow, "--model", model)
     m = olearn.load(model)
     expected = m.predict(np.array([[0.5, 0, 0], [0, 1, 0]]))
     assert rc == 0 and out.split() == [format_value(v) for v in expected]
-
-
-def test_multiclass_file_trains(capsys, tmp_path):
-    # the base class turns a binary learner multiclass on a third label (no error)
-    path = tmp_path / "three.svm"
-    path.write_text("1 1:1\n2 2:1\n3 3:1\n1 1:1\n2 2:1\n3 3:1\n")
-    model = tmp_path / "k.olm"
-    rc, _, _ = run_cli(capsys, "train", path, "--algo", "pa1", "--model", model)
-    assert rc == 0 and list(olearn.load(model).classes_) == [1.0, 2.0, 3.0]
 
 
 def test_evaluate_embedded_table(capsys, monkeypatch):
@@ -303,7 +294,7 @@ def test_failed_train_keeps_previous_model(capsys, tmp_path, tiny):
     before = model.read_bytes()
     bad = tmp_path / "bad.svm"
     bad.write_text(TINY + "1 2:oops\n")
-    rc, _, err = run_cli(capsys, "train", bad, "--algo", "pa2", "--model", model,
+    rc, _, err = run_cli(capsys, "train", bad, "--algo", "pa1", "--model", model,
                          "--chunk-size", 2)
     assert_one_error(rc, err, "bad.svm:7")
     assert model.read_bytes() == before

@@ -59,10 +59,10 @@ def test_n_updates_and_model_state(cancer):
 @pytest.mark.parametrize("chunk", [1, 7, 64, 10_000])
 def test_stream_of_chunks_equals_arrays(cancer, chunk):
     X, y = cancer
-    a = progressive(olearn.make("pa2"), (X, y))
+    a = progressive(olearn.make("pa1"), (X, y))
     Xs = sp.csr_matrix(X)
     stream = ((Xs[i:i + chunk], y[i:i + chunk]) for i in range(0, len(y), chunk))
-    b = progressive(olearn.make("pa2"), stream)
+    b = progressive(olearn.make("pa1"), stream)
     assert np.array_equal(a.checkpoints, b.checkpoints)
     assert np.array_equal(a.values, b.values)
     assert a.n_updates == b.n_updates
@@ -70,14 +70,14 @@ def test_stream_of_chunks_equals_arrays(cancer, chunk):
 
 def test_checkpoint_schedules(cancer):
     X, y = cancer
-    ref = hand_losses(olearn.make("pa"), X, y)
-    every = progressive(olearn.make("pa"), (X, y), checkpoints=100, chunk_size=33)
+    ref = hand_losses(olearn.make("pa1"), X, y)
+    every = progressive(olearn.make("pa1"), (X, y), checkpoints=100, chunk_size=33)
     assert every.checkpoints.tolist() == [100, 200, 300, 400, 500, 569]
     assert np.array_equal(every.values, [ref[:c].mean() for c in every.checkpoints])
-    listed = progressive(olearn.make("pa"), (X, y), checkpoints=[569, 3, 10, 10_000])
+    listed = progressive(olearn.make("pa1"), (X, y), checkpoints=[569, 3, 10, 10_000])
     assert listed.checkpoints.tolist() == [3, 10, 569]
     with pytest.raises(ValueError, match="checkpoints"):
-        progressive(olearn.make("pa"), (X, y), checkpoints=0)
+        progressive(olearn.make("pa1"), (X, y), checkpoints=0)
 
 
 def test_regression_losses():
