@@ -30,7 +30,6 @@ class Source:
 
     def __init__(self, source):
         self._stream = None
-        self._data = None
         self.compression = None
         if isinstance(source, str) and source == "-":
             self._stream = sys.stdin.buffer
@@ -44,20 +43,9 @@ class Source:
             self.name = os.fsdecode(self.path)
             self.compression = self._check_path()
 
-    @classmethod
-    def from_bytes(cls, name, data):
-        """An in-memory, re-readable source (used to buffer a stream)."""
-        self = cls.__new__(cls)
-        self._stream, self._data, self.compression, self.name = None, data, None, name
-        return self
-
     @property
     def rereadable(self):
         return self._stream is None
-
-    def read_all(self):
-        """The whole content as one bytes object (for buffering a stream)."""
-        return b"".join(self.lines())
 
     def _check_path(self):
         if os.path.isdir(self.path):
@@ -75,8 +63,6 @@ class Source:
 
     def lines(self):
         """Iterate over the lines (bytes, newline kept)."""
-        if self._data is not None:
-            return iter(self._data.splitlines(keepends=True))
         if self._stream is not None:
             return _encoded(self._stream)
         if self.compression is None:

@@ -27,7 +27,8 @@ Streams (``"-"`` for stdin, or a file object) are read once: ``read_libsvm``
 needs ``n_features`` for them (it cannot infer a width shared by all chunks
 without a second pass) and treats ``"auto"`` as 1-based, reporting an index 0
 as an error that suggests ``zero_based=True``.  ``load_libsvm`` has no such
-restriction: it buffers a stream in memory and reads the buffer like a file.
+restriction: it reads any input once, keeps the parsed rows, and settles the
+width and the index base (by the same rules) at the end.
 
 Parsing.  Each chunk is parsed with vectorized numpy operations on its bytes;
 when that strict fast path meets anything unusual, the chunk is parsed again
