@@ -37,6 +37,7 @@ file, the line and the fault.
 """
 
 import math
+import re
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -56,6 +57,8 @@ _IS_DIGIT = np.zeros(256, dtype=bool)
 _IS_DIGIT[list(b"0123456789")] = True
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
 _PRESCAN_LINES = 1000
+_COMMENT = re.compile(rb"#[^\n]*")
+_QID = re.compile(rb"(?<=[ \t])qid:\S*")  # a qid token after the label
 _EMPTY = [np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64),
           np.zeros(0, np.int64), np.zeros(0)]
 
@@ -165,8 +168,10 @@ def _span_uints(a, inside, ends, lengths):
 
 def _fast_parse(buf, lineno, want_values):
     """Parse a block of whole lines, or return None if it needs the slow path."""
-    if b"#" in buf or b"qid:" in buf:
-        return None
+    if b"#" in buf:
+        buf = _COMMENT.sub(b"", buf)
+    if b"qid:" in buf:
+        buf = _QID.sub(b"", buf)
     a = np.frombuffer(buf, dtype=np.uint8)
     in_token = np.empty(len(a) + 2, dtype=np.int8)
     in_token[0] = in_token[-1] = 0
