@@ -540,6 +540,12 @@ def test_vocabulary_rejects_non_finite_values():
         with pytest.raises(ValueError, match="feature 'b' has value"):
             vocabulary.lookup({"a": 1.0, "b": bad})
     assert vocabulary.lookup({"a": 1e308, "b": 1e308})[1].tolist() == [1e308, 1e308]
+    # A failed call leaves the vocabulary as it was.
+    with pytest.raises(ValueError, match="feature 'd' has value"):
+        vocabulary.lookup({"c": 1.0, "d": float("nan")}, grow=True)
+    with pytest.raises(ValueError, match="dict 1: feature 'd' has value"):
+        dicts_to_csr([{"c": 1.0}, {"d": "x"}], vocabulary)
+    assert vocabulary.to_list() == ["a", "b"]
 
 
 def test_vocabulary_persistence():

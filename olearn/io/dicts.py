@@ -98,7 +98,7 @@ class Vocabulary:
     def _columns(self, x, grow):
         """Lists of columns and values of ``x`` (unknown names dropped unless grow)."""
         index = self._index
-        columns, values, names = [], [], []
+        columns, values = [], []
         if grow:
             for name, value in x.items():
                 j = index.get(name)
@@ -121,6 +121,7 @@ class Vocabulary:
         model ignores features it was not trained on); with ``grow=True`` they
         get new columns.  Raises ValueError for a value that is not a finite
         number."""
+        known = len(self._names)
         columns, values = self._columns(x, grow)
         try:
             finite = math.isfinite(sum(values))
@@ -129,12 +130,20 @@ class Vocabulary:
         if not finite:  # find the culprit (a sum can also overflow)
             for j, value in zip(columns, values):
                 if not _is_finite_number(value):
-                    raise ValueError(f"feature {self._names[j]!r} has value {value!r}, "
+                    name = self._names[j]
+                    self._truncate(known)
+                    raise ValueError(f"feature {name!r} has value {value!r}, "
                                      "not a finite number")
         if columns != sorted(columns):
             columns, values = zip(*sorted(zip(columns, values)))
         n = len(columns)
         return np.fromiter(columns, np.int64, n), np.fromiter(values, np.float64, n)
+
+    def _truncate(self, n):
+        """Forget the names added after the first ``n`` (undo a failed call)."""
+        for name in self._names[n:]:
+            del self._index[name]
+        del self._names[n:]
 
     def to_list(self):
         """The names in column order, for JSON.  Raises TypeError if a name is
@@ -160,13 +169,19 @@ def dicts_to_csr(dicts, vocabulary, grow=True):
     """A canonical CSR matrix with one row per dict, columns from ``vocabulary``
     (grown with new names when ``grow``; else unknown names are dropped).
     Its width is ``len(vocabulary)`` after the batch."""
+    known = len(vocabulary)
     indptr, columns, values = [0], [], []
     for x in dicts:
         c, v = vocabulary._columns(x, grow)
         columns.extend(c)
         values.extend(v)
         indptr.append(len(columns))
-    data = _float_values(values, lambda k: _where(indptr, k, vocabulary._names[columns[k]]))
+    names = vocabulary._names
+    try:
+        data = _float_values(values, lambda k: _where(indptr, k, names[columns[k]]))
+    except ValueError:
+        vocabulary._truncate(known)
+        raise
     return _csr(data, columns, indptr, len(vocabulary))
 
 
