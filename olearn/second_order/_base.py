@@ -1,0 +1,151 @@
+"""What the second-order learners share: a Gaussian over the weights (mean ``W``,
+covariance ``S``), the choice of a full or diagonal covariance, and the fitted
+``coef_``/``cov_``/``covariance_``.
+
+``covariance``: ``"full"`` keeps a (d, d) matrix per class (O(d^2) per update, never
+inverted), ``"diag"`` its diagonal (O(non-zeros) per update; see
+``olearn/kernels/second_order.py`` for the approximation), ``"auto"`` picks full for
+input with at most 1,000 features and diagonal for wider input and for dict examples
+(whose vocabulary grows without bound).  The choice is made once, from the first batch
+or example, and read back from the state afterwards (``covariance_``), so saved models
+reload with it.
+
+``"auto"`` looks at the width only, not at whether a matrix is stored dense or CSR:
+the same data given either way must give the same model (the driver's contract, tested
+for every learner); CSR data with at most 1,000 columns (a9a, w8a) gets the full
+covariance, which costs O(d nnz + d^2) per update there.
+"""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import ndtr
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ..base import Slot
+from ..kernels.driver import REGRESSION
+
+COVARIANCES = ("full", "diag", "auto")
+AUTO_MAX_FULL = 1000
+
+
+def check_positive(name, value):
+    if not (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+
+class SecondOrderMixin:
+    """Mean ``W = state[0]`` (K, d) and covariance ``S = state[1]`` for a learner class.
+
+    A subclass defines ``_sigma0`` (the initial variance, from its own parameters) and
+    may add ``_extra_slots``.
+    """
+    _extra_slots = ()
+
+    @property
+    def _sigma0(self):
+        return 1.0
+
+    @property
+    def _slots(self):
+        state = self.__dict__.get("state_")
+        if state is not None and "S" in state:
+            full = state["S"].ndim == 3
+        else:
+            full = self.__dict__.get("_full", self.covariance == "full")
+        cov = Slot("S", ("K", "d", "d"), "_sigma0", eye=True) if full else \
+            Slot("S", ("K", "d"), "_sigma0")
+        return (Slot("W", ("K", "d"), 0.0, signed=True), cov) + tuple(self._extra_slots)
+
+    def _check_covariance(self):
+        if self.covariance not in COVARIANCES:
+            raise ValueError(f"covariance must be one of {', '.join(COVARIANCES)}, got "
+                             f"{self.covariance!r}")
+
+    # the covariance layout is decided when the state is first allocated (_start): from
+    # the width, or for dict examples (learn_one with a growing vocabulary) diagonal
+    def _validate_X(self, X, reset):
+        if reset:
+            self._dict_input = False
+        return super()._validate_X(X, reset)
+
+    def _row_lists(self, x, grow):
+        if self._is_fresh():
+            self._dict_input = isinstance(x, dict)
+        return super()._row_lists(x, grow)
+
+    def _start(self, n_features):
+        self._check_covariance()
+        mode = self.covariance
+        if mode == "auto":
+            dicts = self.__dict__.get("_dict_input", False)
+            mode = "full" if not dicts and n_features <= AUTO_MAX_FULL else "diag"
+        self._full = mode == "full"
+        super()._start(n_features)
+
+    # ------------------------------------------------------------ fitted attributes
+    @property
+    def covariance_(self):
+        """``"full"`` or ``"diag"``: the covariance layout this model uses."""
+        check_is_fitted(self, "state_")
+        return "full" if self.state_["S"].ndim == 3 else "diag"
+
+    @property
+    def cov_(self):
+        """Covariance of ``coef_`` (the intercept's row and column left out): per class
+        a (n_features, n_features) matrix or, for ``covariance_ == "diag"``, its diagonal;
+        shaped like ``coef_`` (a leading class axis for classifiers, none for regressors)."""
+        check_is_fitted(self, "state_")
+        S = self.state_["S"]
+        i = int(self.fit_intercept)
+        nf = self.n_features_in_
+        C = (S[:, i:i + nf, i:i + nf] if S.ndim == 3 else S[:, i:i + nf]).copy()
+        return C[0] if self._task() == REGRESSION else C
+
+    def _margin_variance(self, X):
+        """``x'S x`` (intercept feature included) of every row, binary models only."""
+        X = self._validate_X(X, reset=False)
+        S = self.state_["S"][0]
+        i = int(self.fit_intercept)
+        n, nf = X.shape
+        if sp.issparse(X):
+            if i:
+                X = sp.hstack([np.ones((n, 1)), X], format="csr")
+            if S.ndim == 2:
+                return np.asarray(X.multiply(X) @ S[:nf + i]).ravel()
+            return np.asarray(X.multiply(X @ S[:nf + i, :nf + i]).sum(axis=1)).ravel()
+        if i:
+            X = np.hstack([np.ones((n, 1)), X])
+        if S.ndim == 2:
+            return (X * X) @ S[:nf + i]
+        return np.einsum("ij,ij->i", X @ S[:nf + i, :nf + i], X)
+
+
+def _binary_or_unfitted(self):
+    return not hasattr(self, "state_") or self.state_["W"].shape[0] == 1
+
+
+class ProbitMixin:
+    """``predict_proba`` of the Gaussian-margin classifiers (CW, SCW), binary models.
+
+    Under the model's weight distribution the margin ``w.x`` is normal with mean
+    ``mu.x`` and variance ``x'S x``, so ``P(y = classes_[1]) = Phi(mu.x / sqrt(x'S x))``
+    (Phi the standard normal CDF), the probability the papers constrain.  Multiclass
+    models have no such closed form here: ``predict_proba`` is absent on them.
+    """
+
+    @available_if(_binary_or_unfitted)
+    def predict_proba(self, X):
+        """Probabilities of ``classes_`` (binary): ``Phi(margin / its standard deviation)``."""
+        check_is_fitted(self, "state_")
+        score = np.asarray(self.decision_function(X), dtype=np.float64).ravel()
+        var = self._margin_variance(X)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = score / np.sqrt(var)
+        z = np.where(var > 0, z, np.sign(score) * np.inf)
+        p = ndtr(np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf))
+        if len(self.classes_) == 1:
+            return np.ones((len(score), 1))
+        return np.column_stack([1.0 - p, p])

@@ -1,0 +1,93 @@
+"""AROW: Adaptive Regularization Of Weight vectors (Crammer, Kulesza, Dredze, NIPS 2009;
+the seed book's section 31.3.2 and Fig. 31.6).
+
+Binary, mean ``mu`` (0 at start) and covariance ``Sigma`` (I at start).  With margin
+``m = y mu.x`` and ``v = x'Sigma x``, when ``m < 1``::
+
+    beta  = 1 / (v + r)
+    alpha = (1 - m) beta                  (squared-hinge step)
+    mu   += alpha y Sigma x
+    Sigma -= beta Sigma x x' Sigma        (i.e. Sigma^-1 += x x' / r)
+
+Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP
+2009) and of the AROW journal version (Mach. Learn. 2013): ``m = mu_y.x - mu_s.x``
+against the top-scoring wrong class ``s``, ``v = x'Sigma_y x + x'Sigma_s x``, then
+``mu_y += alpha Sigma_y x``, ``mu_s -= alpha Sigma_s x`` and ``Sigma_k^-1 += x x'/r`` for
+``k`` in {y, s} (one covariance per class; see ``olearn/kernels/second_order.py``).
+
+A sample weight ``h`` weights the loss: ``r`` becomes ``r / h``.  LIBOL's AROW is the
+same rule.
+"""
+from numba import njit
+
+from ..base import OnlineClassifier
+from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from ..kernels.second_order import cw_binary, cw_multiclass
+from ..registry import register
+from ._base import SecondOrderMixin, check_positive
+
+
+@njit(inline="always")
+def _wants(params, m):
+    return m < 1.0
+
+
+@njit(inline="always")
+def _step(params, m, v, sw):
+    r = params[0] / sw
+    return True, (1.0 - m) / (v + r), 1.0 / r
+
+
+@njit(inline="always")
+def _binary_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
+
+
+@njit(inline="always")
+def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
+
+
+@njit(cache=True)
+def _binary(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
+                       _binary_rule)
+
+
+@njit(cache=True)
+def _multiclass(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                       linear_scores, _multiclass_rule)
+
+
+class AROWClassifier(SecondOrderMixin, OnlineClassifier):
+    """AROW classifier (binary and multiclass).
+
+    Parameters
+    ----------
+    r : float > 0, regularization (larger: smaller, more cautious steps).
+    covariance : "full", "diag" or "auto" (see ``olearn.second_order._base``).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+
+    Fitted: ``coef_``, ``intercept_`` (the mean), ``cov_``, ``covariance_``.
+    """
+    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+
+    def __init__(self, r=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+                 random_state=None):
+        self.r = r
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_positive("r", self.r)
+        self._check_covariance()
+
+    def _kernel_params(self):
+        return (float(self.r),)
+
+
+register("arow", AROWClassifier)

@@ -1,0 +1,71 @@
+"""AROW regression (Crammer, Kulesza, Dredze, NIPS 2009 / Mach. Learn. 2013; the seed
+book's section 31.3.3 and Fig. 31.9).
+
+Squared loss on the mean ``mu`` (0 at start), covariance ``Sigma`` (I at start); for
+every row, with ``beta = x'Sigma x + r``::
+
+    mu    += (y - mu.x) Sigma x / beta
+    Sigma -= Sigma x x' Sigma / beta      (i.e. Sigma^-1 += x x' / r)
+
+This is recursive least squares with ``P = Sigma / r``: AROW regression with
+``Sigma = I`` at start equals ``RLSRegressor(lam=r)`` (tested).  A sample weight ``h``
+weights the squared loss (``r`` becomes ``r / h``).
+"""
+from numba import njit
+
+from ..base import OnlineRegressor
+from ..kernels.driver import REGRESSION, linear_scores, online_pass
+from ..kernels.second_order import mean_cov_update, sigma_x, x_dot
+from ..registry import register
+from ._base import SecondOrderMixin, check_positive
+
+
+@njit(inline="always")
+def _rule(state, params, idx, val, y, sw, out, seen):
+    if not sw > 0.0:
+        return 0
+    r = params[0] / sw
+    S = state[1]
+    z = sigma_x(S, 0, idx, val)
+    v = x_dot(S, idx, val, z)
+    if not v > 0.0:
+        return 0
+    mean_cov_update(state[0], S, 0, (y - out[0]) / (v + r), 1.0 / r, idx, val, z, v)
+    return 1
+
+
+@njit(cache=True)
+def _regression(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                       linear_scores, _rule)
+
+
+class AROWRegressor(SecondOrderMixin, OnlineRegressor):
+    """AROW regressor.
+
+    Parameters
+    ----------
+    r : float > 0, regularization.
+    covariance : "full", "diag" or "auto".
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _kernels = {REGRESSION: _regression}
+
+    def __init__(self, r=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+                 random_state=None):
+        self.r = r
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_positive("r", self.r)
+        self._check_covariance()
+
+    def _kernel_params(self):
+        return (float(self.r),)
+
+
+register("arow-reg", AROWRegressor)

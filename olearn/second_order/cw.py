@@ -1,0 +1,115 @@
+"""Confidence-weighted learning, exact convex form (Crammer, Dredze, Pereira, "Exact
+Convex Confidence-Weighted Learning", NIPS 2008, Sec. 3, eqs. for alpha, u and the
+covariance; restated in Wang, Zhao, Hoi ICML 2012, Sec. 2).
+
+Weights ~ N(mu, Sigma), ``mu = 0``, ``Sigma = a I`` at start.  The update is the KL
+projection onto ``Pr[y w.x >= 0] >= eta``, i.e. ``m >= phi sqrt(v)`` with
+``phi = Phi^-1(eta)``, ``m = y mu.x``, ``v = x'Sigma x``.  With ``psi = 1 + phi^2/2``,
+``zeta = 1 + phi^2``::
+
+    alpha = max(0, (-m psi + sqrt(m^2 phi^4 / 4 + v phi^2 zeta)) / (v zeta))
+    u     = (-alpha v phi + sqrt(alpha^2 v^2 phi^2 + 4 v))^2 / 4
+    beta  = alpha phi / (sqrt(u) + v alpha phi)
+    mu   += alpha y Sigma x
+    Sigma -= beta Sigma x x' Sigma        (i.e. Sigma^-1 += alpha phi / sqrt(u) x x')
+
+It updates exactly when ``m < phi sqrt(v)``.  ``predict_proba`` is the probability the
+constraint is about: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary models).
+
+Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP
+2009) with per-class covariances: ``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x +
+x'Sigma_s x`` (see ``olearn/kernels/second_order.py``).  A sample weight ``h``
+multiplies alpha and the precision increment.
+"""
+import numbers
+from statistics import NormalDist
+
+from numba import njit
+
+from ..base import OnlineClassifier
+from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from ..kernels.second_order import cw_alpha, cw_binary, cw_multiclass, cw_precision
+from ..registry import register
+from ._base import ProbitMixin, SecondOrderMixin, check_positive
+
+
+def probit_params(eta):
+    """``(phi, psi, zeta)`` of a confidence level ``eta`` in (0.5, 1)."""
+    if not (isinstance(eta, numbers.Real) and 0.5 < eta < 1.0):
+        raise ValueError(f"eta must be a number in (0.5, 1), got {eta!r}")
+    phi = NormalDist().inv_cdf(float(eta))
+    return phi, 1.0 + phi * phi / 2.0, 1.0 + phi * phi
+
+
+@njit(inline="always")
+def _wants(params, m):
+    return True
+
+
+@njit(inline="always")
+def _step(params, m, v, sw):
+    phi, psi, zeta = params
+    alpha = cw_alpha(m, v, phi, psi, zeta)
+    if not alpha > 0.0:
+        return False, 0.0, 0.0
+    return True, sw * alpha, sw * cw_precision(alpha, v, phi)
+
+
+@njit(inline="always")
+def _binary_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
+
+
+@njit(inline="always")
+def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
+
+
+@njit(cache=True)
+def _binary(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
+                       _binary_rule)
+
+
+@njit(cache=True)
+def _multiclass(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                       linear_scores, _multiclass_rule)
+
+
+class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
+    """Confidence-weighted classifier (exact CW, binary and multiclass).
+
+    Parameters
+    ----------
+    eta : float in (0.5, 1), the confidence the update enforces.
+    a : float > 0, initial variance (``Sigma = a I``).
+    covariance : "full", "diag" or "auto".
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+
+    def __init__(self, eta=0.95, a=1.0, covariance="auto", fit_intercept=True, epochs=1,
+                 shuffle=False, random_state=None):
+        self.eta = eta
+        self.a = a
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _sigma0(self):
+        return float(self.a)
+
+    def _check_params(self):
+        probit_params(self.eta)
+        check_positive("a", self.a)
+        self._check_covariance()
+
+    def _kernel_params(self):
+        return probit_params(self.eta)
+
+
+register("cw", CWClassifier)

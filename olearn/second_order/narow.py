@@ -1,0 +1,109 @@
+"""NAROW (Orabona and Crammer, "New Adaptive Algorithms for Online Classification",
+NIPS 2010, Sec. 5, the NAROW algorithm; as in the first author's own implementation in
+the DOGMA library).
+
+The algorithm keeps ``theta`` (sum of ``y x`` over updates) and ``A`` (``I`` at start),
+predicts with ``w = A_t^-1 theta`` where ``A_t = A + x x' / r`` already includes the
+current row, and adapts ``r`` to the row's confidence ``chi = x'A^-1 x``::
+
+    r = chi / (b chi - 1)   if b chi > 1,   else r = +inf (A is left unchanged)
+    if y w.x < 1 (w with A_t):   theta += y x,   A = A_t
+
+Here the state is the mean ``mu = A^-1 theta`` and ``Sigma = A^-1``, so with
+``m = y mu.x`` and ``v = chi = x'Sigma x`` the look-ahead margin is ``m r / (r + v)``
+(``m`` when ``r`` is infinite) and the update is, by the matrix inversion lemma::
+
+    mu    += (r - m) / (r + v) y Sigma x        (y Sigma x when r is infinite)
+    Sigma -= Sigma x x' Sigma / (r + v)          (Sigma^-1 += x x' / r)
+
+``decision_function`` returns ``mu.x``, which has the sign of the paper's look-ahead
+score ``mu.x r / (r + v)``: predictions are the paper's.
+
+Departure of LIBOL (its ``NAROW.m``) from the paper, not followed here: it runs AROW's
+update with the adaptive ``r`` (``mu += (1 - m)/(v + r) y Sigma x``), tests the margin
+without the look-ahead, and makes no update at all when ``r`` is infinite.
+
+Multiclass: the single-constraint max-score form (Crammer, Dredze, Kulesza, EMNLP 2009)
+with per-class covariances: ``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x + x'Sigma_s x``
+(see ``olearn/kernels/second_order.py``).  A sample weight ``h`` weights the row in
+``theta`` and ``A`` (``theta += h y x``, ``A += h x x'/r``).
+"""
+from numba import njit
+
+from ..base import OnlineClassifier
+from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from ..kernels.second_order import cw_binary, cw_multiclass
+from ..registry import register
+from ._base import SecondOrderMixin, check_positive
+
+
+@njit(inline="always")
+def _wants(params, m):
+    return True
+
+
+@njit(inline="always")
+def _step(params, m, v, sw):
+    b = params[0]
+    if b * v > 1.0:
+        r = v / (b * v - 1.0)
+        if not m * r / (r + v) < 1.0:
+            return False, 0.0, 0.0
+        return True, sw * (r - m) / (r + sw * v), sw / r
+    if not m < 1.0:
+        return False, 0.0, 0.0
+    return True, sw, 0.0
+
+
+@njit(inline="always")
+def _binary_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
+
+
+@njit(inline="always")
+def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
+
+
+@njit(cache=True)
+def _binary(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
+                       _binary_rule)
+
+
+@njit(cache=True)
+def _multiclass(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                       linear_scores, _multiclass_rule)
+
+
+class NAROWClassifier(SecondOrderMixin, OnlineClassifier):
+    """NAROW classifier (binary and multiclass).
+
+    Parameters
+    ----------
+    b : float > 0, the confidence threshold: rows with ``x'Sigma x > 1/b`` adapt the
+        covariance, the others update the mean only.
+    covariance : "full", "diag" or "auto".
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+
+    def __init__(self, b=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+                 random_state=None):
+        self.b = b
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_positive("b", self.b)
+        self._check_covariance()
+
+    def _kernel_params(self):
+        return (float(self.b),)
+
+
+register("narow", NAROWClassifier)

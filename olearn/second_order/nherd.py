@@ -1,0 +1,92 @@
+"""NHERD: normal herding (Crammer and Lee, "Learning via Gaussian Herding", NIPS 2010,
+Sec. 4, the full-matrix update).
+
+Weights ~ N(mu, Sigma), ``mu = 0``, ``Sigma = I`` at start.  With ``m = y mu.x``,
+``v = x'Sigma x``, when ``m < 1``::
+
+    mu    += max(0, 1 - m) / (v + 1/C) y Sigma x
+    Sigma -= (C^2 v + 2 C) / (1 + C v)^2 Sigma x x' Sigma
+
+The covariance update is the herding of all weight vectors by the same linear map,
+``Sigma <- A Sigma A'`` with ``A = I - C/(1 + C v) Sigma x x'``; in precision form it is
+``Sigma^-1 += C (2 + C v) x x'``, which is what the diagonal covariance uses (the
+diagonal of that precision update, as for every learner here; the paper's own diagonal
+variant herds each coordinate separately, replacing ``v`` by ``Sigma_ii x_i^2``).  LIBOL's
+NHERD is the same full update.
+
+Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP
+2009) with per-class covariances (``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x +
+x'Sigma_s x``; see ``olearn/kernels/second_order.py``).  A sample weight ``h`` multiplies
+``C``.
+"""
+from numba import njit
+
+from ..base import OnlineClassifier
+from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from ..kernels.second_order import cw_binary, cw_multiclass
+from ..registry import register
+from ._base import SecondOrderMixin, check_positive
+
+
+@njit(inline="always")
+def _wants(params, m):
+    return m < 1.0
+
+
+@njit(inline="always")
+def _step(params, m, v, sw):
+    C = params[0] * sw
+    return True, (1.0 - m) / (v + 1.0 / C), C * (2.0 + C * v)
+
+
+@njit(inline="always")
+def _binary_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
+
+
+@njit(inline="always")
+def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
+    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
+
+
+@njit(cache=True)
+def _binary(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
+                       _binary_rule)
+
+
+@njit(cache=True)
+def _multiclass(X, y, sw, state, params, seen, scores, pred):
+    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                       linear_scores, _multiclass_rule)
+
+
+class NHERDClassifier(SecondOrderMixin, OnlineClassifier):
+    """Normal herding classifier (binary and multiclass).
+
+    Parameters
+    ----------
+    C : float > 0, aggressiveness.
+    covariance : "full", "diag" or "auto".
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+
+    def __init__(self, C=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+                 random_state=None):
+        self.C = C
+        self.covariance = covariance
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_positive("C", self.C)
+        self._check_covariance()
+
+    def _kernel_params(self):
+        return (float(self.C),)
+
+
+register("nherd", NHERDClassifier)
