@@ -1,6 +1,17 @@
-"""First-order linear learners: Perceptron, Passive-Aggressive, and (later) OGD family."""
+"""First-order linear learners: Perceptron, Passive-Aggressive, OGD/SGD with losses,
+schedules and projection, LMS, ALMA, ROMMA, and step sizes that need no tuning
+(AdaGrad, normalized adaptive gradient, coin betting).  Every one takes
+``average=True`` (Polyak-Ruppert averaging)."""
+from .alma import ALMAClassifier
+from .cocob import COCOBClassifier, COCOBRegressor
+from .lms import LMSRegressor
+from .ndag import NDAGClassifier, NDAGRegressor
+from .ogd import OGDClassifier, OGDRegressor
 from .pa import PAClassifier
 from .pa_regressor import PARegressor
 from .perceptron import Perceptron
+from .romma import ROMMAClassifier
 
-__all__ = ["Perceptron", "PAClassifier", "PARegressor"]
+__all__ = ["ALMAClassifier", "COCOBClassifier", "COCOBRegressor", "LMSRegressor",
+           "NDAGClassifier", "NDAGRegressor", "OGDClassifier", "OGDRegressor",
+           "PAClassifier", "PARegressor", "Perceptron", "ROMMAClassifier"]

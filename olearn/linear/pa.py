@@ -20,6 +20,10 @@ with ``s`` the highest-scoring wrong class and ``m = w_y.x - w_s.x``, the loss
 then ``w_y += tau x``, ``w_s -= tau x``.
 
 A row of zeros makes no update (nothing to divide by).  A sample weight multiplies tau.
+
+``average=True``: Polyak-Ruppert averaging; the mean of the iterates predicts while
+the raw weights learn (see ``olearn.kernels.averaging``; the PA step is computed from
+the raw weights' loss, as in the paper).
 """
 import math
 import numbers
@@ -27,9 +31,10 @@ import numbers
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import (BINARY, MULTICLASS, axpy, linear_scores, online_pass,
-                              sq_norm, top_wrong)
+from ..kernels.averaging import add_row, avg_scores, finish
+from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm, top_wrong
 from ..registry import register
+from ._linear import LinearModel
 
 VARIANTS = ("PA", "PA-I", "PA-II")
 
@@ -50,69 +55,72 @@ def pa_step_params(variant, C):
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     c, D = params
-    loss = 1.0 - y * out[0]
+    loss = 1.0 - y * state[4][0]
     if loss <= 0.0:
         return 0
     sq = sq_norm(val)
     if sq == 0.0:
         return 0
     tau = min(c, loss / (sq + D)) * sw
-    axpy(state[0], 0, tau * y, idx, val)
+    add_row(state, 0, tau * y, idx, val)
     return 1
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     c, D = params
+    r = state[4]
     yi = int(y)
-    s = top_wrong(out, seen, yi)
+    s = top_wrong(r, seen, yi)
     if s < 0:
         return 0
-    loss = 1.0 - (out[yi] - out[s])
+    loss = 1.0 - (r[yi] - r[s])
     if loss <= 0.0:
         return 0
     sq = sq_norm(val)
     if sq == 0.0:
         return 0
     tau = min(c, loss / (2.0 * sq + D)) * sw
-    axpy(state[0], yi, tau, idx, val)
-    axpy(state[0], s, -tau, idx, val)
+    add_row(state, yi, tau, idx, val)
+    add_row(state, s, -tau, idx, val)
     return 1
 
 
 @njit(cache=True)
 def _binary(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
-                       _binary_rule)
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _binary_rule))
 
 
 @njit(cache=True)
 def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                       linear_scores, _multiclass_rule)
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _multiclass_rule))
 
 
-class PAClassifier(OnlineClassifier):
+class PAClassifier(LinearModel, OnlineClassifier):
     """Passive-Aggressive classifier (variants "PA", "PA-I", "PA-II").
 
     Parameters
     ----------
     C : float, aggressiveness (> 0; unused by "PA").
     variant : "PA", "PA-I" or "PA-II".
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
     _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
 
-    def __init__(self, C=1.0, variant="PA-I", fit_intercept=True, epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, C=1.0, variant="PA-I", average=False, fit_intercept=True, epochs=1,
+                 shuffle=False, random_state=None):
         self.C = C
         self.variant = variant
+        self.average = average
         self.fit_intercept = fit_intercept
         self.epochs = epochs
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _check_params(self):
+    def _check_hyper(self):
         pa_step_params(self.variant, self.C)
 
     def _kernel_params(self):

@@ -5,21 +5,22 @@ Epsilon-insensitive loss ``l = max(0, |y - w.x| - epsilon)`` and the update
 "PA-I" ``min(C, l / ||x||^2)``, "PA-II" ``l / (||x||^2 + 1/(2C))``.
 The seed book's l2 and l1 passive-aggressive regressions (its section 31.2.2) are the
 epsilon = 0 cases.  A row of zeros makes no update; a sample weight multiplies tau.
+``average=True``: Polyak-Ruppert averaging (see ``olearn.kernels.averaging``).
 """
-import numbers
-
 from numba import njit
 
 from ..base import OnlineRegressor
-from ..kernels.driver import REGRESSION, axpy, linear_scores, online_pass, sq_norm
+from ..kernels.averaging import add_row, avg_scores, finish
+from ..kernels.driver import REGRESSION, online_pass, sq_norm
 from ..registry import register
+from ._linear import LinearModel, check_number
 from .pa import pa_step_params
 
 
 @njit(inline="always")
 def _rule(state, params, idx, val, y, sw, out, seen):
     c, D, epsilon = params
-    r = y - out[0]
+    r = y - state[4][0]
     loss = abs(r) - epsilon
     if loss <= 0.0:
         return 0
@@ -27,17 +28,17 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     if sq == 0.0:
         return 0
     tau = min(c, loss / (sq + D)) * sw
-    axpy(state[0], 0, tau if r > 0 else -tau, idx, val)
+    add_row(state, 0, tau if r > 0 else -tau, idx, val)
     return 1
 
 
 @njit(cache=True)
 def _regression(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                       linear_scores, _rule)
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _rule))
 
 
-class PARegressor(OnlineRegressor):
+class PARegressor(LinearModel, OnlineRegressor):
     """Passive-Aggressive regressor on the epsilon-insensitive loss.
 
     Parameters
@@ -45,23 +46,25 @@ class PARegressor(OnlineRegressor):
     C : float, aggressiveness (> 0; unused by "PA").
     epsilon : float, width of the insensitive zone (>= 0).
     variant : "PA", "PA-I" or "PA-II".
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
     _kernels = {REGRESSION: _regression}
 
-    def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", fit_intercept=True, epochs=1,
-                 shuffle=False, random_state=None):
+    def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", average=False, fit_intercept=True,
+                 epochs=1, shuffle=False, random_state=None):
         self.C = C
         self.epsilon = epsilon
         self.variant = variant
+        self.average = average
         self.fit_intercept = fit_intercept
         self.epochs = epochs
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _check_params(self):
+    def _check_hyper(self):
         pa_step_params(self.variant, self.C)
-        if not (isinstance(self.epsilon, numbers.Real) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
+        check_number("epsilon", self.epsilon, low=0.0)
 
     def _kernel_params(self):
         return pa_step_params(self.variant, self.C) + (float(self.epsilon),)

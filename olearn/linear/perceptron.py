@@ -1,86 +1,123 @@
-"""Perceptron (Rosenblatt 1958), with an optional margin.
+"""Perceptron (Rosenblatt 1958), with an optional margin and Polyak-Ruppert averaging.
 
 Binary: predict sign(w.x); when ``y (w.x) <= margin`` update ``w += eta y x``
-(``margin = 0``: the classic mistake-driven Perceptron; ``margin > 0``: the
-margin Perceptron, which also updates on correct but unconfident predictions).
+(``margin = 0``: the classic mistake-driven Perceptron; ``margin > 0``: the margin
+Perceptron, which also updates on correct but unconfident predictions).  This is OGD
+on the loss ``max(0, margin - y w.x)`` with a constant step (``OGDClassifier(loss=
+"perceptron", schedule="constant", eta=1)`` gives the same weights for margin 0).
 
-Multiclass (Crammer and Singer, JMLR 2003, max-score form): with ``s`` the
-highest-scoring wrong class among those seen and ``m = w_y.x - w_s.x``, when
-``m <= margin`` update ``w_y += eta x`` and ``w_s -= eta x``.
+Multiclass: the ultraconservative additive updates of Crammer and Singer ("Ultraconservative
+online algorithms for multiclass problems", JMLR 3, 2003, section 3).  With the error set
+``E = {r != y seen: w_r.x >= w_y.x - margin}`` (``margin = 0``: the paper's set), when
+``E`` is not empty: ``w_y += eta x`` and ``w_r -= eta tau_r x`` for ``r`` in ``E``, the
+``tau_r >= 0`` summing to 1:
 
-A sample weight multiplies the step.  Novikoff (1962): on data separable with margin
-gamma inside a ball of radius R, the classic Perceptron makes at most (R/gamma)^2
-mistakes.
+* ``multiclass="max"``: ``tau = 1`` on the highest-scoring wrong class (the max-score
+  margin ``m = w_y.x - max_r w_r.x <= margin``);
+* ``"uniform"``: ``tau_r = 1 / |E|``;
+* ``"single"``: LIBOL's ``M_PerceptronS`` ("similarity-score" update), the paper's
+  proportional update ``tau_r = gap_r / sum(gap)`` with ``gap_r = w_r.x - w_y.x +
+  margin``.  LIBOL updates only on a prediction mistake and leaves out the ties
+  (``w_r.x = w_y.x``); following the paper, ties are errors here, and when every gap is
+  0 (all tied) the update is uniform.
+
+``average=True``: Polyak-Ruppert averaging (Freund and Schapire's averaged
+Perceptron): the mean of the weight vectors after each round predicts, the raw
+weights learn (lazy, O(non-zeros) a row; see ``olearn.kernels.averaging``).
+
+A sample weight multiplies the step; a row of zeros (no intercept) makes no update.
+Novikoff (1962): on data separable with margin gamma inside a ball of radius R, the
+classic Perceptron makes at most (R/gamma)^2 mistakes.
 """
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import (BINARY, MULTICLASS, axpy, linear_scores, online_pass,
-                              sq_norm, top_wrong)
+from ..kernels.averaging import add_row, avg_scores, finish
+from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm, top_wrong
 from ..registry import register
+from ._linear import LinearModel, check_choice, check_number
+
+MULTICLASS_UPDATES = ("max", "uniform", "single")
 
 
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    eta, margin = params
-    if y * out[0] > margin or sq_norm(val) == 0.0:
+    eta, margin, mode = params
+    if y * state[4][0] > margin or sq_norm(val) == 0.0:
         return 0
-    axpy(state[0], 0, eta * sw * y, idx, val)
+    add_row(state, 0, eta * sw * y, idx, val)
     return 1
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    eta, margin = params
+    eta, margin, mode = params
+    r = state[4]
     yi = int(y)
-    s = top_wrong(out, seen, yi)
-    if s < 0 or out[yi] - out[s] > margin or sq_norm(val) == 0.0:
+    s = top_wrong(r, seen, yi)
+    if s < 0 or r[yi] - r[s] > margin or sq_norm(val) == 0.0:
         return 0
-    axpy(state[0], yi, eta * sw, idx, val)
-    axpy(state[0], s, -eta * sw, idx, val)
+    add_row(state, yi, eta * sw, idx, val)
+    if mode == 0.0:
+        add_row(state, s, -eta * sw, idx, val)
+        return 1
+    floor = r[yi] - margin
+    n_err = 0
+    total = 0.0
+    for k in range(r.shape[0]):
+        if k != yi and seen[k] and r[k] >= floor:
+            n_err += 1
+            total += r[k] - floor
+    for k in range(r.shape[0]):
+        if k != yi and seen[k] and r[k] >= floor:
+            tau = (r[k] - floor) / total if mode == 2.0 and total > 0.0 else 1.0 / n_err
+            add_row(state, k, -eta * sw * tau, idx, val)
     return 1
 
 
 @njit(cache=True)
 def _binary(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
-                       _binary_rule)
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _binary_rule))
 
 
 @njit(cache=True)
 def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                       linear_scores, _multiclass_rule)
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _multiclass_rule))
 
 
-class Perceptron(OnlineClassifier):
+class Perceptron(LinearModel, OnlineClassifier):
     """Perceptron: ``w += eta y x`` whenever ``y w.x <= margin``.
 
     Parameters
     ----------
     eta : float, step size (> 0).
     margin : float, update when the margin is at most this (>= 0).
+    multiclass : "max", "uniform" or "single" (see the module docstring).
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
     _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
 
-    def __init__(self, eta=1.0, margin=0.0, fit_intercept=True, epochs=1, shuffle=False,
-                 random_state=None):
+    def __init__(self, eta=1.0, margin=0.0, multiclass="max", average=False,
+                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
         self.eta = eta
         self.margin = margin
+        self.multiclass = multiclass
+        self.average = average
         self.fit_intercept = fit_intercept
         self.epochs = epochs
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _check_params(self):
-        if not self.eta > 0:
-            raise ValueError(f"eta must be > 0, got {self.eta!r}")
-        if not self.margin >= 0:
-            raise ValueError(f"margin must be >= 0, got {self.margin!r}")
+    def _check_hyper(self):
+        check_number("eta", self.eta, low=0.0, low_open=True)
+        check_number("margin", self.margin, low=0.0)
+        check_choice("multiclass", self.multiclass, MULTICLASS_UPDATES)
 
     def _kernel_params(self):
-        return (self.eta, self.margin)
+        return (self.eta, self.margin, float(MULTICLASS_UPDATES.index(self.multiclass)))
 
 
 register("perceptron", Perceptron)

@@ -1,0 +1,289 @@
+"""Parameter-free coin betting: ``COCOBClassifier`` and ``COCOBRegressor``.
+
+Orabona and Pal ("Coin Betting and Parameter-Free Online Learning", NIPS 2016) turn
+online linear optimisation into betting on a coin: each coordinate bets a fraction of
+its wealth (its initial endowment plus its winnings) on the sign of the next negative
+gradient, and a good betting strategy needs no learning rate.  Their KT bettor needs
+gradients bounded by 1, which features rescaled by large factors break, so this
+module runs its scale-adaptive per-coordinate form, COCOB-Backprop (Orabona and
+Tommasi, "Training Deep Networks without Learning Rates Through Coin Betting", NIPS
+2017, Algorithm 2).  For coordinate ``i`` with negative gradient ``c_i = -g_i``:
+
+    L_i <- max(L_i, |c_i|)                  (the gradient scale seen so far)
+    G_i <- G_i + |c_i|
+    R_i <- max(R_i + (w_i - w1_i) c_i, 0)   (the winnings, clipped at 0)
+    theta_i <- theta_i + c_i
+    w_i <- w1_i + theta_i / (L_i max(G_i + L_i, alpha L_i)) (L_i + R_i)
+
+with ``w1 = 0`` and ``alpha = 100`` (the paper's default: a cap of ``1 / alpha`` on
+the fraction bet at the start).  A coordinate with no gradient keeps its state, so a
+row costs O(non-zeros); a coordinate moves once it has had a non-zero gradient.
+
+Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
+multiclass: max-score margin losses, softmax for "logistic"; regression: default
+"squared"); each class row bets on its own.  A sample weight multiplies the loss.
+``average=True``: Polyak-Ruppert averaging of the iterates.
+State: ``Q[k, i] = (L, G, R)`` and ``T[k, i] = theta`` (``w`` is linear in ``theta``,
+so ``T`` follows ``W`` when the labels flip or the model turns multiclass).
+"""
+from numba import njit
+
+from ..base import OnlineClassifier, OnlineRegressor, Slot
+from ..kernels.averaging import add_at, avg_scores, finish, weight
+from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
+from ..kernels.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
+                              epsilon_insensitive_grad, hinge_grad, huber_grad,
+                              logistic_grad, modified_huber_grad, perceptron_grad,
+                              squared_grad, squared_hinge_grad)
+from ..registry import register
+from ._linear import LinearModel, check_choice, check_number
+
+
+@njit(inline="always")
+def _cocob(state, params, idx, val, y, sw, seen, grad):
+    alpha, eps = params
+    Q = state[6]
+    T = state[7]
+    g = state[5]
+    moved = grad(state[4], seen, y, g, eps)
+    if moved:
+        for k in range(g.shape[0]):
+            if g[k] != 0.0:
+                gk = -sw * g[k]
+                for j in range(idx.shape[0]):
+                    c = gk * val[j]
+                    if c != 0.0:
+                        i = idx[j]
+                        q = Q[k, i]
+                        w = weight(state, k, i)
+                        a = abs(c)
+                        if a > q[0]:
+                            q[0] = a
+                        q[1] += a
+                        q[2] = max(q[2] + w * c, 0.0)
+                        T[k, i] += c
+                        L = q[0]
+                        new = T[k, i] / (L * max(q[1] + L, alpha * L)) * (L + q[2])
+                        add_at(state, k, i, new - w)
+    return moved
+
+
+@njit(inline="always")
+def _hinge(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, hinge_grad)
+
+
+@njit(inline="always")
+def _squared_hinge(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, squared_hinge_grad)
+
+
+@njit(inline="always")
+def _logistic(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, logistic_grad)
+
+
+@njit(inline="always")
+def _perceptron(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, perceptron_grad)
+
+
+@njit(inline="always")
+def _modified_huber(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, modified_huber_grad)
+
+
+@njit(inline="always")
+def _squared(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, squared_grad)
+
+
+@njit(inline="always")
+def _absolute(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, absolute_grad)
+
+
+@njit(inline="always")
+def _epsilon_insensitive(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, epsilon_insensitive_grad)
+
+
+@njit(inline="always")
+def _huber(state, params, idx, val, y, sw, out, seen):
+    return _cocob(state, params, idx, val, y, sw, seen, huber_grad)
+
+
+@njit(cache=True)
+def _hinge_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _hinge))
+
+
+@njit(cache=True)
+def _hinge_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _hinge))
+
+
+@njit(cache=True)
+def _squared_hinge_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _squared_hinge))
+
+
+@njit(cache=True)
+def _squared_hinge_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _squared_hinge))
+
+
+@njit(cache=True)
+def _logistic_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _logistic))
+
+
+@njit(cache=True)
+def _logistic_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _logistic))
+
+
+@njit(cache=True)
+def _perceptron_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _perceptron))
+
+
+@njit(cache=True)
+def _perceptron_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _perceptron))
+
+
+@njit(cache=True)
+def _modified_huber_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _modified_huber))
+
+
+@njit(cache=True)
+def _modified_huber_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _modified_huber))
+
+
+@njit(cache=True)
+def _squared_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _squared))
+
+
+@njit(cache=True)
+def _absolute_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _absolute))
+
+
+@njit(cache=True)
+def _epsilon_insensitive_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _epsilon_insensitive))
+
+
+@njit(cache=True)
+def _huber_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _huber))
+
+
+CLASSIFIER_KERNELS = {
+    "hinge": {BINARY: _hinge_b, MULTICLASS: _hinge_m},
+    "squared_hinge": {BINARY: _squared_hinge_b, MULTICLASS: _squared_hinge_m},
+    "logistic": {BINARY: _logistic_b, MULTICLASS: _logistic_m},
+    "perceptron": {BINARY: _perceptron_b, MULTICLASS: _perceptron_m},
+    "modified_huber": {BINARY: _modified_huber_b, MULTICLASS: _modified_huber_m},
+}
+REGRESSOR_KERNELS = {
+    "squared": {REGRESSION: _squared_r},
+    "absolute": {REGRESSION: _absolute_r},
+    "epsilon_insensitive": {REGRESSION: _epsilon_insensitive_r},
+    "huber": {REGRESSION: _huber_r},
+}
+
+
+class _COCOB(LinearModel):
+    _losses = ()
+
+    def _extra_slots(self):
+        return (Slot("Q", ("K", "d", 3), 0.0), Slot("T", ("K", "d"), 0.0, signed=True))
+
+    def _check_hyper(self):
+        check_choice("loss", self.loss, self._losses)
+        check_number("alpha", self.alpha, low=0.0, low_open=True)
+        check_number("epsilon", self.epsilon, low=0.0)
+
+    def _kernel_params(self):
+        return (float(self.alpha), float(self.epsilon))
+
+
+class COCOBClassifier(_COCOB, OnlineClassifier):
+    """Coin-betting classifier with no learning rate (COCOB-Backprop per coordinate).
+
+    Parameters
+    ----------
+    loss : "logistic" (default), "hinge", "squared_hinge", "perceptron" or
+        "modified_huber".
+    alpha : float > 0, caps the first bets at ``1 / alpha`` of the wealth (100).
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _losses = CLASSIFICATION_LOSSES
+    epsilon = 0.0
+
+    def __init__(self, loss="logistic", alpha=100.0, average=False, fit_intercept=True,
+                 epochs=1, shuffle=False, random_state=None):
+        self.loss = loss
+        self.alpha = alpha
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kernels(self):
+        return CLASSIFIER_KERNELS[self.loss]
+
+
+class COCOBRegressor(_COCOB, OnlineRegressor):
+    """Coin-betting regressor with no learning rate (COCOB-Backprop per coordinate).
+
+    Parameters
+    ----------
+    loss : "squared" (default), "absolute", "epsilon_insensitive" or "huber".
+    alpha : float > 0, caps the first bets at ``1 / alpha`` of the wealth (100).
+    epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _losses = REGRESSION_LOSSES
+
+    def __init__(self, loss="squared", alpha=100.0, epsilon=0.1, average=False,
+                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
+        self.loss = loss
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kernels(self):
+        return REGRESSOR_KERNELS[self.loss]
+
+
+register("cocob", COCOBClassifier)
+register("cocob-reg", COCOBRegressor)

@@ -1,0 +1,304 @@
+"""Normalized adaptive gradient descent: ``NDAGClassifier`` and ``NDAGRegressor``.
+
+Ross, Mineiro and Langford, "Normalized Online Learning" (UAI 2013), Algorithm 2
+(NAG), the idea behind Vowpal Wabbit's default update.  Per feature ``i`` it keeps the
+largest magnitude seen ``s_i`` and the sum of squared gradients ``G_i``; over the
+stream, ``N = sum_t sum_i x_ti^2 / s_i^2``.  Round ``t``:
+
+1. for each non-zero ``x_i`` with ``|x_i| > s_i``: ``w_i <- w_i s_i / |x_i|`` (a
+   weight learned at a smaller scale is shrunk to the new one), ``s_i <- |x_i|``;
+2. predict ``w . x``;
+3. ``N <- N + sum_i x_i^2 / s_i^2``;
+4. for each ``i``: ``G_i <- G_i + g_i^2`` and
+   ``w_i <- w_i - eta sqrt(t / N) g_i / (s_i sqrt(G_i))``, ``g_i = dL/dp x_i``.
+
+Multiplying feature ``i`` by any ``c_i != 0`` multiplies ``s_i`` by ``|c_i|``, ``g_i``
+by ``c_i`` and ``w_i`` by ``1 / c_i``: the predictions are exactly those of the
+unscaled data (scale invariance, tested).  ``eta`` defaults to 0.5, Vowpal Wabbit's
+default learning rate; it needs no tuning to the scale of the features.
+
+Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
+multiclass: max-score margin losses, softmax for "logistic"; regression: default
+"squared"); ``G`` is per class row, ``s`` and ``N`` shared.  The round ``t`` counts
+rows; a sample weight multiplies the loss.  Costs O(non-zeros) a row.
+``average=True``: Polyak-Ruppert averaging (step 1 is part of round ``t``'s change, so
+it does not move the average of the earlier iterates).
+"""
+import math
+
+from numba import njit
+
+from ..base import OnlineClassifier, OnlineRegressor, Slot
+from ..kernels.averaging import add_at, begin_round, finish, row_scores, weight
+from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
+from ..kernels.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
+                              epsilon_insensitive_grad, hinge_grad, huber_grad,
+                              logistic_grad, modified_huber_grad, perceptron_grad,
+                              squared_grad, squared_hinge_grad)
+from ..registry import register
+from ._linear import LinearModel, check_choice, check_number
+
+
+@njit(inline="always")
+def _scores(state, idx, val, out):
+    """Steps 1-2: rescale the weights of features seen at a larger scale, then score."""
+    begin_round(state)
+    S = state[6]
+    K = state[0].shape[0]
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        a = abs(val[j])
+        if a > S[i]:
+            if S[i] > 0.0:
+                f = S[i] / a - 1.0
+                for k in range(K):
+                    add_at(state, k, i, weight(state, k, i) * f)
+            S[i] = a
+    row_scores(state, idx, val, out)
+
+
+@njit(inline="always")
+def _ndag(state, params, idx, val, y, sw, seen, grad):
+    eta, eps = params
+    c = state[2]
+    S = state[6]
+    G = state[7]
+    for j in range(idx.shape[0]):
+        if val[j] != 0.0:
+            q = val[j] / S[idx[j]]
+            c[3] += q * q
+    g = state[5]
+    moved = grad(state[4], seen, y, g, eps)
+    if moved and c[3] > 0.0:
+        rate = eta * math.sqrt(c[0] / c[3])
+        for k in range(g.shape[0]):
+            if g[k] != 0.0:
+                gk = sw * g[k]
+                for j in range(idx.shape[0]):
+                    gj = gk * val[j]
+                    if gj != 0.0:
+                        i = idx[j]
+                        G[k, i] += gj * gj
+                        add_at(state, k, i, -rate * gj / (S[i] * math.sqrt(G[k, i])))
+    return moved
+
+
+@njit(inline="always")
+def _hinge(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, hinge_grad)
+
+
+@njit(inline="always")
+def _squared_hinge(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, squared_hinge_grad)
+
+
+@njit(inline="always")
+def _logistic(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, logistic_grad)
+
+
+@njit(inline="always")
+def _perceptron(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, perceptron_grad)
+
+
+@njit(inline="always")
+def _modified_huber(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, modified_huber_grad)
+
+
+@njit(inline="always")
+def _squared(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, squared_grad)
+
+
+@njit(inline="always")
+def _absolute(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, absolute_grad)
+
+
+@njit(inline="always")
+def _epsilon_insensitive(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, epsilon_insensitive_grad)
+
+
+@njit(inline="always")
+def _huber(state, params, idx, val, y, sw, out, seen):
+    return _ndag(state, params, idx, val, y, sw, seen, huber_grad)
+
+
+@njit(cache=True)
+def _hinge_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     _scores, _hinge))
+
+
+@njit(cache=True)
+def _hinge_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     _scores, _hinge))
+
+
+@njit(cache=True)
+def _squared_hinge_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     _scores, _squared_hinge))
+
+
+@njit(cache=True)
+def _squared_hinge_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     _scores, _squared_hinge))
+
+
+@njit(cache=True)
+def _logistic_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     _scores, _logistic))
+
+
+@njit(cache=True)
+def _logistic_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     _scores, _logistic))
+
+
+@njit(cache=True)
+def _perceptron_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     _scores, _perceptron))
+
+
+@njit(cache=True)
+def _perceptron_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     _scores, _perceptron))
+
+
+@njit(cache=True)
+def _modified_huber_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     _scores, _modified_huber))
+
+
+@njit(cache=True)
+def _modified_huber_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     _scores, _modified_huber))
+
+
+@njit(cache=True)
+def _squared_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     _scores, _squared))
+
+
+@njit(cache=True)
+def _absolute_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     _scores, _absolute))
+
+
+@njit(cache=True)
+def _epsilon_insensitive_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     _scores, _epsilon_insensitive))
+
+
+@njit(cache=True)
+def _huber_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     _scores, _huber))
+
+
+CLASSIFIER_KERNELS = {
+    "hinge": {BINARY: _hinge_b, MULTICLASS: _hinge_m},
+    "squared_hinge": {BINARY: _squared_hinge_b, MULTICLASS: _squared_hinge_m},
+    "logistic": {BINARY: _logistic_b, MULTICLASS: _logistic_m},
+    "perceptron": {BINARY: _perceptron_b, MULTICLASS: _perceptron_m},
+    "modified_huber": {BINARY: _modified_huber_b, MULTICLASS: _modified_huber_m},
+}
+REGRESSOR_KERNELS = {
+    "squared": {REGRESSION: _squared_r},
+    "absolute": {REGRESSION: _absolute_r},
+    "epsilon_insensitive": {REGRESSION: _epsilon_insensitive_r},
+    "huber": {REGRESSION: _huber_r},
+}
+
+
+class _NDAG(LinearModel):
+    _losses = ()
+
+    def _extra_slots(self):
+        return (Slot("S", ("d",), 0.0), Slot("G", ("K", "d"), 0.0))
+
+    def _check_hyper(self):
+        check_choice("loss", self.loss, self._losses)
+        check_number("eta", self.eta, low=0.0, low_open=True)
+        check_number("epsilon", self.epsilon, low=0.0)
+
+    def _kernel_params(self):
+        return (float(self.eta), float(self.epsilon))
+
+
+class NDAGClassifier(_NDAG, OnlineClassifier):
+    """Normalized adaptive gradient classifier (NAG of Ross, Mineiro and Langford 2013).
+
+    Parameters
+    ----------
+    loss : "logistic" (default), "hinge", "squared_hinge", "perceptron" or
+        "modified_huber".
+    eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _losses = CLASSIFICATION_LOSSES
+    epsilon = 0.0
+
+    def __init__(self, loss="logistic", eta=0.5, average=False, fit_intercept=True,
+                 epochs=1, shuffle=False, random_state=None):
+        self.loss = loss
+        self.eta = eta
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kernels(self):
+        return CLASSIFIER_KERNELS[self.loss]
+
+
+class NDAGRegressor(_NDAG, OnlineRegressor):
+    """Normalized adaptive gradient regressor (NAG of Ross, Mineiro and Langford 2013).
+
+    Parameters
+    ----------
+    loss : "squared" (default), "absolute", "epsilon_insensitive" or "huber".
+    eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
+    epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _losses = REGRESSION_LOSSES
+
+    def __init__(self, loss="squared", eta=0.5, epsilon=0.1, average=False,
+                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
+        self.loss = loss
+        self.eta = eta
+        self.epsilon = epsilon
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kernels(self):
+        return REGRESSOR_KERNELS[self.loss]
+
+
+register("ndag", NDAGClassifier)
+register("ndag-reg", NDAGRegressor)

@@ -1,0 +1,385 @@
+"""Online (projected) gradient descent: ``OGDClassifier`` and ``OGDRegressor``.
+
+Round ``t``: predict with ``w_t``, suffer ``L(w_t . x_t, y_t)``, then
+
+    w_{t+1} = P( (1 - eta_t alpha) w_t - eta_t dL/dp x_t ),
+
+where ``P`` is the Euclidean projection onto ``{||w|| <= radius}`` (Zinkevich, "Online
+convex programming and generalized infinitesimal gradient ascent", ICML 2003, eq. (1)
+and Theorem 1: with ``eta_t = eta / sqrt(t)`` the regret against the best fixed ``w``
+in the ball grows like ``sqrt(T)``), ``alpha`` is an optional L2 term
+``alpha/2 ||w||^2`` and ``dL/dp`` the derivative of the loss in the score.
+Losses and schedules are listed in ``olearn.kernels.losses``; in short
+
+* classification: "hinge", "squared_hinge", "logistic", "perceptron",
+  "modified_huber"; multiclass: the max-score margin form of each margin loss
+  (Crammer and Singer 2001) and the softmax (multinomial logistic) loss for "logistic";
+* regression: "squared" (``OGDRegressor(loss="squared")`` is LMS, see
+  ``LMSRegressor``), "absolute", "epsilon_insensitive", "huber" (``epsilon`` is their
+  width);
+* schedules: "constant" ``eta``; "invsqrt" ``eta / sqrt(t)``; "power" ``eta t^-power``
+  (``power`` in (1/2, 1) gives the Robbins-Monro conditions of the MIT 9.520 notes);
+  "optimal" ``1 / (alpha (t0 + t - 1))`` (Bottou, "Stochastic gradient descent tricks",
+  2012, for the L2 term ``alpha > 0``; ``t0 = 1 / (alpha typw)`` with ``typw =
+  alpha^(-1/4)``, the heuristic of Bottou's sgd code as used by scikit-learn);
+  "adagrad": per-coordinate steps ``eta / sqrt(sum of the coordinate's squared
+  gradients)`` (Duchi, Hazan and Singer, JMLR 12, 2011, diagonal version, with
+  delta = 0: a coordinate moves only once it has had a gradient).
+
+The round ``t`` counts rows (every row is a round, also when its gradient is 0).
+Each loss has its own compiled entry points (chosen when the model is built); the
+schedule is a scalar switch once per row.  The L2 decay and the projection scale the
+whole weight vector in O(1) (``olearn.kernels.averaging``), so a row costs
+O(non-zeros).  With ``fit_intercept`` the intercept is a weight like the others: it
+is decayed by ``alpha`` and counts in the projection's norm (scikit-learn does not
+regularise its intercept, and on sparse input damps its steps by 0.01).  For the
+multiclass model ``||w||`` is the Frobenius norm of the ``(K, d)`` weight matrix.
+"schedule='adagrad'" takes no ``alpha`` and no ``radius`` (its projection would have to
+be in AdaGrad's own metric).  A sample weight multiplies the loss (so its gradient).
+
+With the "hinge" loss, a constant step, no intercept and no L2 term the weights equal
+scikit-learn's ``SGDClassifier(loss="hinge", penalty=None, learning_rate="constant")``
+after one pass; with the "perceptron" loss and a constant step 1 they equal
+:class:`olearn.linear.Perceptron`'s.
+
+``average=True``: Polyak-Ruppert averaging (the mean of ``w_1 .. w_t`` predicts; the
+raw iterate learns).  ``predict_proba`` exists for the "logistic" loss (sigmoid of the
+score; the softmax over the classes seen for a multiclass model).
+"""
+import math
+
+import numpy as np
+from numba import njit
+from sklearn.utils.metaestimators import available_if
+
+from ..base import OnlineClassifier, OnlineRegressor, Slot
+from ..kernels.averaging import add_at, add_row, avg_scores, finish, project_ball, \
+    scale_weights
+from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
+from ..kernels.losses import (ADAGRAD, CLASSIFICATION_LOSSES, REGRESSION_LOSSES, SCHEDULES,
+                              absolute_grad, epsilon_insensitive_grad, hinge_grad,
+                              huber_grad, logistic_grad, modified_huber_grad,
+                              perceptron_grad, squared_grad, squared_hinge_grad, step_size)
+from ..registry import register
+from ._linear import LinearModel, check_choice, check_number
+
+
+@njit
+def _adagrad_step(state, idx, val, eta, sw):
+    """AdaGrad's per-coordinate step (a plain call: it keeps the entry points small)."""
+    g = state[5]
+    G = state[6]
+    for k in range(g.shape[0]):
+        if g[k] != 0.0:
+            gk = sw * g[k]
+            for j in range(idx.shape[0]):
+                gj = gk * val[j]
+                if gj != 0.0:
+                    i = idx[j]
+                    G[k, i] += gj * gj
+                    add_at(state, k, i, -eta * gj / math.sqrt(G[k, i]))
+
+
+@njit(inline="always")
+def _ogd(state, params, idx, val, y, sw, seen, grad):
+    eta, kind, power, alpha, t0, radius, eps = params
+    step = step_size(kind, eta, power, alpha, t0, state[2][0])
+    if alpha > 0.0:
+        scale_weights(state, max(0.0, 1.0 - step * alpha))
+    g = state[5]
+    moved = grad(state[4], seen, y, g, eps)
+    if moved:
+        if kind == ADAGRAD:
+            _adagrad_step(state, idx, val, eta, sw)
+        else:
+            for k in range(g.shape[0]):
+                if g[k] != 0.0:
+                    add_row(state, k, -step * sw * g[k], idx, val)
+    if radius > 0.0:
+        project_ball(state, radius)
+    return moved
+
+
+# One rule and two entry points per loss (the loss is fixed when the kernel is built).
+@njit(inline="always")
+def _hinge(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, hinge_grad)
+
+
+@njit(inline="always")
+def _squared_hinge(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, squared_hinge_grad)
+
+
+@njit(inline="always")
+def _logistic(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, logistic_grad)
+
+
+@njit(inline="always")
+def _perceptron(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, perceptron_grad)
+
+
+@njit(inline="always")
+def _modified_huber(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, modified_huber_grad)
+
+
+@njit(inline="always")
+def _squared(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, squared_grad)
+
+
+@njit(inline="always")
+def _absolute(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, absolute_grad)
+
+
+@njit(inline="always")
+def _epsilon_insensitive(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, epsilon_insensitive_grad)
+
+
+@njit(inline="always")
+def _huber(state, params, idx, val, y, sw, out, seen):
+    return _ogd(state, params, idx, val, y, sw, seen, huber_grad)
+
+
+@njit(cache=True)
+def _hinge_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _hinge))
+
+
+@njit(cache=True)
+def _hinge_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _hinge))
+
+
+@njit(cache=True)
+def _squared_hinge_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _squared_hinge))
+
+
+@njit(cache=True)
+def _squared_hinge_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _squared_hinge))
+
+
+@njit(cache=True)
+def _logistic_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _logistic))
+
+
+@njit(cache=True)
+def _logistic_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _logistic))
+
+
+@njit(cache=True)
+def _perceptron_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _perceptron))
+
+
+@njit(cache=True)
+def _perceptron_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _perceptron))
+
+
+@njit(cache=True)
+def _modified_huber_b(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
+                                     avg_scores, _modified_huber))
+
+
+@njit(cache=True)
+def _modified_huber_m(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
+                                     avg_scores, _modified_huber))
+
+
+@njit(cache=True)
+def _squared_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _squared))
+
+
+@njit(cache=True)
+def _absolute_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _absolute))
+
+
+@njit(cache=True)
+def _epsilon_insensitive_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _epsilon_insensitive))
+
+
+@njit(cache=True)
+def _huber_r(X, y, sw, state, params, seen, scores, pred):
+    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
+                                     avg_scores, _huber))
+
+
+CLASSIFIER_KERNELS = {
+    "hinge": {BINARY: _hinge_b, MULTICLASS: _hinge_m},
+    "squared_hinge": {BINARY: _squared_hinge_b, MULTICLASS: _squared_hinge_m},
+    "logistic": {BINARY: _logistic_b, MULTICLASS: _logistic_m},
+    "perceptron": {BINARY: _perceptron_b, MULTICLASS: _perceptron_m},
+    "modified_huber": {BINARY: _modified_huber_b, MULTICLASS: _modified_huber_m},
+}
+REGRESSOR_KERNELS = {
+    "squared": {REGRESSION: _squared_r},
+    "absolute": {REGRESSION: _absolute_r},
+    "epsilon_insensitive": {REGRESSION: _epsilon_insensitive_r},
+    "huber": {REGRESSION: _huber_r},
+}
+
+
+def optimal_t0(alpha):
+    """Bottou's offset: the first "optimal" step is ``typw = alpha^(-1/4)``."""
+    return 1.0 / (alpha * alpha ** -0.25)
+
+
+class _OGD(LinearModel):
+    """What the OGD classifier and regressor share: schedule, L2 term, projection."""
+    _losses = ()
+
+    def _extra_slots(self):
+        return (Slot("G", ("K", "d" if self.schedule == "adagrad" else 0), 0.0),)
+
+    def _check_hyper(self):
+        check_choice("loss", self.loss, self._losses)
+        check_choice("schedule", self.schedule, SCHEDULES)
+        check_number("eta", self.eta, low=0.0, low_open=True)
+        check_number("power", self.power, low=0.0, high=1.0, low_open=True)
+        check_number("alpha", self.alpha, low=0.0)
+        check_number("epsilon", self.epsilon, low=0.0)
+        if self.radius is not None:
+            check_number("radius", self.radius, low=0.0, low_open=True)
+        if self.schedule == "optimal" and not self.alpha > 0:
+            raise ValueError("schedule='optimal' needs an L2 term alpha > 0")
+        if self.schedule == "adagrad" and (self.alpha > 0 or self.radius is not None):
+            raise ValueError("schedule='adagrad' takes no alpha and no radius")
+
+    def _kernel_params(self):
+        alpha = float(self.alpha)
+        return (float(self.eta), float(SCHEDULES.index(self.schedule)), float(self.power),
+                alpha, optimal_t0(alpha) if alpha > 0 else 0.0,
+                0.0 if self.radius is None else float(self.radius), float(self.epsilon))
+
+
+class OGDClassifier(_OGD, OnlineClassifier):
+    """Online gradient descent classifier (see the module docstring).
+
+    Parameters
+    ----------
+    loss : "hinge", "squared_hinge", "logistic", "perceptron" or "modified_huber".
+    eta : float, base step (> 0).
+    schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
+    power : float in (0, 1], exponent of the "power" schedule.
+    alpha : float, L2 term (>= 0; "optimal" needs > 0).
+    radius : float or None, project onto the L2 ball of this radius after each step.
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _losses = CLASSIFICATION_LOSSES
+    epsilon = 0.0
+
+    def __init__(self, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alpha=0.0,
+                 radius=None, average=False, fit_intercept=True, epochs=1, shuffle=False,
+                 random_state=None):
+        self.loss = loss
+        self.eta = eta
+        self.schedule = schedule
+        self.power = power
+        self.alpha = alpha
+        self.radius = radius
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kernels(self):
+        return CLASSIFIER_KERNELS[self.loss]
+
+    @available_if(lambda self: self.loss == "logistic")
+    def predict_proba(self, X):
+        """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
+        return _proba(self, self.decision_function(X))
+
+    @available_if(lambda self: self.loss == "logistic")
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+
+def _proba(model, scores):
+    """Probabilities from decision values: binary sigmoid or masked softmax."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim == 1:
+        p = np.empty(scores.shape[0])
+        pos = scores >= 0
+        p[pos] = 1.0 / (1.0 + np.exp(-scores[pos]))
+        e = np.exp(scores[~pos])
+        p[~pos] = e / (1.0 + e)
+        if len(model.classes_) == 1:
+            return np.ones((scores.shape[0], 1))
+        return np.column_stack([1.0 - p, p])
+    s = np.where(model.seen_.astype(bool), scores, -np.inf)
+    s = np.exp(s - s.max(axis=1, keepdims=True))
+    return s / s.sum(axis=1, keepdims=True)
+
+
+class OGDRegressor(_OGD, OnlineRegressor):
+    """Online gradient descent regressor (see the module docstring).
+
+    Parameters
+    ----------
+    loss : "squared", "absolute", "epsilon_insensitive" or "huber".
+    eta : float, base step (> 0).
+    schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
+    power : float in (0, 1], exponent of the "power" schedule.
+    alpha : float, L2 term (>= 0; "optimal" needs > 0).
+    radius : float or None, project onto the L2 ball of this radius after each step.
+    epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
+    average : bool, predict with the average of the iterates (Polyak-Ruppert).
+    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    """
+    _losses = REGRESSION_LOSSES
+
+    def __init__(self, loss="squared", eta=0.01, schedule="invsqrt", power=0.5, alpha=0.0,
+                 radius=None, epsilon=0.1, average=False, fit_intercept=True, epochs=1,
+                 shuffle=False, random_state=None):
+        self.loss = loss
+        self.eta = eta
+        self.schedule = schedule
+        self.power = power
+        self.alpha = alpha
+        self.radius = radius
+        self.epsilon = epsilon
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @property
+    def _kernels(self):
+        return REGRESSOR_KERNELS[self.loss]
+
+
+register("ogd", OGDClassifier)
+register("ogd-reg", OGDRegressor)
+register("adagrad", OGDClassifier, schedule="adagrad")
+register("adagrad-reg", OGDRegressor, schedule="adagrad")
