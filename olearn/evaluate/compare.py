@@ -17,13 +17,14 @@ Here the protocol is:
    mistake rate (``predict_learn``: each row predicted before it is learned), the
    number of updates (``n_updates_``) and the seconds of the pass.
 
-Grids are defined once, by parameter name, in :data:`DEFAULT_GRIDS` (LIBOL's: ``C`` and
-``r`` in 2^-4 .. 2^4, ``eta`` in 0.55 .. 0.95), and applied to whichever of those
-parameters a learner has, when its current value lies in the grid's domain (so the
-Perceptron's step ``eta = 1`` is not searched over LIBOL's confidence levels).  A
-parameter that does not reach the kernel (``C`` of plain PA) is not searched.  A learner
-class may declare ``_tune_grid = {"param": values}`` (``None`` to exclude a parameter)
-to refine this; ``tune=`` overrides per learner.
+Grids are defined once, by parameter name, in :data:`DEFAULT_GRIDS` (LIBOL's: ``C``
+and ``r`` in 2^-4 .. 2^4, ``eta`` in 0.55 .. 0.95), and applied to whichever of those
+parameters a learner has, chosen by the parameter's current value: ``eta`` between 0.5
+and 1 is a confidence level (CW, SCW) and gets LIBOL's levels; any other positive
+``eta`` is a step size and gets 2^-4 .. 2^4 times its value.  A parameter that does not
+reach the kernel (``C`` of plain PA) is not searched; a grid point a learner rejects
+scores as the worst.  A learner class may declare ``_tune_grid = {"param": values}``
+(``None`` to exclude a parameter) to refine this; ``tune=`` overrides per learner.
 
 Every registered learner takes part through :mod:`olearn.registry` (``learners=None``:
 all classifiers, or regressors, suited to ``y``); nothing here names an algorithm.
@@ -40,14 +41,21 @@ import scipy.sparse as sp
 
 __all__ = ["compare", "ComparisonResult", "DEFAULT_GRIDS", "tuning_grid"]
 
-#: name -> (values, domain): a grid is searched for a learner parameter of that name
-#: whose current value lies in the open interval ``domain``.
+_POW2 = tuple(2.0 ** k for k in range(-4, 5))
+
+#: name -> [(domain, values, relative)]: for a learner parameter of that name, the first
+#: entry whose open interval ``domain`` holds the parameter's current value gives its
+#: grid; ``relative`` values multiply the current value.  So ``eta`` is searched over
+#: LIBOL's confidence levels when it is a probability (CW, SCW: 0.5 < eta < 1) and over
+#: 2^-4..2^4 times its value when it is a step size (OGD: eta = 1; LMS: eta = 0.01).
 DEFAULT_GRIDS = {
-    "C": (tuple(2.0 ** k for k in range(-4, 5)), (0.0, math.inf)),
-    "r": (tuple(2.0 ** k for k in range(-4, 5)), (0.0, math.inf)),
-    "eta": (tuple(round(0.55 + 0.05 * k, 2) for k in range(9)), (0.5, 1.0)),
-    "a": (tuple(2.0 ** k for k in range(-4, 5)), (0.0, math.inf)),
-    "b": (tuple(round(0.1 * k, 1) for k in range(1, 10)), (0.0, 1.0)),
+    "C": [((0.0, math.inf), _POW2, False)],
+    "r": [((0.0, math.inf), _POW2, False)],
+    "a": [((0.0, math.inf), _POW2, False)],
+    "eta": [((0.5, 1.0), tuple(round(0.55 + 0.05 * k, 2) for k in range(9)), False),
+            ((0.0, math.inf), _POW2, True)],
+    "b": [((0.0, 1.0), tuple(round(0.1 * k, 1) for k in range(1, 10)), False),
+          ((0.0, math.inf), _POW2, True)],
 }
 
 
@@ -129,26 +137,42 @@ def _in_domain(value, domain):
 
 
 def _reaches_kernel(est, param, values):
-    """False when every value of ``param`` gives the same kernel parameters."""
+    """False when every value of ``param`` gives the same kernel parameters and the same
+    initial state (``C`` of plain PA): searching it would only repeat one run."""
     from sklearn.base import clone
-    if not hasattr(est, "_kernel_params"):
+    if not (hasattr(est, "_kernel_params") and hasattr(est, "_new_state")):
         return True
     seen = set()
     for v in values:
         try:
-            seen.add(tuple(clone(est).set_params(**{param: v})._kernel_params()))
-        except Exception:  # a value the learner rejects: let the run report it
+            c = clone(est).set_params(**{param: v})
+            c._new_state(1, 3)
+            key = (tuple(c._kernel_params()),
+                   tuple((k, np.asarray(a).tobytes()) for k, a in sorted(c.state_.items())))
+        except Exception:  # anything unexpected: search the parameter
             return True
+        seen.add(key)
         if len(seen) > 1:
             return True
     return False
 
 
+def _default_values(value, entries):
+    for domain, values, relative in entries:
+        if _in_domain(value, domain):
+            return [float(value) * v for v in values] if relative else list(values)
+    return None
+
+
 def tuning_grid(est):
     """{parameter: values} searched for ``est`` by default (see the module docstring)."""
     params = est.get_params(deep=False)
-    grid = {p: list(vals) for p, (vals, dom) in DEFAULT_GRIDS.items()
-            if p in params and _in_domain(params[p], dom)}
+    grid = {}
+    for p, entries in DEFAULT_GRIDS.items():
+        if p in params and not isinstance(params[p], (bool, np.bool_)):
+            values = _default_values(params[p], entries)
+            if values is not None:
+                grid[p] = values
     for p, vals in (getattr(type(est), "_tune_grid", None) or {}).items():
         if vals is None:
             grid.pop(p, None)
@@ -163,9 +187,18 @@ def _grid_points(grid):
 
 
 # ---------------------------------------------------------------- one online pass
+_WARMED = set()
+
+
 def _warm(est, X, y, classifier):
-    """Compile or load every kernel this pass needs, untimed, on a few rows."""
+    """Compile or load every kernel this pass needs, untimed, on a few rows (once per
+    process, learner, parameters and input layout)."""
     from sklearn.base import clone
+    key = (type(est), repr(sorted(est.get_params(deep=False).items())), sp.issparse(X),
+           len(np.unique(y)) if classifier else 0)
+    if key in _WARMED:
+        return
+    _WARMED.add(key)
     if classifier:
         _, first = np.unique(y, return_index=True)
         rows = np.sort(first)
@@ -192,7 +225,16 @@ def _pass(est, X, y, order, classifier, checkpoints):
 
 
 def _task_run(tasks, X, y, classifier, checkpoints):
-    return [_pass(est, X, y, order, classifier, checkpoints) for est, order in tasks]
+    if checkpoints is not None:
+        return [_pass(est, X, y, order, classifier, checkpoints) for est, order in tasks]
+    out = []
+    for est, order in tasks:     # tuning: a grid point the learner rejects scores inf
+        try:
+            res = _pass(est, X, y, order, classifier, None)
+        except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
+            res = (math.inf, 0, 0.0, exc)
+        out.append(res)
+    return out
 
 
 def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar):
@@ -327,7 +369,11 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
                 tuning[name] = []
                 continue
             res = next(tune_out)
-            scores = [r[0] for r in res]
+            scores = [r[0] if np.isfinite(r[0]) else math.inf for r in res]
+            if all(s == math.inf for s in scores):
+                failed = next((r[3] for r in res if isinstance(r[3], Exception)), None)
+                raise ValueError(f"{name}: every point of its grid {grids[name]} failed"
+                                 + (f" ({failed})" if failed else ""))
             tuning[name] = list(zip(pts, scores))
             best = min(scores)
             own = {p: est.get_params()[p] for p in pts[0]}

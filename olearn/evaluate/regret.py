@@ -148,8 +148,11 @@ def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_interce
     else:
         raise ValueError(f"learner must be a registered name or have predict_learn, "
                          f"got {learner!r}")
-    classifier = is_classifier(model) or getattr(model, "_estimator_type", None) == \
-        "classifier"
+    try:
+        classifier = is_classifier(model)
+    except AttributeError:          # not a scikit-learn estimator: ask it directly
+        classifier = getattr(model, "_estimator_type", None) == "classifier" or \
+            hasattr(model, "classes_")
     if loss is None:
         own = getattr(model, "loss", None)
         loss = own if own in LOSSES else ("hinge" if classifier else "squared")
