@@ -608,3 +608,24 @@ def test_hash_dicts_signs_collisions_and_seed():
     assert hash_dicts([{"1": 1}], 2**20).indices[0] != hash_dicts([{1: 1}], 2**20).indices[0]
     with pytest.raises(ValueError, match="dict 0: feature 'a'"):
         hash_dicts([{"a": "text"}])
+
+
+def test_vectorized_and_line_parsers_agree():
+    from olearn.io import libsvm
+    rng = np.random.default_rng(0)
+    spellings = ["1", "+1", "-1", "1.0", "-0.25", "3e2", "12", "007", "1E-2", "0"]
+    lines = []
+    for i in range(400):
+        label = spellings[rng.integers(len(spellings))]
+        feats = [f"{rng.integers(0, 10**rng.integers(1, 7))}:{spellings[rng.integers(len(spellings))]}"
+                 for _ in range(rng.integers(0, 8))]
+        extra = " qid:4" if i % 17 == 0 else ""
+        comment = " # note 3:4" if i % 13 == 0 else ""
+        lines.append(f"{label}{extra} {' '.join(feats)}{comment}\n".encode())
+        if i % 29 == 0:
+            lines.append(b"  \n")
+    fast = libsvm._fast_parse(b"".join(lines), 1, True)
+    slow = libsvm._parse_lines(lines, 1, "x", None, None, True)
+    assert fast is not None
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)

@@ -53,9 +53,6 @@ MAX_INDEX = 2**31 - 2
 
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.split() splits on
-_IS_DIGIT = np.zeros(256, dtype=bool)
-_IS_DIGIT[list(b"0123456789")] = True
-_POW10 = 10 ** np.arange(19, dtype=np.int64)
 _PRESCAN_LINES = 1000
 _COMMENT = re.compile(rb"#[^\n]*")
 _QID = re.compile(rb"(?<=[ \t])qid:\S*")  # a qid token after the label
@@ -157,13 +154,30 @@ def _spans_mask(n, starts, ends):
     return np.cumsum(edge[:-1], dtype=np.int8).view(bool)
 
 
-def _span_uints(a, inside, ends, lengths):
-    """Values of digit-only spans (mask ``inside``, all of length 1..18)."""
-    pos = np.flatnonzero(inside)
-    power = np.repeat(ends, lengths) - 1 - pos
-    digits = (a[pos] - 48).astype(np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    return np.add.reduceat(digits * _POW10[power], offsets)
+def _span_uints(a, starts, ends, max_digits=18):
+    """Values of the spans [starts, ends) of byte array ``a`` if every span is
+    1 to ``max_digits`` ASCII digits, else None.  One pass per digit position."""
+    lengths = ends - starts
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.int64)
+    shortest, longest = int(lengths.min()), int(lengths.max())
+    if shortest < 1 or longest > max_digits:
+        return None
+    values = np.zeros(len(starts), dtype=np.int64)
+    for k in range(longest):
+        if k < shortest:  # every span has a k-th digit
+            digits = a[starts + k] - np.uint8(48)  # non-digits wrap to > 9
+            if digits.max() > 9:
+                return None
+            values *= 10
+            values += digits
+        else:
+            live = np.flatnonzero(lengths > k)
+            digits = a[starts[live] + k] - np.uint8(48)
+            if digits.max() > 9:
+                return None
+            values[live] = values[live] * 10 + digits
+    return values
 
 
 def _fast_parse(buf, lineno, want_values):
@@ -191,13 +205,9 @@ def _fast_parse(buf, lineno, want_values):
     colons = np.flatnonzero(a == 58)
     if len(colons) != len(fs) or not (np.all(fs < colons) and np.all(colons < fe - 1)):
         return None
-    index_len = colons - fs
-    if len(fs) and index_len.max() > 18:
+    indices = _span_uints(a, fs, colons)
+    if indices is None:
         return None
-    inside = _spans_mask(len(a), fs, colons)
-    if np.count_nonzero(_IS_DIGIT[a] & inside) != index_len.sum():
-        return None
-    indices = _span_uints(a, inside, colons, index_len)
     values = _span_floats(a, colons + 1, fe) if want_values else None
     labels = _span_floats(a, starts[is_label], ends[is_label])
     if labels is None or (want_values and values is None):
@@ -215,14 +225,11 @@ def _span_floats(a, starts, ends):
         return np.zeros(0)
     first = a[starts]
     sign = (first == 45) | (first == 43)  # '-' or '+'
-    digits_start = starts + sign
-    lengths = ends - digits_start
-    if lengths.min() >= 1 and lengths.max() <= 15:
-        inside = _spans_mask(len(a), digits_start, ends)
-        if np.count_nonzero(_IS_DIGIT[a] & inside) == lengths.sum():
-            values = _span_uints(a, inside, ends, lengths).astype(np.float64)
-            values[first == 45] *= -1
-            return values
+    integers = _span_uints(a, starts + sign, ends, max_digits=15)  # exact as floats
+    if integers is not None:
+        values = integers.astype(np.float64)
+        values[first == 45] *= -1
+        return values
     blanked = np.where(_spans_mask(len(a), starts, ends), a, np.uint8(32))
     try:
         values = np.fromstring(blanked.tobytes(), sep=" ")
