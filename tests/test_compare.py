@@ -1,0 +1,287 @@
+"""The LIBOL-style comparison: determinism, tuning kept apart from evaluation, numbers
+equal to running each learner by hand, grids, outputs, and the ``olearn compare``
+command."""
+import csv
+import io
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+from olearn.cli import main
+from olearn.evaluate.compare import DEFAULT_GRIDS, compare, tuning_grid
+from olearn.linear import PAClassifier
+
+
+def two_blobs(n=160, d=4, seed=0, noise=1.0):
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, 0, 1)
+    X = rng.normal(size=(n, d)) * noise + np.outer(2 * y - 1, np.linspace(1, 0.2, d))
+    return X, y
+
+
+# ---------------------------------------------------------------- determinism
+def test_same_seed_same_result_other_seed_other_orders():
+    X, y = two_blobs()
+    a = compare(["pa1", "perceptron"], X, y, permutations=4, random_state=3)
+    b = compare(["pa1", "perceptron"], X, y, permutations=4, random_state=3)
+    for name in a.names:
+        np.testing.assert_array_equal(a.scores[name], b.scores[name])
+        np.testing.assert_array_equal(a.updates[name], b.updates[name])
+        np.testing.assert_array_equal(a.curves[name], b.curves[name])
+    assert a.params == b.params and a.tuning == b.tuning
+    np.testing.assert_array_equal(a.orders, b.orders)
+    np.testing.assert_array_equal(a.tuning_order, b.tuning_order)
+    c = compare(["pa1"], X, y, permutations=4, random_state=4)
+    assert not np.array_equal(a.orders, c.orders)
+    # every order is a permutation of all rows, and they differ from each other
+    for order in np.vstack([a.tuning_order, a.orders]):
+        np.testing.assert_array_equal(np.sort(order), np.arange(len(y)))
+    assert len({tuple(o) for o in np.vstack([a.tuning_order, a.orders])}) == 5
+
+
+def test_parallel_run_gives_the_sequential_numbers():
+    X, y = two_blobs(120)
+    a = compare(["pa1", "pa2"], X, y, permutations=3, random_state=1)
+    b = compare(["pa1", "pa2"], X, y, permutations=3, random_state=1, n_jobs=2)
+    for name in a.names:
+        np.testing.assert_array_equal(a.scores[name], b.scores[name])
+        np.testing.assert_array_equal(a.updates[name], b.updates[name])
+    assert a.params == b.params
+
+
+# ---------------------------------------------------------------- tuning apart
+class SpyPA(PAClassifier):
+    """PA-I that logs (C, the row ids it was shown) for every full pass."""
+    log = []
+
+    def predict_learn(self, X, y, return_scores=False):
+        ids = np.asarray(X[:, 0] if not sp.issparse(X) else X[:, 0].toarray()).ravel()
+        SpyPA.log.append((self.C, tuple(np.rint(ids * 1000).astype(int))))
+        return super().predict_learn(X, y, return_scores)
+
+
+def _with_row_ids(X):
+    """Column 0 holds the row number / 1000 (tiny), so a pass reveals the order."""
+    return np.hstack([(np.arange(len(X)) / 1000.0)[:, None], X])
+
+
+def test_tuning_never_sees_the_evaluation_orders():
+    X, y = two_blobs(150)
+    X = _with_row_ids(X)
+    SpyPA.log = []
+    res = compare({"spy": SpyPA()}, X, y, permutations=5, random_state=2)
+    full = [(c, ids) for c, ids in SpyPA.log if len(ids) == len(y)]
+    grid = DEFAULT_GRIDS["C"][0][1]
+    tuning = [(c, ids) for c, ids in full if ids == tuple(res.tuning_order)]
+    evaluation = [(c, ids) for c, ids in full if ids != tuple(res.tuning_order)]
+    # one tuning pass per grid point, all on the tuning order
+    assert sorted(c for c, _ in tuning) == sorted(grid)
+    assert [p["C"] for p, _ in res.tuning["spy"]] == sorted(grid)
+    # the evaluation passes: exactly the evaluation orders, with the chosen C only
+    assert sorted(ids for _, ids in evaluation) == sorted(tuple(o) for o in res.orders)
+    assert {c for c, _ in evaluation} == {res.params["spy"]["C"]}
+    assert tuple(res.tuning_order) not in {tuple(o) for o in res.orders}
+
+
+def test_holdout_keeps_tuning_rows_out_of_evaluation():
+    X, y = two_blobs(200)
+    X = _with_row_ids(X)
+    SpyPA.log = []
+    res = compare({"spy": SpyPA()}, X, y, permutations=3, random_state=5, holdout=0.25)
+    assert len(res.tuning_order) == 50 and res.orders.shape == (3, 150)
+    tuned = {ids for _, ids in SpyPA.log if len(ids) == 50}
+    evaluated = {ids for _, ids in SpyPA.log if len(ids) == 150}
+    assert tuned == {tuple(res.tuning_order)} and len(evaluated) == 3
+    seen_in_tuning = set(res.tuning_order)
+    assert all(seen_in_tuning.isdisjoint(o) for o in res.orders)
+    assert res.n_samples == 200 and "held out" in str(res)
+
+
+# ---------------------------------------------------------------- by hand
+def test_numbers_agree_with_running_the_learners_by_hand():
+    X, y = two_blobs(140, seed=4)
+    res = compare(["pa1", "perceptron", "pa"], X, y, permutations=3, random_state=7)
+    for name in res.names:
+        # tuning: each grid point scored on the tuning order; the best one kept
+        for params, score in res.tuning[name]:
+            m = olearn.make(name, **params)
+            pred = m.predict_learn(X[res.tuning_order], y[res.tuning_order])
+            assert score == np.mean(pred != y[res.tuning_order])
+        if res.tuning[name]:
+            chosen = [s for p, s in res.tuning[name] if p == res.params[name]]
+            assert chosen == [min(s for _, s in res.tuning[name])]
+        # evaluation: mistake rate, updates and curve of each order
+        for k, order in enumerate(res.orders):
+            m = olearn.make(name, **res.params[name])
+            pred = m.predict_learn(X[order], y[order])
+            wrong = pred != y[order]
+            assert res.scores[name][k] == wrong.mean()
+            assert res.updates[name][k] == m.n_updates_
+            t = res.checkpoints
+            np.testing.assert_allclose(res.curves[name][k], np.cumsum(wrong)[t - 1] / t)
+        assert res.seconds[name].shape == (3,) and np.all(res.seconds[name] > 0)
+    rows = res.rows()
+    assert [r["score_mean"] for r in rows] == sorted(r["score_mean"] for r in rows)
+    r = next(r for r in rows if r["learner"] == "pa1")
+    assert r["score_mean"] == pytest.approx(res.scores["pa1"].mean())
+    assert r["updates_std"] == pytest.approx(res.updates["pa1"].std())
+
+
+def test_regressors_are_compared_on_squared_error():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = X @ np.array([1.0, -0.5, 2.0]) + 0.1 * rng.normal(size=120)
+    res = compare(["pa1-reg", "pa-reg"], X, y, permutations=2, random_state=0)
+    assert res.metric == "mean squared error"
+    for name in res.names:
+        for k, order in enumerate(res.orders):
+            m = olearn.make(name, **res.params[name])
+            pred = m.predict_learn(X[order], y[order])
+            assert res.scores[name][k] == pytest.approx(np.mean((pred - y[order]) ** 2),
+                                                        rel=1e-12)
+
+
+def test_sparse_input_gives_the_dense_numbers():
+    X, y = two_blobs(100)
+    a = compare(["pa1"], X, y, permutations=2, random_state=0)
+    b = compare(["pa1"], sp.csr_matrix(X), y, permutations=2, random_state=0)
+    np.testing.assert_array_equal(a.scores["pa1"], b.scores["pa1"])
+    assert a.params == b.params
+
+
+# ---------------------------------------------------------------- learners and grids
+def test_every_registered_binary_classifier_takes_part_by_default():
+    X, y = two_blobs(60)
+    res = compare(None, X, y, permutations=1, tune=False)
+    assert set(res.names) == set(olearn.available("classifier"))
+    assert res.params == {name: {} for name in res.names}
+
+
+def test_default_grids_by_parameter_name_and_value():
+    pow2 = [2.0 ** k for k in range(-4, 5)]
+    assert tuning_grid(olearn.make("pa1")) == {"C": pow2}
+    assert tuning_grid(olearn.make("pa")) == {}          # C does not reach plain PA
+    if "cw" in olearn.available():                       # eta a confidence level
+        assert tuning_grid(olearn.make("cw"))["eta"] == \
+            [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+    if "ogd" in olearn.available():                      # eta a step size: relative
+        assert tuning_grid(olearn.make("ogd", eta=0.5))["eta"] == [0.5 * v for v in pow2]
+    if "arow" in olearn.available():
+        assert tuning_grid(olearn.make("arow"))["r"] == pow2
+
+    class Fixed(PAClassifier):
+        _tune_grid = {"C": None}
+
+    class Own(PAClassifier):
+        _tune_grid = {"C": [0.5, 2.0]}
+
+    assert tuning_grid(Fixed()) == {}
+    assert tuning_grid(Own()) == {"C": [0.5, 2.0]}
+
+
+def test_tune_argument_overrides_and_switches_off():
+    X, y = two_blobs(80)
+    res = compare(["pa1", "pa2"], X, y, permutations=1, tune={"pa1": {"C": [0.25, 4.0]}})
+    assert [p for p, _ in res.tuning["pa1"]] == [{"C": 0.25}, {"C": 4.0}]
+    assert len(res.tuning["pa2"]) == 9
+    off = compare(["pa1"], X, y, permutations=1, tune=False)
+    assert off.tuning["pa1"] == [] and off.estimators["pa1"].C == 1.0
+
+
+def test_ties_keep_the_learners_own_value():
+    # Perceptron predictions do not depend on eta (w starts at 0): all grid points tie
+    X, y = two_blobs(80)
+    res = compare(["perceptron"], X, y, permutations=1)
+    scores = [s for _, s in res.tuning["perceptron"]]
+    assert len(set(scores)) == 1
+    assert res.params["perceptron"] == {"eta": 1.0}
+
+
+def test_instances_and_named_dicts():
+    X, y = two_blobs(80)
+    res = compare({"mine": PAClassifier(C=0.5), "pa1": "pa1"}, X, y, permutations=1,
+                  tune=False)
+    assert res.names == ["mine", "pa1"] and res.estimators["mine"].C == 0.5
+    res = compare([PAClassifier(), PAClassifier()], X, y, permutations=1, tune=False)
+    assert res.names == ["PAClassifier", "PAClassifier#2"]
+
+
+def test_bad_input():
+    X, y = two_blobs(40)
+    with pytest.raises(ValueError, match="permutations"):
+        compare(["pa1"], X, y, permutations=0)
+    with pytest.raises(KeyError, match="unknown algorithm"):
+        compare(["nope"], X, y)
+    with pytest.raises(ValueError, match="all classifiers or all regressors"):
+        compare(["pa1", "pa1-reg"], X, y)
+    with pytest.raises(ValueError, match="holdout"):
+        compare(["pa1"], X, y, holdout=1.5)
+    with pytest.raises(ValueError, match="rows"):
+        compare(["pa1"], X, y[:10])
+    with pytest.raises(ValueError, match="tune"):
+        compare(["pa1"], X, y, tune="yes")
+
+
+# ---------------------------------------------------------------- outputs
+def test_table_markdown_csv_and_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    X, y = two_blobs(100)
+    res = compare(["pa1", "perceptron"], X, y, permutations=3, dataset="blobs")
+    text = str(res)
+    assert "blobs" in text and "pa1" in text and "mistake rate" in text and "±" in text
+    md = res.to_markdown().splitlines()
+    assert md[2].startswith("| learner |") and len(md) == 4 + 2
+    rows = list(csv.DictReader(io.StringIO(res.to_csv(tmp_path / "t.csv"))))
+    assert (tmp_path / "t.csv").read_text() == res.to_csv()
+    by = {r["learner"]: r for r in rows}
+    assert float(by["pa1"]["score_mean"]) == pytest.approx(res.scores["pa1"].mean())
+    assert float(by["perceptron"]["updates_mean"]) == res.updates["perceptron"].mean()
+    fig = res.plot(tmp_path / "c.png")
+    assert (tmp_path / "c.png").stat().st_size > 5000
+    assert len(fig.axes[0].lines) == 2 and len(fig.axes[0].collections) == 2  # bands
+    fig = res.plot_bars(tmp_path / "b.png")
+    assert len(fig.axes) == 2 and (tmp_path / "b.png").exists()
+
+
+# ---------------------------------------------------------------- the command
+def test_olearn_compare_on_a_file(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    X, y = two_blobs(90)
+    path = tmp_path / "blobs.svm"
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            f.write(f"{2 * label - 1} " + " ".join(f"{j + 1}:{v:.6f}"
+                                                    for j, v in enumerate(row)) + "\n")
+    monkeypatch.chdir(tmp_path)
+    code = main(["compare", str(path), "--algos", "pa1,perceptron", "--permutations", "2",
+                 "--markdown", "t.md", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "blobs.svm: 90 rows, 4 features" in out and "pa1" in out
+    assert (tmp_path / "olearn-compare-blobs.svm.png").stat().st_size > 5000
+    assert (tmp_path / "t.md").read_text().count("\n| ") == 3
+
+
+def test_olearn_compare_without_arguments_uses_the_embedded_data(tmp_path, capsys,
+                                                                  monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    code = main(["compare", "--permutations", "1", "--no-tune", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "breast_cancer: 569 rows, 30 features" in out
+    for name in olearn.available("classifier"):
+        assert f"\n{name} " in out
+    assert (tmp_path / "olearn-compare-breast_cancer.png").exists()
+
+
+def test_olearn_compare_errors_are_one_line(tmp_path, capsys):
+    assert main(["compare", "--algos", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("olearn: error:") and "nope" in err and "\n" not in err
+    assert main(["compare", str(tmp_path / "missing.svm")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no such file, registered dataset" in err and "\n" not in err
+    assert main(["compare", "--permutations", "0"]) == 2
