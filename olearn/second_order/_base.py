@@ -107,18 +107,18 @@ class SecondOrderMixin:
     def _margin_variance(self, X):
         """``x'S x`` (intercept feature included) of every row, binary models only."""
         X = self._validate_X(X, reset=False)
-        S = self.state_["S"][0]
+        S = self.state_["S"][0]                 # (d, d) full or (d,) diagonal
         i = int(self.fit_intercept)
         n, nf = X.shape
         if sp.issparse(X):
             if i:
                 X = sp.hstack([np.ones((n, 1)), X], format="csr")
-            if S.ndim == 2:
+            if S.ndim == 1:
                 return np.asarray(X.multiply(X) @ S[:nf + i]).ravel()
             return np.asarray(X.multiply(X @ S[:nf + i, :nf + i]).sum(axis=1)).ravel()
         if i:
             X = np.hstack([np.ones((n, 1)), X])
-        if S.ndim == 2:
+        if S.ndim == 1:
             return (X * X) @ S[:nf + i]
         return np.einsum("ij,ij->i", X @ S[:nf + i, :nf + i], X)
 
