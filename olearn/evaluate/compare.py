@@ -495,23 +495,27 @@ class ComparisonResult:
                 f.write(text)
         return text
 
-    def plot(self, path=None, ax=None, band=True):
+    def plot(self, path=None, ax=None, band=None):
         """Cumulative mistake rate (or loss) along the stream: for every learner the mean
-        over orders, with a band of one standard deviation.  Saved to ``path`` if given;
-        returns the figure."""
+        over orders and (``band``; default: when at most 6 learners) a band of one
+        standard deviation.  Learners are listed best first.  Saved to ``path`` if
+        given; returns the figure."""
         from ._plots import colors, figure_and_axes, finish
-        fig, ax = figure_and_axes(ax)
-        t = self.checkpoints
         ranked = [r["learner"] for r in self.rows()]
+        many = len(ranked) > 8
+        fig, ax = figure_and_axes(ax, figsize=(9.5, 5.2) if many else (7.0, 4.5))
+        if band is None:
+            band = len(ranked) <= 6
+        t = self.checkpoints
         tail = []
-        for nm, c in zip(ranked, colors(len(ranked))):
+        styles = ("-", "--", "-.", ":")
+        for i, (nm, c) in enumerate(zip(ranked, colors(len(ranked)))):
             curves = self.curves[nm]
             mean, std = curves.mean(axis=0), curves.std(axis=0)
-            ax.plot(t, mean, color=c, lw=1.6,
+            ax.plot(t, mean, color=c, lw=1.7, ls=styles[(i // 10) % 4] if many else "-",
                     label=f"{nm} ({mean[-1]:.4f})")
             if band and len(curves) > 1:
-                ax.fill_between(t, mean - std, mean + std, color=c, lw=0,
-                                alpha=0.15 if len(ranked) <= 5 else 0.08)
+                ax.fill_between(t, mean - std, mean + std, color=c, lw=0, alpha=0.15)
             tail.append(mean[len(t) // 10:])
         ax.set_xlabel("examples seen")
         ax.set_ylabel(f"cumulative {self.metric}")
@@ -521,8 +525,13 @@ class ComparisonResult:
         ax.grid(alpha=0.3)
         ax.set_title(f"Online {self.metric}" + (f" on {self.dataset}" if self.dataset
                                                 else "") +
-                     f" ({self.permutations} orders)", fontsize=11)
-        ax.legend(fontsize=8, ncol=2 if len(ranked) > 6 else 1, loc="upper right")
+                     f": mean over {self.permutations} random orders" +
+                     (" (band: one std)" if band else ""), fontsize=11)
+        if many:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                      title="best first (final value)", title_fontsize=8)
+        else:
+            ax.legend(fontsize=8, loc="upper right")
         return finish(fig, path)
 
     def plot_bars(self, path=None):
