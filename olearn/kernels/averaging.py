@@ -19,7 +19,7 @@ Scale.  Rules that multiply the whole weight matrix (an L2 decay, a projection o
 ball, ROMMA's ``c w``, ALMA's normalisation) change the scalar ``s`` instead of
 touching ``K d`` numbers, and sparse changes divide by ``s``: every row still costs
 O(non-zeros).  ``finish`` folds ``s`` back into ``W`` at the end of each pass (and a
-pass folds early if ``s`` leaves [1e-6, 1e6]), so ``W`` holds the true weights
+pass folds early if ``s`` leaves [1e-3, 1e3]), so ``W`` holds the true weights
 after a learner's own entry points; code that runs a learner's rule in another loop
 (one-vs-rest) may leave ``s != 1``, so readers use ``s W``.
 
@@ -50,7 +50,7 @@ from numba import njit
 
 W_, U_, C_, S_, R_, G_ = 0, 1, 2, 3, 4, 5
 LINEAR_STATE = 6
-FOLD_LOW, FOLD_HIGH = 1e-6, 1e6
+FOLD_LOW, FOLD_HIGH = 1e-3, 1e3
 
 
 @njit(inline="always")
@@ -148,18 +148,30 @@ def sq_weight_norm(state):
 
 @njit
 def fold(state):
-    """Move the scale into ``W`` (O(K d)); the identities above are kept."""
+    """Move the scale into ``W`` and rebase the average (O(K d)).
+
+    ``v <- s v``, ``s <- 1``, and, when averaging, ``u <- u - S v``, ``S <- 0``: the sum
+    of the closed rounds' iterates ``S v - u`` is kept, now held by ``-u`` alone.
+    Rebasing keeps ``S`` small: were it carried over (``S <- S / s``), a scale that
+    keeps shrinking (an L2 decay over a long stream) would make ``S v`` and ``u`` grow
+    without bound and their difference lose every digit."""
     W = state[W_]
+    U = state[U_]
     c = state[C_]
     f = state[S_][0]
     if f == 1.0:
         return
+    if U.shape[1] > 0:
+        S = c[1]
+        for k in range(W.shape[0]):
+            for i in range(W.shape[1]):
+                U[k, i] -= S * W[k, i]
+        c[1] = 0.0
     sq = 0.0
     for k in range(W.shape[0]):
         for i in range(W.shape[1]):
             W[k, i] *= f
             sq += W[k, i] * W[k, i]
-    c[1] /= f
     c[2] = sq
     state[S_][0] = 1.0
 
@@ -170,7 +182,7 @@ def scale_weights(state, f):
     if f == 1.0:
         return
     if f <= 0.0:
-        # w becomes 0: keep the sum of past iterates (u <- u - S v) and reset v.
+        # w becomes 0: rebase as in ``fold`` (u <- u - S v, S <- 0), then v <- 0.
         W = state[W_]
         U = state[U_]
         c = state[C_]
@@ -178,6 +190,7 @@ def scale_weights(state, f):
             for k in range(W.shape[0]):
                 for i in range(W.shape[1]):
                     U[k, i] -= c[1] * W[k, i]
+            c[1] = 0.0
         W[:, :] = 0.0
         c[2] = 0.0
         return
