@@ -233,11 +233,11 @@ def _check_binary(name, cov, X, y):
     _close(got, scores)
     assert batch.covariance_ == cov
     _close(batch.state_["W"][0], w)
-    _close(batch.state_["S"][0], S)
+    _close(batch._sigma()[0], S)
     sparse = make().set_params(covariance=cov)
     _close(sparse.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
     _close(sparse.state_["W"][0], w)
-    _close(sparse.state_["S"][0], S)
+    _close(sparse._sigma()[0], S)
     return batch
 
 
@@ -253,7 +253,7 @@ def test_binary_matches_reference(name, cov):
     for xi, yi in zip(X[1:], y[1:]):                  # the class order), the rest one by one
         one.learn_one(xi, yi)
     _close(one.state_["W"], batch.state_["W"])
-    _close(one.state_["S"], batch.state_["S"])
+    _close(one._sigma(), batch._sigma())
     assert one.n_updates_ == batch.n_updates_
     _check_binary(name, cov, *_heart())
 
@@ -268,7 +268,7 @@ def test_multiclass_matches_reference(name, cov):
     got = model.predict_learn(X, y, return_scores=True)
     _close(got, scores, 1e-9)
     _close(model.state_["W"], W, 1e-9)
-    _close(model.state_["S"], S, 1e-9)
+    _close(model._sigma(), S, 1e-9)
     assert model.n_updates_ > 10
 
 
@@ -282,13 +282,13 @@ def test_multiclass_arow_dense_sparse_and_one_at_a_time(cov):
         model = AROWClassifier(r=0.7, covariance=cov)
         _close(model.predict_learn(data, y, return_scores=True), scores)
         _close(model.state_["W"], W)
-        _close(model.state_["S"], S)
+        _close(model._sigma(), S)
     one = AROWClassifier(r=0.7, covariance=cov)
     one.partial_fit(X[:1], y[:1], classes=[0, 1, 2, 3])
     for xi, yi in zip(X[1:], y[1:]):
         one.learn_one(xi, yi)
     _close(one.state_["W"], W)
-    _close(one.state_["S"], S)
+    _close(one._sigma(), S)
 
 
 def test_theta_forms_of_sop_and_narow():
@@ -306,7 +306,7 @@ def test_theta_forms_of_sop_and_narow():
             theta, A, mistakes = theta + yt * x, A + np.outer(x, x), mistakes + 1
     model = SOPClassifier(a=a, covariance="full").fit(X, y)
     _close(model.state_["W"][0], np.linalg.solve(A, theta))
-    _close(model.state_["S"][0], np.linalg.inv(A))
+    _close(model._sigma()[0], np.linalg.inv(A))
     assert model.n_updates_ == mistakes > 5
 
     b = 0.8
@@ -319,7 +319,7 @@ def test_theta_forms_of_sop_and_narow():
             theta, A = theta + yt * x, At
     model = NAROWClassifier(b=b, covariance="full").fit(X, y)
     _close(model.state_["W"][0], np.linalg.solve(A, theta), 1e-9)
-    _close(model.state_["S"][0], np.linalg.inv(A), 1e-9)
+    _close(model._sigma()[0], np.linalg.inv(A), 1e-9)
 
 
 def test_scw2_follows_the_paper_not_libol():

@@ -80,8 +80,8 @@ def _all_paths(model, X, y):
         one.learn_one(xi, yi)
     for other in (sparse, one):
         _close(other.state_["W"], dense.state_["W"])
-        _close(other.state_["S"], dense.state_["S"])
-    return scores, dense.state_["W"][0], dense.state_["S"][0]
+        _close(other._sigma(), dense._sigma())
+    return scores, dense.state_["W"][0], dense._sigma()[0]
 
 
 @pytest.mark.parametrize("cov", ["full", "diag"])

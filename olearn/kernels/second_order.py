@@ -1,31 +1,43 @@
 """Inline helpers of the second-order learners (``olearn.second_order``).
 
 Every learner there keeps a mean ``W = state[0]`` of shape (K, d) and a covariance
-``S = state[1]``, either full, shape (K, d, d), or diagonal, shape (K, d).  numba's type
-dispatch on ``S.ndim`` picks the layout at compile time, so one rule serves both.
+``state[1]`` per class, in one of two layouts; numba's type dispatch on its ``ndim``
+picks the code at compile time, so one rule serves both:
+
+* full, ``L`` of shape (K, d, d): a square root of the covariance, ``Sigma_k = L_k L_k'``
+  (``sqrt(sigma0) I`` at start).  ``Sigma`` is then symmetric positive semi-definite by
+  construction, whatever the rounding: the learners whose precision increment grows
+  with ``v`` (NHERD: ``C (2 + C v)``; CW: about ``(m phi / v)^2``) shrink ``Sigma``
+  along ``x`` by factors that float64 cannot resolve in ``Sigma`` itself on badly
+  scaled data (features 1e6 apart give ``c v`` near 1e24), while the factor needs only
+  their square root.
+* diagonal, ``S`` of shape (K, d): the variances.
 
 All the learners' covariance updates are rank-one updates of the precision,
-``S_k^-1 <- S_k^-1 + c x x'`` with a learner-specific ``c >= 0``:
+``Sigma_k^-1 <- Sigma_k^-1 + c x x'`` with a learner-specific ``c >= 0``:
 
-* full: ``S_k <- S_k - c / (1 + c x'S_k x) (S_k x)(S_k x)'`` (the matrix inversion lemma:
-  no inverse is ever formed).  It is applied as ``S_k -= u u'`` with
-  ``u = sqrt(c / (1 + c v)) S_k x``, so the two halves of ``S_k`` get bitwise the same
-  products and ``S_k`` stays exactly symmetric without re-symmetrizing; the coefficient
-  ``c / (1 + c v)`` has no cancellation.  Cost O(d nnz) for ``S_k x`` plus O(d^2).
+* full: with ``b = L'x``, ``v = b'b = x'Sigma x`` and ``s = sqrt(1 + c v)``,
+  ``L <- L (I - g b b')`` where ``g = (1 - 1/s) / v = c / (s (s + 1))`` (no
+  cancellation), which gives ``Sigma - c/(1 + c v) Sigma x x' Sigma`` (the matrix
+  inversion lemma; no inverse is formed).  One pass computes ``b`` (O(d nnz)); a
+  second, fused pass computes each ``z_i = (Sigma x)_i = L_i . b``, moves the mean by
+  ``a z_i`` and updates row ``i`` of ``L`` while it is in cache: one read of ``L`` for
+  ``b`` and one read and one write for the update, O(d^2).
 * diagonal: the diagonal of the precision takes the update and the off-diagonal part
   is dropped (the diagonalization of Dredze, Crammer, Pereira ICML 2008 and of the
   AROW paper): ``S_k[i] <- S_k[i] / (1 + c S_k[i] x_i^2)`` for the row's non-zeros only,
-  O(nnz).  This form has no subtraction, so it stays strictly positive without any
-  floor (it reaches zero only if ``c S x^2`` overflows).  For one-hot rows it equals
-  the full update exactly.
+  O(nnz), with no subtraction.  For one-hot rows it equals the full update exactly.
+  It can reach zero only by underflow, which CW's exact update does on noisy data (it
+  shrinks ``v`` roughly to ``v^2 / m^2`` per update): the result is kept at least
+  ``VAR_FLOOR`` (1e-300), a bound no other learner here comes near.
 
 Multiclass (Crammer, Dredze, Kulesza, EMNLP 2009, single constraint, max-score): the
 learner's binary rule runs on the joint vector ``f`` that holds ``x`` in block ``y``
 and ``-x`` in block ``s`` (the top-scoring wrong class), so the margin is
-``w_y.x - w_s.x`` and its variance ``x'S_y x + x'S_s x``; the means move by
-``+alpha S_y x`` and ``-alpha S_s x``, and the covariance keeps one block per class:
-the precision update ``c f f'`` is applied to the two diagonal blocks
-(``S_y^-1 += c x x'``, ``S_s^-1 += c x x'``) and its cross-block part is dropped.
+``w_y.x - w_s.x`` and its variance ``x'Sigma_y x + x'Sigma_s x``; the means move by
+``+alpha Sigma_y x`` and ``-alpha Sigma_s x``, and the covariance keeps one block per
+class: the precision update ``c f f'`` is applied to the two diagonal blocks
+(``Sigma_y^-1 += c x x'``, ``Sigma_s^-1 += c x x'``) and its cross-block part is dropped.
 """
 import math
 
@@ -35,24 +47,26 @@ from numba.extending import overload
 
 from .driver import top_wrong
 
-
-def sigma_x(S, k, idx, val):
-    """``S_k x``: full, a length-d vector; diagonal, the row's ``S_k[idx_j] val_j``."""
+VAR_FLOOR = 1e-300
 
 
-@overload(sigma_x)
-def _sigma_x(S, k, idx, val):
+def cov_x(S, k, idx, val):
+    """Full: ``b = L_k'x`` (length d); diagonal: the row's ``S_k[idx_j] val_j`` (= Sigma x)."""
+
+
+@overload(cov_x)
+def _cov_x(S, k, idx, val):
     if S.ndim == 3:
         def impl(S, k, idx, val):
             d = S.shape[2]
-            z = np.zeros(d)
+            b = np.zeros(d)
             for j in range(idx.shape[0]):
                 xj = val[j]
                 if xj != 0.0:
-                    row = S[k, idx[j]]          # S is symmetric: row idx_j = column idx_j
+                    row = S[k, idx[j]]
                     for i in range(d):
-                        z[i] += xj * row[i]
-            return z
+                        b[i] += xj * row[i]
+            return b
     else:
         def impl(S, k, idx, val):
             z = np.empty(idx.shape[0])
@@ -62,69 +76,78 @@ def _sigma_x(S, k, idx, val):
     return impl
 
 
-def x_dot(S, idx, val, z):
-    """``x'z`` for a ``z`` from :func:`sigma_x` (``S`` only selects the layout)."""
+def quad(S, idx, val, t):
+    """``v = x'Sigma x`` from ``t = cov_x(S, k, idx, val)`` (``S`` selects the layout)."""
 
 
-@overload(x_dot)
-def _x_dot(S, idx, val, z):
+@overload(quad)
+def _quad(S, idx, val, t):
     if S.ndim == 3:
-        def impl(S, idx, val, z):
-            s = 0.0
-            for j in range(idx.shape[0]):
-                s += val[j] * z[idx[j]]
-            return s
+        def impl(S, idx, val, t):
+            v = 0.0
+            for i in range(t.shape[0]):
+                v += t[i] * t[i]
+            return v
     else:
-        def impl(S, idx, val, z):
-            s = 0.0
+        def impl(S, idx, val, t):
+            v = 0.0
             for j in range(idx.shape[0]):
-                s += val[j] * z[j]
-            return s
+                v += val[j] * t[j]
+            return v
     return impl
 
 
-def mean_cov_update(W, S, k, a, c, idx, val, z, v):
-    """``W_k += a S_k x`` then ``S_k^-1 += c x x'`` (see the module docstring).
-
-    ``z = S_k x`` and ``v = x'S_k x`` are the pre-update values from :func:`sigma_x`
-    and :func:`x_dot`.
-    """
+def mean_cov_update(W, S, k, a, c, idx, val, t, v):
+    """``W_k += a Sigma_k x`` then ``Sigma_k^-1 += c x x'`` (see the module docstring);
+    ``t`` and ``v`` are the pre-update values from :func:`cov_x` and :func:`quad`."""
 
 
 @overload(mean_cov_update)
-def _mean_cov_update(W, S, k, a, c, idx, val, z, v):
+def _mean_cov_update(W, S, k, a, c, idx, val, t, v):
     if S.ndim == 3:
-        def impl(W, S, k, a, c, idx, val, z, v):
-            d = z.shape[0]
-            for i in range(d):
-                W[k, i] += a * z[i]
+        def impl(W, S, k, a, c, idx, val, t, v):
+            d = t.shape[0]
+            g = 0.0
             if c > 0.0:
-                g = math.sqrt(c / (1.0 + c * v))
-                u = np.empty(d)
-                for i in range(d):
-                    u[i] = g * z[i]
-                for i in range(d):
-                    ui = u[i]
-                    if ui != 0.0:
-                        row = S[k, i]
-                        for j in range(d):
-                            row[j] -= ui * u[j]
+                s = math.sqrt(1.0 + c * v)
+                g = c / (s * (s + 1.0))
+            for i in range(d):
+                row = S[k, i]
+                zi = 0.0
+                for j in range(d):
+                    zi += row[j] * t[j]
+                W[k, i] += a * zi
+                h = g * zi
+                if h != 0.0:
+                    for j in range(d):
+                        row[j] -= h * t[j]
     else:
-        def impl(W, S, k, a, c, idx, val, z, v):
+        def impl(W, S, k, a, c, idx, val, t, v):
             for j in range(idx.shape[0]):
                 i = idx[j]
-                W[k, i] += a * z[j]
+                W[k, i] += a * t[j]
                 if c > 0.0:
                     s = S[k, i]
-                    S[k, i] = s / (1.0 + c * s * val[j] * val[j])
+                    S[k, i] = max(s / (1.0 + c * s * val[j] * val[j]), VAR_FLOOR)
     return impl
 
 
-@njit(inline="always")
-def scale_all(S, f):
-    """``S *= f`` over every class and entry (a global rescaling of the covariance)."""
-    for k in range(S.shape[0]):
-        S[k] *= f
+def scale_cov(S, f):
+    """``Sigma *= f`` for every class (full: ``L *= sqrt(f)``)."""
+
+
+@overload(scale_cov)
+def _scale_cov(S, f):
+    if S.ndim == 3:
+        def impl(S, f):
+            g = math.sqrt(f)
+            for k in range(S.shape[0]):
+                S[k] *= g
+    else:
+        def impl(S, f):
+            for k in range(S.shape[0]):
+                S[k] *= f
+    return impl
 
 
 # ---------------------------------------------------------------- classifier rules
@@ -133,7 +156,9 @@ def scale_all(S, f):
 #                              the O(d nnz) product S x is not even computed);
 #   step(params, m, v, sw) -> (update, alpha, c) : its paper's formulas, given the margin
 #                              m, its variance v and the sample weight; the mean moves by
-#                              alpha (S x) along the label, and the precision gains c x x'.
+#                              alpha (Sigma x) along the label, the precision gains c x x'.
+#                              A non-finite alpha or c (only CW's exact step, once its
+#                              variance has collapsed) skips the update.
 # and calls cw_binary / cw_multiclass below from its driver rules.
 
 @njit(inline="always")
@@ -144,16 +169,15 @@ def cw_binary(state, params, idx, val, y, sw, out, wants, step):
     m = y * out[0]
     if not wants(params, m):
         return 0
-    W = state[0]
     S = state[1]
-    z = sigma_x(S, 0, idx, val)
-    v = x_dot(S, idx, val, z)
+    t = cov_x(S, 0, idx, val)
+    v = quad(S, idx, val, t)
     if not v > 0.0:
         return 0
     update, alpha, c = step(params, m, v, sw)
-    if not update:
+    if not (update and math.isfinite(alpha) and math.isfinite(c)):
         return 0
-    mean_cov_update(W, S, 0, alpha * y, c, idx, val, z, v)
+    mean_cov_update(state[0], S, 0, alpha * y, c, idx, val, t, v)
     return 1
 
 
@@ -169,20 +193,19 @@ def cw_multiclass(state, params, idx, val, y, sw, out, seen, wants, step):
     m = out[yi] - out[s]
     if not wants(params, m):
         return 0
-    W = state[0]
     S = state[1]
-    zy = sigma_x(S, yi, idx, val)
-    zs = sigma_x(S, s, idx, val)
-    vy = x_dot(S, idx, val, zy)
-    vs = x_dot(S, idx, val, zs)
+    ty = cov_x(S, yi, idx, val)
+    ts = cov_x(S, s, idx, val)
+    vy = quad(S, idx, val, ty)
+    vs = quad(S, idx, val, ts)
     v = vy + vs
     if not v > 0.0:
         return 0
     update, alpha, c = step(params, m, v, sw)
-    if not update:
+    if not (update and math.isfinite(alpha) and math.isfinite(c)):
         return 0
-    mean_cov_update(W, S, yi, alpha, c, idx, val, zy, vy)
-    mean_cov_update(W, S, s, -alpha, c, idx, val, zs, vs)
+    mean_cov_update(state[0], S, yi, alpha, c, idx, val, ty, vy)
+    mean_cov_update(state[0], S, s, -alpha, c, idx, val, ts, vs)
     return 1
 
 

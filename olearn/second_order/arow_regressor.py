@@ -15,7 +15,7 @@ from numba import njit
 
 from ..base import OnlineRegressor
 from ..kernels.driver import REGRESSION, linear_scores, online_pass
-from ..kernels.second_order import mean_cov_update, sigma_x, x_dot
+from ..kernels.second_order import cov_x, mean_cov_update, quad
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -26,11 +26,11 @@ def _rule(state, params, idx, val, y, sw, out, seen):
         return 0
     r = params[0] / sw
     S = state[1]
-    z = sigma_x(S, 0, idx, val)
-    v = x_dot(S, idx, val, z)
+    t = cov_x(S, 0, idx, val)
+    v = quad(S, idx, val, t)
     if not v > 0.0:
         return 0
-    mean_cov_update(state[0], S, 0, (y - out[0]) / (v + r), 1.0 / r, idx, val, z, v)
+    mean_cov_update(state[0], S, 0, (y - out[0]) / (v + r), 1.0 / r, idx, val, t, v)
     return 1
 
 

@@ -28,7 +28,7 @@ from numba import njit
 
 from ..base import OnlineClassifier, Slot
 from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_binary, cw_multiclass, scale_all
+from ..kernels.second_order import cw_binary, cw_multiclass, scale_cov
 from ..registry import register
 from ._base import SecondOrderMixin
 
@@ -60,7 +60,7 @@ def _rescale(state, updated, ct):
     if updated and ct > 0.0:
         f = 1.0 / (1.0 - ct)
         if f != 1.0:
-            scale_all(state[1], f)
+            scale_cov(state[1], f)
     return updated
 
 
@@ -105,6 +105,12 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
     """
     _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
     _extra_slots = (Slot("t", (1,), 0.0),)
+    # scikit-learn checks IELLIP departs from, and why (read by tests/test_estimators)
+    _expected_failed_checks = {
+        "check_classifiers_train":
+            "mistake-driven steps to margin 1 (as unclipped PA, 0.84 there) reach 0.79 "
+            "accuracy after one pass on the check's 3-blob problem, which asks for > 0.83",
+    }
 
     def __init__(self, b=0.3, c=0.1, covariance="auto", fit_intercept=True, epochs=1,
                  shuffle=False, random_state=None):

@@ -28,20 +28,20 @@ from numba.extending import overload
 
 from ..base import OnlineRegressor
 from ..kernels.driver import REGRESSION, linear_scores, online_pass
-from ..kernels.second_order import mean_cov_update, scale_all, sigma_x, x_dot
+from ..kernels.second_order import cov_x, mean_cov_update, quad, scale_cov
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
 
 def _forget(S, idx, val, f):
-    """``P /= f``: full, all of P; diagonal, the row's non-zero coordinates."""
+    """``P /= f``: full, all of P; diagonal, only the coordinates where the row is non-zero."""
 
 
 @overload(_forget, inline="always")
 def _forget_impl(S, idx, val, f):
     if isinstance(S, types.Array) and S.ndim == 3:
         def impl(S, idx, val, f):
-            scale_all(S, 1.0 / f)
+            scale_cov(S, 1.0 / f)
     else:
         def impl(S, idx, val, f):
             g = 1.0 / f
@@ -58,11 +58,11 @@ def _rule(state, params, idx, val, y, sw, out, seen):
         return 0
     W = state[0]
     S = state[1]
-    z = sigma_x(S, 0, idx, val)
-    v = x_dot(S, idx, val, z)
+    t = cov_x(S, 0, idx, val)
+    v = quad(S, idx, val, t)
     if v > 0.0:
         e = y - out[0]
-        mean_cov_update(W, S, 0, sw * e / (f + sw * v), sw / f, idx, val, z, v)
+        mean_cov_update(W, S, 0, sw * e / (f + sw * v), sw / f, idx, val, t, v)
     if f != 1.0:
         _forget(S, idx, val, f)
     return 1 if v > 0.0 else 0
