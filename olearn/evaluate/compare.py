@@ -237,6 +237,18 @@ def _task_run(tasks, X, y, classifier, checkpoints):
     return out
 
 
+def _warm_job(est, X, y, classifier):
+    _warm(est, X, y, classifier)
+
+
+def _warm_all(named, X, y, classifier, n_jobs):
+    """In parallel runs, compile (or load) each learner's kernels in one worker first:
+    compiled kernels go to numba's disk cache, from which the other workers load them,
+    so a cold cache costs one compilation per learner, shared among the workers."""
+    from joblib import Parallel, delayed
+    Parallel(n_jobs=n_jobs)(delayed(_warm_job)(est, X, y, classifier) for _, est in named)
+
+
 def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar):
     """Run ``jobs`` (each a list of (estimator, order)) in order, maybe in parallel."""
     if n_jobs is None or n_jobs == 1:
@@ -357,6 +369,12 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
         len(named) * permutations
     bar = _Progress(total, progress)
     try:
+        if n_jobs is not None and n_jobs != 1:
+            if classifier:
+                rows = np.sort(np.unique(y, return_index=True)[1])
+            else:
+                rows = np.arange(2)
+            _warm_all(named, X[rows], y[rows], classifier, n_jobs)
         # 1. tuning, on the tuning order only
         tune_jobs = [[(clone(est).set_params(**pt), tune_order) for pt in points[name]]
                      for name, est in named if len(points[name]) > 1]
