@@ -113,6 +113,25 @@ def test_absolute_comparator_is_the_weighted_median():
     assert value == pytest.approx(exact, rel=1e-9)
 
 
+def test_epsilon_insensitive_comparator_and_the_learners_epsilon():
+    # in 1-D the optimum of sum max(0, |y - w x| - eps) is at a kink w = (y_i +- eps) / x_i
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0.5, 2, 25)
+    yv = 2 * x + rng.normal(size=25)
+    w, value = best_fixed(x[:, None], yv, "epsilon_insensitive", epsilon=0.3)
+    kinks = np.concatenate([(yv - 0.3) / x, (yv + 0.3) / x])
+    exact = min(np.maximum(0, np.abs(yv - b * x) - 0.3).sum() for b in kinks)
+    assert value == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    # a PA regressor's own epsilon is used by default
+    X = x[:, None]
+    r = regret(olearn.make("pa1-reg", epsilon=0.3), X, yv, loss="epsilon_insensitive",
+               comparator="final")
+    s = olearn.make("pa1-reg", epsilon=0.3).predict_learn(X, yv)
+    np.testing.assert_allclose(r.online, np.cumsum(np.maximum(0, np.abs(yv - s) - 0.3)))
+    assert np.all(regret("pa1-reg", X, yv, loss="epsilon_insensitive", points=6).regret
+                  >= -1e-7)
+
+
 def test_logistic_and_squared_comparators_match_independent_solvers():
     from scipy.optimize import minimize
     X, y = noisy_stream(300, noise=1.0)

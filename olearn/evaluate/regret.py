@@ -10,8 +10,9 @@ runs once over the stream in order (``predict_learn``: each row is scored before
 learned), its pre-update scores give ``l_t(w_t)``, and a batch solver finds the best
 fixed linear predictor (with an intercept when the learner has one) on the same loss:
 
-* ``"hinge"`` ``max(0, 1 - y s)`` and ``"absolute"`` ``|y - s|``: a linear program
-  (scipy's HiGHS), exact up to the solver's tolerance;
+* ``"hinge"`` ``max(0, 1 - y s)``, ``"absolute"`` ``|y - s|`` and
+  ``"epsilon_insensitive"`` ``max(0, |y - s| - epsilon)``: a linear program (scipy's
+  HiGHS), exact up to the solver's tolerance;
 * ``"squared"`` ``(y - s)^2 / 2``: least squares;
 * ``"logistic"`` ``log(1 + exp(-y s))``: L-BFGS.  On separable data the infimum 0 is
   not attained and the comparator is the solver's (tiny) value.
@@ -37,10 +38,10 @@ import scipy.sparse as sp
 
 __all__ = ["regret", "RegretResult", "best_fixed", "LOSSES"]
 
-LOSSES = ("hinge", "logistic", "squared", "absolute")
+LOSSES = ("hinge", "logistic", "squared", "absolute", "epsilon_insensitive")
 
 
-def _loss_values(loss, s, y):
+def _loss_values(loss, s, y, epsilon=0.0):
     if loss == "hinge":
         return np.maximum(0.0, 1.0 - y * s)
     if loss == "logistic":
@@ -49,6 +50,8 @@ def _loss_values(loss, s, y):
         return 0.5 * (y - s) ** 2
     if loss == "absolute":
         return np.abs(y - s)
+    if loss == "epsilon_insensitive":
+        return np.maximum(0.0, np.abs(y - s) - epsilon)
     raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
 
 
@@ -63,11 +66,11 @@ def _design(X, fit_intercept):
     return np.hstack([np.ones((n, 1)), X]) if fit_intercept else X
 
 
-def best_fixed(Z, y, loss, w0=None):
+def best_fixed(Z, y, loss, w0=None, epsilon=0.0):
     """(w, total loss) of the best fixed linear predictor ``s = Z w`` on ``loss``."""
     from scipy.optimize import linprog, minimize
     n, p = Z.shape
-    if loss in ("hinge", "absolute"):
+    if loss in ("hinge", "absolute", "epsilon_insensitive"):
         Zs = sp.csr_matrix(Z)
         eye = sp.identity(n, format="csr")
         if loss == "hinge":
@@ -75,9 +78,10 @@ def best_fixed(Z, y, loss, w0=None):
             A = sp.hstack([-sp.diags(y) @ Zs, -eye], format="csr")
             b = -np.ones(n)
         else:
-            # min sum e  s.t.  e >= y - Z w,  e >= Z w - y
+            # min sum e  s.t.  e >= y - Z w - eps,  e >= Z w - y - eps,  e >= 0
+            eps = epsilon if loss == "epsilon_insensitive" else 0.0
             A = sp.vstack([sp.hstack([-Zs, -eye]), sp.hstack([Zs, -eye])], format="csr")
-            b = np.concatenate([-y, y])
+            b = np.concatenate([eps - y, y + eps])
         c = np.concatenate([np.zeros(p), np.ones(n)])
         bounds = [(None, None)] * p + [(0, None)] * n
         res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
@@ -102,7 +106,7 @@ def best_fixed(Z, y, loss, w0=None):
         w = res.x
     else:
         raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
-    return w, float(_loss_values(loss, np.asarray(Z @ w).ravel(), y).sum())
+    return w, float(_loss_values(loss, np.asarray(Z @ w).ravel(), y, epsilon).sum())
 
 
 def _checkpoints(n, points):
@@ -110,7 +114,8 @@ def _checkpoints(n, points):
     return t
 
 
-def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_intercept=None):
+def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_intercept=None,
+           epsilon=None):
     """Cumulative regret of ``learner`` along the stream ``(X, y)`` (module docstring).
 
     Parameters
@@ -126,6 +131,8 @@ def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_interce
         whole stream, at every row).
     fit_intercept : give the comparator an intercept; default: the learner's own
         ``fit_intercept`` (True if it has none).
+    epsilon : width of "epsilon_insensitive" ``max(0, |y - s| - epsilon)``; default:
+        the learner's own ``epsilon`` (0 if it has none).
 
     Returns
     -------
@@ -160,6 +167,8 @@ def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_interce
         raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
     if fit_intercept is None:
         fit_intercept = bool(getattr(model, "fit_intercept", True))
+    if epsilon is None:
+        epsilon = float(getattr(model, "epsilon", 0.0) or 0.0)
 
     scores = np.asarray(model.predict_learn(X, y, return_scores=True), dtype=np.float64)
     if scores.ndim != 1:
@@ -173,19 +182,19 @@ def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_interce
         yk = np.where(y == classes[1], 1.0, -1.0)
     else:
         yk = y.astype(np.float64)
-    online = np.cumsum(_loss_values(loss, scores, yk))
+    online = np.cumsum(_loss_values(loss, scores, yk, epsilon))
     Z = _design(X, fit_intercept)
     n = X.shape[0]
     if comparator == "final":
-        w, _ = best_fixed(Z, yk, loss)
-        best = np.cumsum(_loss_values(loss, np.asarray(Z @ w).ravel(), yk))
+        w, _ = best_fixed(Z, yk, loss, epsilon=epsilon)
+        best = np.cumsum(_loss_values(loss, np.asarray(Z @ w).ravel(), yk, epsilon))
         t = np.arange(1, n + 1)
     else:
         t = _checkpoints(n, points)
         best = np.empty(len(t))
         w = None
         for i, k in enumerate(t):
-            w, best[i] = best_fixed(Z[:k], yk[:k], loss, w0=w)
+            w, best[i] = best_fixed(Z[:k], yk[:k], loss, w0=w, epsilon=epsilon)
         online = online[t - 1]
     return RegretResult(name=name, loss=loss, comparator=comparator, t=t, online=online,
                         best=best, regret=online - best, coef=w)
