@@ -16,7 +16,7 @@ Measured:
   second subprocess on the same cache): import, then the first ``predict_learn`` on a small
   batch, then the first ``learn_one``/``predict_one`` on a dict.
 
-Timings are the best of ``--repeats`` runs (the median is shown beside it); every run
+Timings are the best of N runs (CPU time of the process, and wall time beside it); every run
 starts from a fresh model.  Conversions (dicts, VW text) are made before timing.
 
     python benchmarks/bench_foundation.py            # full run, writes benchmarks/foundation.md
@@ -42,6 +42,8 @@ sys.path.insert(0, str(ROOT))
 import _peers  # noqa: E402
 
 A9A = ROOT.parent / "shared" / "data" / "a9a" / "a9a"
+#: hand-written analysis below this line of the results file survives a re-run
+NOTES = "<!-- notes: kept as they are when the script rewrites the tables above -->"
 TARGETS = {"sklearn": 2.5, "river": 150.0, "river_dict": 2.0}
 
 
@@ -109,63 +111,62 @@ def olearn_dicts(dicts, labels, C):
 
 
 # ---------------------------------------------------------------- one data set
-def bench_dataset(name, X, y, C, repeats, bits, dict_repeats, slow_repeats):
+def bench_dataset(name, X, y, C, repeats, slow_repeats, bits):
+    """Every implementation on one data set.  ``repeats`` runs for the compiled batch
+    calls, ``slow_repeats`` for the per-example Python loops."""
     n = X.shape[0]
-    res = {"name": name, "rows": n, "features": X.shape[1], "nnz": int(X.nnz), "rows_out": []}
-    rows = res["rows_out"]
+    res = {"name": name, "rows": n, "features": X.shape[1], "nnz": int(X.nnz)}
+    batch, one = res["batch"], res["one"] = [], []
 
-    def add(label, best, med, mistakes, note="", reps=repeats):
-        rows.append({"label": label, "best": best, "median": med, "reps": reps,
-                     "rate": n / best, "mistakes": mistakes, "note": note})
+    def add(table, label, t, mistakes, note=""):
+        t = dict(t, label=label, mistakes=mistakes, note=note)
+        t.pop("result", None)
+        table.append(t)
 
-    # warm the kernel (compiles or loads from the cache) outside the timing
+    # warm the kernel (compiles or loads it from the cache) outside the timing
     olearn_model(C).predict_learn(X[:10], y[:10])
+    _peers.sklearn_fit_once(X[:10], y[:10], C)
 
-    b, md, (mist, m_ol) = _peers.timed(lambda: olearn_predict_learn(X, y, C), repeats)
-    add("olearn PAClassifier.predict_learn", b, md, mist, "exact progressive")
+    t = _peers.timed(lambda: olearn_predict_learn(X, y, C), repeats)
+    mist, m_ol = t["result"]
+    add(batch, "olearn PAClassifier.predict_learn", t, mist, "exact progressive")
     w_ol = m_ol.coef_[0]
-    b, md, _ = _peers.timed(lambda: olearn_partial_fit(X, y, C), repeats)
-    add("olearn PAClassifier.partial_fit", b, md, None, "no predictions")
+    t = _peers.timed(lambda: olearn_partial_fit(X, y, C), repeats)
+    add(batch, "olearn PAClassifier.partial_fit", t, None, "no predictions")
 
-    b, md, m_sk = _peers.timed(lambda: _peers.sklearn_fit_once(X, y, C), repeats)
+    t = _peers.timed(lambda: _peers.sklearn_fit_once(X, y, C), repeats)
+    res["w_diff_sklearn"] = float(np.max(np.abs(t["result"].coef_[0] - w_ol)))
     mist_sk, _ = _peers.sklearn_progressive_mistakes(X, y, C, batch=1000)
-    add("scikit-learn SGDClassifier(pa1).partial_fit", b, md, mist_sk,
-        "time: one call; mistakes: each 1,000-row batch predicted before partial_fit")
-    res["w_diff_sklearn"] = float(np.max(np.abs(m_sk.coef_[0] - w_ol)))
+    add(batch, "scikit-learn SGDClassifier(pa1).partial_fit", t, mist_sk,
+        "timed: one call on all rows; mistakes: each 1,000-row batch predicted before "
+        "partial_fit on it")
 
     dicts = _peers.to_dicts(X)
     y_bool = [bool(v > 0) for v in y]
-    b, md, (mist_rv, m_rv) = _peers.timed(
-        lambda: _peers.river_progressive(dicts, y_bool, C), slow_repeats)
-    add("River PAClassifier(mode=1) predict_one+learn_one", b, md, mist_rv, "dicts",
-        slow_repeats)
+    t = _peers.timed(lambda: _peers.river_progressive(dicts, y_bool, C), slow_repeats)
+    mist_rv, m_rv = t["result"]
+    add(batch, "River PAClassifier(C, mode=1, learn_intercept=False)", t, mist_rv,
+        "predict_one then learn_one on dicts")
     w_rv = np.zeros(X.shape[1])
     for k, v in m_rv.weights.items():
         w_rv[k] = v
     res["w_diff_river"] = float(np.max(np.abs(w_rv - w_ol)))
     del m_rv
+    add(one, "River predict_one + learn_one", batch[-1], mist_rv)
 
     lines = _peers.to_vw_lines(X, y)
-    b, md, (mist_vw, opts) = _peers.timed(lambda: _peers.vw_progressive(lines, bits),
-                                          slow_repeats)
-    add("Vowpal Wabbit pyvw learn", b, md, mist_vw, f"text lines; `{opts}`", slow_repeats)
+    t = _peers.timed(lambda: _peers.vw_progressive(lines, bits), slow_repeats)
+    mist_vw, opts = t["result"]
+    add(batch, "Vowpal Wabbit (pyvw) learn", t, mist_vw,
+        f"text lines; `{opts}`; mistakes: VW's own progressive 0/1 loss")
     del lines
 
-    # one example at a time on dicts
     labels = [1 if v > 0 else -1 for v in y]
-    one = []
     try:
-        b, md, (mist_od, _) = _peers.timed(lambda: olearn_dicts(dicts, labels, C),
-                                           dict_repeats)
-        one.append({"label": "olearn predict_one+learn_one", "best": b, "median": md,
-                    "reps": dict_repeats, "mistakes": mist_od})
-    except Exception as exc:  # the dict path is not there yet
-        one.append({"label": "olearn predict_one+learn_one", "error": f"{exc!r}"})
-    river_row = next(r for r in rows if r["label"].startswith("River"))
-    one.append({"label": "River predict_one+learn_one", "best": river_row["best"],
-                "median": river_row["median"], "reps": river_row["reps"],
-                "mistakes": river_row["mistakes"]})
-    res["one"] = one
+        t = _peers.timed(lambda: olearn_dicts(dicts, labels, C), slow_repeats)
+        add(one, "olearn predict_one + learn_one", t, t["result"][0])
+    except Exception as exc:  # the dict path is missing or broken: say so in the table
+        one.append({"label": "olearn predict_one + learn_one", "error": repr(exc)})
     return res
 
 
@@ -174,6 +175,7 @@ CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import olearn
+ta = time.perf_counter()
 from olearn.linear import PAClassifier
 t1 = time.perf_counter()
 import numpy as np, scipy.sparse as sp
@@ -183,7 +185,7 @@ y = np.where(rng.standard_normal(200) > 0, 1.0, -1.0)
 t2 = time.perf_counter()
 PAClassifier(C=C_VALUE, variant="PA-I", fit_intercept=False).predict_learn(X, y)
 t3 = time.perf_counter()
-out = {"import": t1 - t0, "first_predict_learn": t3 - t2}
+out = {"import_olearn": ta - t0, "import": t1 - t0, "first_predict_learn": t3 - t2}
 try:
     m = PAClassifier(C=C_VALUE, variant="PA-I", fit_intercept=False)
     t4 = time.perf_counter()
@@ -221,97 +223,99 @@ def bench_startup(C, repeats):
 
 
 # ---------------------------------------------------------------- report
-def fmt_rate(r):
-    return f"{r:,.0f}"
-
-
 def fmt_mist(m, n):
     return "n/a" if m is None else f"{m:,} ({100.0 * m / n:.2f}%)"
 
 
-def report(results, startup, args, wall, quick):
+def report(results, startup, args, wall, command):
     out = []
-    cmd = "python benchmarks/bench_foundation.py" + (" --quick" if quick else "")
-    if args.repeats != (1 if quick else 3):
-        cmd += f" --repeats {args.repeats}"
-    out.append("# Foundation benchmark: PA-I against scikit-learn, River and Vowpal Wabbit\n")
-    out.append(f"Command (from the repository root, the venv's python): `{cmd}`  ")
-    out.append(f"Date: {datetime.date.today().isoformat()}; total wall time {wall:.0f} s  ")
+    out.append("# Foundation benchmark: PA-I in olearn, scikit-learn, River and Vowpal Wabbit\n")
+    out.append(f"Command (repository root, the project's venv): `{command}`  ")
+    out.append(f"Date: {datetime.date.today().isoformat()}; whole run {wall:.0f} s wall  ")
     out.append(f"Machine: {_peers.machine()}  ")
-    out.append(f"Load average at the end: {_peers.load_avg()} (a shared 2-core box: "
-               "several developers run jobs on it, so absolute times are noisy; the ratios "
-               "are measured in one process on the same data, minutes apart)\n")
-    out.append(f"Learner: PA-I, C = {args.C}, no intercept, binary labels -1/+1, rows in "
-               "file order, every run from a fresh model.  Times: best of N runs (N in the "
-               "table; the median beside it), garbage collector off during a run; "
-               "building dicts or VW text happens before timing.  `rate` = rows / best "
-               "time; `olearn x` = olearn predict_learn's rate / this row's rate.\n")
+    out.append(f"Load average at the end of the run: {_peers.load_avg()}.  This is a shared "
+               "2-core box on which several developers run tests at the same time, so wall "
+               "times are noisy and inflated; the ratios use CPU time of this process "
+               "(`time.process_time`), which contention inflates much less.  All peers run "
+               "in this one process, on the same arrays, minutes apart.\n")
+    out.append(f"Learner: PA-I with C = {args.C}, no intercept (`fit_intercept=False`, River "
+               "`learn_intercept=False`), labels -1/+1, rows in file order, a fresh model "
+               "for every run.  Times: best of N runs (N in the table), the garbage "
+               "collector off during a run; building dicts and VW text is done before "
+               "timing.  `rows/s` = rows / best CPU time; `olearn x` = olearn "
+               "`predict_learn`'s rows/s divided by this row's.\n")
     checks = []
     for res in results:
         n = res["rows"]
         out.append(f"## {res['name']}: {n:,} rows, {res['features']:,} features, "
                    f"{res['nnz']:,} non-zeros\n")
-        out.append("| implementation | N | best s | median s | rows/s | olearn x | "
-                   "progressive mistakes | note |")
-        out.append("|---|---|---|---|---|---|---|---|")
-        base = res["rows_out"][0]["rate"]
-        for r in res["rows_out"]:
-            out.append(f"| {r['label']} | {r['reps']} | {r['best']:.3f} | {r['median']:.3f} | "
-                       f"{fmt_rate(r['rate'])} | {base / r['rate']:.2f} | "
+        out.append("| implementation | N | best CPU s | median CPU s | best wall s | rows/s "
+                   "| olearn x | progressive mistakes | note |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+        base = res["batch"][0]["cpu"]
+        for r in res["batch"]:
+            out.append(f"| {r['label']} | {r['reps']} | {r['cpu']:.4f} | {r['cpu_median']:.4f} "
+                       f"| {r['wall']:.4f} | {n / r['cpu']:,.0f} | {r['cpu'] / base:.2f} | "
                        f"{fmt_mist(r['mistakes'], n)} | {r['note']} |")
         out.append("")
-        out.append(f"Same learner, same order: max |w_olearn - w_sklearn| = "
-                   f"{res['w_diff_sklearn']:.2e}, max |w_olearn - w_River| = "
-                   f"{res['w_diff_river']:.2e} after the pass (scikit-learn's progressive "
-                   "mistakes differ only because it predicts a whole batch before learning "
-                   "from it).\n")
-        out.append("One example at a time, dicts `{column: value}`:\n")
-        out.append("| implementation | N | best s | us/example | examples/s | olearn x | "
-                   "progressive mistakes |")
-        out.append("|---|---|---|---|---|---|---|")
-        ol = res["one"][0]
+        out.append(f"Same learner, same order, so the same mistakes: after the pass max "
+                   f"\\|w_olearn - w_sklearn\\| = {res['w_diff_sklearn']:.1e} and max "
+                   f"\\|w_olearn - w_River\\| = {res['w_diff_river']:.1e}; scikit-learn's "
+                   "count differs only because a whole batch is predicted before it learns "
+                   "from it.  VW is a different learner (its default adaptive, normalized, "
+                   "invariant updates on the hinge loss, no PA step).\n")
+        out.append("One example at a time (dicts `{column index: value}`, progressive: "
+                   "predict, then learn):\n")
+        out.append("| implementation | N | best CPU s | us/example (CPU) | best wall s | "
+                   "examples/s | olearn x | progressive mistakes |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        river, ol = res["one"][0], res["one"][-1]
         for r in res["one"]:
             if "error" in r:
-                out.append(f"| {r['label']} | - | - | - | - | - | not run: {r['error']} |")
+                out.append(f"| {r['label']} | - | - | - | - | - | - | not run: "
+                           f"{r['error']} |")
                 continue
-            ratio = (f"{r['best'] / ol['best']:.2f}" if "best" in ol else "n/a")
-            out.append(f"| {r['label']} | {r['reps']} | {r['best']:.3f} | "
-                       f"{1e6 * r['best'] / n:.2f} | {fmt_rate(n / r['best'])} | {ratio} | "
-                       f"{fmt_mist(r['mistakes'], n)} |")
+            ratio = f"{r['cpu'] / ol['cpu']:.2f}" if "cpu" in ol else "n/a"
+            out.append(f"| {r['label']} | {r['reps']} | {r['cpu']:.3f} | "
+                       f"{1e6 * r['cpu'] / n:.2f} | {r['wall']:.3f} | {n / r['cpu']:,.0f} | "
+                       f"{ratio} | {fmt_mist(r['mistakes'], n)} |")
         out.append("")
-        rates = {r["label"].split()[0]: r["rate"] for r in res["rows_out"][2:]}
-        checks.append((res["name"], "predict_learn vs scikit-learn partial_fit",
-                       base / rates["scikit-learn"], TARGETS["sklearn"]))
-        checks.append((res["name"], "predict_learn vs River", base / rates["River"],
+        sk = next(r for r in res["batch"] if r["label"].startswith("scikit"))
+        rv = next(r for r in res["batch"] if r["label"].startswith("River"))
+        checks.append((res["name"], "`predict_learn` vs scikit-learn `partial_fit`",
+                       sk["cpu"] / base, TARGETS["sklearn"]))
+        checks.append((res["name"], "`predict_learn` vs River", rv["cpu"] / base,
                        TARGETS["river"]))
-        if "best" in ol:
-            checks.append((res["name"], "dicts: olearn vs River per example",
-                           res["one"][1]["best"] / ol["best"], TARGETS["river_dict"]))
-    out.append("## Start-up (subprocesses)\n")
+        if "cpu" in ol:
+            checks.append((res["name"], "dicts: `predict_one` + `learn_one` vs River",
+                           river["cpu"] / ol["cpu"], TARGETS["river_dict"]))
+    out.append("## Start-up (fresh subprocesses)\n")
     cold, warm = startup
-    out.append("Each figure is the best of the runs (N given).  `import` = `import olearn` + "
-               "`from olearn.linear import PAClassifier`; `first predict_learn` = the first "
-               "call on a 200-row CSR batch; `first dict` = the first `learn_one` + "
-               "`predict_one` on dicts (another compiled signature: int64 indices); "
-               "`process` = the whole subprocess, interpreter start to exit, seen from "
-               "the parent.\n")
-    out.append("| start | N | import s | first predict_learn s | first dict s | process s |")
-    out.append("|---|---|---|---|---|---|")
-    for label, runs in (("cold: fresh NUMBA_CACHE_DIR (compiles)", cold),
-                        ("cached: same cache, next process (loads)", warm)):
+    out.append("Wall-clock seconds, best of N.  `import olearn` alone (lazy: loads no "
+               "numba); `+ PAClassifier` = that plus `from olearn.linear import "
+               "PAClassifier` (numpy, scipy, scikit-learn, numba); `first predict_learn` = the first call, "
+               "on a 200-row CSR batch (compiles or loads the kernel); `first dict` = then "
+               "the first `learn_one` + `predict_one` on dicts (another signature of the "
+               "same kernel: int64 indices); `process` = the whole subprocess, interpreter "
+               "start to exit, seen from the parent.  Cold: a fresh empty "
+               "`NUMBA_CACHE_DIR`; cached: the next processes on that cache.\n")
+    out.append("| start | N | import olearn s | + PAClassifier s | first predict_learn s | "
+               "first dict s | process s |")
+    out.append("|---|---|---|---|---|---|---|")
+    for label, runs in (("cold (compiles)", cold), ("cached (loads)", warm)):
         def best(key):
             vals = [r[key] for r in runs if key in r]
             return f"{min(vals):.3f}" if vals else "n/a"
-        out.append(f"| {label} | {len(runs)} | {best('import')} | "
+        out.append(f"| {label} | {len(runs)} | {best('import_olearn')} | {best('import')} | "
                    f"{best('first_predict_learn')} | {best('first_dict')} | "
                    f"{best('process')} |")
     out.append("")
-    out.append("## Targets\n")
+    out.append("## Targets of the issue (CPU-time ratios)\n")
     out.append("| data | comparison | measured | target | |")
     out.append("|---|---|---|---|---|")
     for name, what, got, want in checks:
-        out.append(f"| {name} | {what} | {got:.1f}x | {want:g}x | "
-                   f"{'met' if got >= want else 'MISSED'} |")
+        out.append(f"| {name.split(' (')[0]} | {what} | {got:.2f}x | {want:g}x | "
+                   f"{'met' if got >= want else 'missed'} |")
     out.append("")
     return "\n".join(out)
 
@@ -319,39 +323,48 @@ def report(results, startup, args, wall, quick):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
-                    help="small run (20,000 stream rows, 5,000 a9a rows, 1 repeat); "
+                    help="small run (20,000 stream rows, 5,000 a9a rows, fewer repeats); "
                          "prints, writes nothing unless --out is given")
-    ap.add_argument("--repeats", type=int, default=None, help="runs per timing (default 3)")
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="runs per compiled batch timing (default 5, quick 1)")
+    ap.add_argument("--slow-repeats", type=int, default=None,
+                    help="runs per per-example Python loop (default 2, quick 1)")
     ap.add_argument("--C", type=float, default=0.1, help="PA-I aggressiveness (default 0.1)")
     ap.add_argument("--out", default=None,
                     help="markdown file to write (default benchmarks/foundation.md on a "
                          "full run)")
     args = ap.parse_args(argv)
+    command = "python benchmarks/bench_foundation.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
     if args.repeats is None:
-        args.repeats = 1 if args.quick else 3
+        args.repeats = 1 if args.quick else 5
+    if args.slow_repeats is None:
+        args.slow_repeats = 1 if args.quick else 2
     out = args.out or (None if args.quick else str(HERE / "foundation.md"))
     t0 = time.perf_counter()
     results = []
-    n_stream = 20_000 if args.quick else 200_000
-    X, y = load_stream(n_stream)
-    print(f"stream: {X.shape}, nnz {X.nnz}", flush=True)
+    X, y = load_stream(20_000 if args.quick else 200_000)
     results.append(bench_dataset("Sparse stream (make_sparse_stream, seed 0)", X, y, args.C,
-                                 args.repeats, 18, args.repeats, args.repeats))
+                                 args.repeats, args.slow_repeats, 18))
     del X, y
     print("stream done", flush=True)
     if A9A.exists():
         X, y, how = load_a9a(5_000 if args.quick else None)
-        results.append(bench_dataset(f"a9a (../shared/data/a9a/a9a via {how})", X, y, args.C,
-                                     max(args.repeats, 5 if not args.quick else 1), 18,
-                                     args.repeats, args.repeats))
+        results.append(bench_dataset(f"a9a (../shared/data/a9a/a9a, read with {how})", X, y,
+                                     args.C, args.repeats + (0 if args.quick else 2),
+                                     args.slow_repeats + (0 if args.quick else 1), 18))
         print("a9a done", flush=True)
     else:
         print(f"a9a skipped: {A9A} not found", flush=True)
-    startup = bench_startup(args.C, max(1, min(args.repeats, 2)))
-    text = report(results, startup, args, time.perf_counter() - t0, args.quick)
+    startup = bench_startup(args.C, 1 if args.quick else 2)
+    text = report(results, startup, args, time.perf_counter() - t0, command.strip())
     print(text)
     if out:
-        Path(out).write_text(text + "\n")
+        path = Path(out)
+        notes = ""
+        if path.exists() and NOTES in path.read_text():
+            notes = NOTES + path.read_text().split(NOTES, 1)[1]
+        path.write_text(text + "\n" + (("\n" + notes) if notes else ""))
         print(f"wrote {out}")
 
 
