@@ -285,3 +285,14 @@ def test_olearn_compare_errors_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "no such file, registered dataset" in err and "\n" not in err
     assert main(["compare", "--permutations", "0"]) == 2
+
+
+def test_olearn_compare_on_an_embedded_regression_set(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "diabetes", "--permutations", "1", "--no-tune", "--no-plot",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "mean squared error" in out and "diabetes: 442 rows" in out
+    for name in olearn.available("regressor"):
+        assert f"\n{name} " in out
+    assert list(tmp_path.iterdir()) == []

@@ -73,23 +73,26 @@ def _standardized(name):
     from ..datasets import embedded
     X, y = embedded.load_embedded(name)
     std = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0), y, name
+    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0), y, name, \
+        embedded.TASKS.get(name)
 
 
 def load_data(args):
-    """(X, y, label) for DATA: a file, a registered dataset, or an embedded one."""
+    """(X, y, label, task or None) for DATA: a file, a registered dataset, or an embedded
+    one (whose task is known: integer targets of a regression set stay a regression)."""
     from ..datasets import embedded, registry
     data = args.data
     if data is None:
         return _standardized("breast_cancer")
     if data != "-" and os.path.exists(data):
         X, y = _stack(open_data(args))
-        return X, y, os.path.basename(data)
+        return X, y, os.path.basename(data), None
     if data in embedded.EMBEDDED:
         return _standardized(data)
     if data in registry.list_datasets():
         X, y = registry.load(data, part=args.part, progress=None if not args.quiet else False)
-        return X, y, data if args.part == "train" else f"{data} ({args.part})"
+        label = data if args.part == "train" else f"{data} ({args.part})"
+        return X, y, label, registry.info(data).task
     raise CLIError(f"{data}: no such file, registered dataset ('olearn datasets') or "
                    f"embedded dataset ({', '.join(sorted(embedded.EMBEDDED))})")
 
@@ -111,7 +114,10 @@ def run(args):
                        (args.csv, "CSV")):
         if path not in (None, "-"):
             check_writable(path, what)
-    X, y, label = load_data(args)
+    X, y, label, task = load_data(args)
+    if algos is None and task == "regression":
+        from ..registry import available
+        algos = available("regressor")
     if plot is None and not args.no_plot:
         plot = f"olearn-compare-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}.png"
     if plot is not None:

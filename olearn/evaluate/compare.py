@@ -118,7 +118,10 @@ def _kind_of_target(y):
 
 def _supports(est, task):
     from ..kernels.driver import BINARY, MULTICLASS
-    kernels = getattr(est, "_kernels", None)
+    try:
+        kernels = getattr(est, "_kernels", None)
+    except Exception:           # a property that needs more than a fresh estimator
+        return True
     if not isinstance(kernels, dict) or not kernels:
         return True
     if task == "binary":
