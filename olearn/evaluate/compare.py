@@ -354,8 +354,9 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
         split = rng.permutation(n)
         k = max(1, min(n - 1, int(round(holdout * n))))
         tune_order, eval_rows = split[:k], np.sort(split[k:])
+    itype = np.int32 if n < 2**31 else np.int64          # P orders of n rows are kept
     orders = np.array([eval_rows[rng.permutation(len(eval_rows))]
-                       for _ in range(permutations)])
+                       for _ in range(permutations)], dtype=itype)
     m = len(eval_rows)
     checkpoints = np.unique(np.linspace(1, m, min(m, n_points)).astype(np.int64))
 
