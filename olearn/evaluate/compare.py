@@ -282,8 +282,12 @@ class _Progress:
 
     def step(self, k=1):
         self.done += k
-        if not self.show or time.monotonic() - self.t0 < self.delay:
+        now = time.monotonic()
+        if not self.show or now - self.t0 < self.delay:
             return
+        if self.done < self.total and now - getattr(self, "last", 0.0) < 0.25:
+            return
+        self.last = now
         width = 30
         fill = int(width * self.done / max(1, self.total))
         sys.stderr.write(f"\r{self.label}  [{'#' * fill}{'-' * (width - fill)}]  "
