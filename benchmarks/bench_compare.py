@@ -7,7 +7,8 @@ registered binary classifier; writes benchmarks/compare.md.
 For each data set: every learner's parameters are tuned on one random order of the
 rows (LIBOL's grids, see ``olearn.evaluate.compare.DEFAULT_GRIDS``), then the mean and
 standard deviation over the other orders of the online mistake rate, the number of
-updates and the seconds of one pass are reported, with each learner's time relative
+updates and the seconds of one pass are reported (and the cumulative mistake rate
+along the stream drawn to benchmarks/compare_<name>.png), with each learner's time relative
 to the Perceptron's measured in the same process on the same orders.  Data come from
 the mirror (OLEARN_DATA_MIRROR, default ../shared/data): ijcnn1 train + test (141,691
 rows) and a9a train + test (48,842), as LIBOL reports them; w8a train only (49,749;
@@ -71,12 +72,15 @@ def main(argv=None):
                       dataset=name)
         wall = time.perf_counter() - t0
         print(res, flush=True)
+        png = Path(args.out).with_name(f"compare_{name}.png")
+        res.plot(png)
         pos = float(np.mean(y == np.max(y)))
         sections.append(
             f"## {name} ({'train + test' if part == 'all' else part}: {X.shape[0]:,} rows, "
             f"{X.shape[1]} features, {pos:.1%} positive)\n\n"
             f"Mean ± std over {args.permutations} random orders, tuned on one more order; "
-            f"run took {wall / 60:.1f} min.\n\n{table(res)}\n")
+            f"run took {wall / 60:.1f} min. Curves: [{png.name}]({png.name}).\n\n"
+            f"{table(res)}\n")
     header = (
         "# LIBOL-protocol comparison of olearn's binary classifiers\n\n"
         f"Reproduce: `{command}`  \n"

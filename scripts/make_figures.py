@@ -1,6 +1,6 @@
 """Regenerate the figures of docs/figures/ (run from the repository root):
 
-    python scripts/make_figures.py            # all figures
+    python scripts/make_figures.py            # all figures but compare_a9a
     python scripts/make_figures.py pa arow    # some of them
 
 * pa_two_gaussians.png: passive-aggressive classification of two Gaussian classes,
@@ -12,8 +12,8 @@
   best fixed linear predictor of each prefix, next to the Perceptron's;
 * compare_breast_cancer.png, compare_breast_cancer_bars.png: the comparison that
   ``olearn compare`` runs by default (every registered classifier, 20 orders);
-* compare_a9a.png: the same on a9a (needs the data mirror, OLEARN_DATA_MIRROR or
-  ../shared/data; 5 orders to keep the run short).
+* compare_a9a.png (only when asked: ``make_figures.py a9a``, a few minutes): the same
+  on a9a (needs the data mirror, OLEARN_DATA_MIRROR or ../shared/data; 5 orders).
 
 Everything is seeded: a rerun gives the same pictures (times aside).
 """
@@ -227,9 +227,12 @@ FIGURES = {"pa": fig_pa, "arow": fig_arow, "regret": fig_regret, "compare": fig_
            "a9a": fig_compare_a9a}
 
 
+DEFAULT = ("pa", "arow", "regret", "compare")
+
+
 def main(names):
     OUT.mkdir(parents=True, exist_ok=True)
-    for name in names or FIGURES:
+    for name in names or DEFAULT:
         if name not in FIGURES:
             sys.exit(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
         t0 = time.perf_counter()
