@@ -58,7 +58,7 @@ def fig_pa():
     """Figs. 31.3/31.4: PA with the squared hinge and lambda = 1 (PA-II, C = 1/2)."""
     X, y = make_two_gaussians(n=200, random_state=0)
     box = (-10, 10, -10, 10)
-    fig = Figure(figsize=(6.2, 5.6), layout="constrained")
+    fig = Figure(figsize=(6.2, 6.2), layout="constrained")
     ax = fig.subplots()
     scatter(ax, X, y)
     model = olearn.make("pa2", C=0.5)
@@ -75,7 +75,8 @@ def fig_pa():
     ax.set_ylabel("$x^{(2)}$")
     ax.set_title("Passive-aggressive classification (PA-II, $\\lambda = 1$)\n"
                  "two Gaussian classes, the seed book's Figs. 31.3/31.4", fontsize=10)
-    ax.legend(fontsize=8, loc="upper center")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=3,
+               fontsize=8)
     ax.grid(alpha=0.3)
     fig.savefig(OUT / "pa_two_gaussians.png", dpi=120)
 
@@ -98,7 +99,7 @@ def fig_arow():
     order = np.random.default_rng(0).permutation(len(y))
     pa = olearn.make("pa2", C=0.5).fit(X[order], y[order])
     arow = olearn.make("arow", r=1.0).fit(X[order], y[order])
-    fig = Figure(figsize=(11.5, 4.8), layout="constrained")
+    fig = Figure(figsize=(11.5, 5.2), layout="constrained")
     ax, bx = fig.subplots(1, 2, width_ratios=[1.3, 1])
     scatter(ax, X, y)
     ax.plot(X[outliers, 0], X[outliers, 1], "o", ms=13, mfc="none", color="0.4",
@@ -118,7 +119,8 @@ def fig_arow():
     ax.set_xlabel("$x^{(1)}$")
     ax.set_ylabel("$x^{(2)}$")
     ax.set_title("One draw (seed 0), as in the book's Fig. 31.8", fontsize=10)
-    ax.legend(fontsize=8, loc="lower center", framealpha=0.9)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower left", ncol=5,
+               fontsize=8)
     ax.grid(alpha=0.3)
     # 200 draws and orders, with and without the two outliers: error on the clean rows
     names = ("passive-aggressive", "AROW")
