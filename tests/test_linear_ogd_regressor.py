@@ -88,7 +88,7 @@ CONFIGS = [
     dict(loss="absolute", schedule="power", power=0.7, eta=0.2, alpha=0.01),
     dict(loss="epsilon_insensitive", schedule="optimal", alpha=0.1, epsilon=0.2,
          average=True),
-    dict(loss="huber", schedule="adagrad", eta=0.3, epsilon=0.5),
+    dict(loss="huber", schedule="adagrad", eta=0.3, epsilon=0.5, alpha=0.01, radius=8.0),
 ]
 
 
@@ -147,7 +147,7 @@ def test_equals_sklearn_sgd_regressor(cpusmall, loss, sk):
 
 @pytest.mark.parametrize("params,match", [({"loss": "hinge"}, "loss"),
                                           ({"epsilon": -0.1}, "epsilon"),
-                                          ({"schedule": "adagrad", "alpha": 0.1}, "adagrad")])
+                                          ({"schedule": "optimal"}, "alpha > 0")])
 def test_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         OGDRegressor(**params).fit(np.eye(3), [0.0, 1.0, 0.0])

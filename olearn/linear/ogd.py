@@ -34,8 +34,10 @@ O(non-zeros).  With ``fit_intercept`` the intercept is a weight like the others:
 is decayed by ``alpha`` and counts in the projection's norm (scikit-learn does not
 regularise its intercept, and on sparse input damps its steps by 0.01).  For the
 multiclass model ``||w||`` is the Frobenius norm of the ``(K, d)`` weight matrix.
-"schedule='adagrad'" takes no ``alpha`` and no ``radius`` (its projection would have to
-be in AdaGrad's own metric).  A sample weight multiplies the loss (so its gradient).
+With "adagrad", ``alpha`` decays the weights by ``1 - eta alpha`` a row and ``radius``
+projects in the Euclidean norm: simple choices, not Duchi et al.'s composite and
+AdaGrad-metric versions, whose guarantees they do not carry.  A sample weight
+multiplies the loss (so its gradient).
 
 With the "hinge" loss, a constant step, no intercept and no L2 term the weights equal
 scikit-learn's ``SGDClassifier(loss="hinge", penalty=None, learning_rate="constant")``
@@ -268,8 +270,6 @@ class _OGD(LinearModel):
             check_number("radius", self.radius, low=0.0, low_open=True)
         if self.schedule == "optimal" and not self.alpha > 0:
             raise ValueError("schedule='optimal' needs an L2 term alpha > 0")
-        if self.schedule == "adagrad" and (self.alpha > 0 or self.radius is not None):
-            raise ValueError("schedule='adagrad' takes no alpha and no radius")
 
     def _kernel_params(self):
         alpha = float(self.alpha)
@@ -358,7 +358,7 @@ class OGDRegressor(_OGD, OnlineRegressor):
     """
     _losses = REGRESSION_LOSSES
 
-    def __init__(self, loss="squared", eta=0.01, schedule="invsqrt", power=0.5, alpha=0.0,
+    def __init__(self, loss="squared", eta=0.1, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, epsilon=0.1, average=False, fit_intercept=True, epochs=1,
                  shuffle=False, random_state=None):
         self.loss = loss
