@@ -215,7 +215,8 @@ def cw_alpha(m, v, phi, psi, zeta):
     """The exact CW / SCW-I step before clipping (Crammer, Dredze, Pereira NIPS 2008;
     Wang, Zhao, Hoi ICML 2012 eq. for alpha): ``(-m psi + sqrt(m^2 phi^4/4 + v phi^2
     zeta)) / (v zeta)``; positive exactly when ``m < phi sqrt(v)``."""
-    return (-m * psi + math.sqrt(m * m * phi ** 4 / 4.0 + v * phi * phi * zeta)) / (v * zeta)
+    phi2 = phi * phi
+    return (-m * psi + math.sqrt(0.25 * m * m * phi2 * phi2 + v * phi2 * zeta)) / (v * zeta)
 
 
 @njit(inline="always")

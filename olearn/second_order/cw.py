@@ -21,6 +21,7 @@ Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EM
 x'Sigma_s x`` (see ``olearn/kernels/second_order.py``).  A sample weight ``h``
 multiplies alpha and the precision increment.
 """
+import math
 import numbers
 from statistics import NormalDist
 
@@ -49,6 +50,8 @@ def _wants(params, m):
 @njit(inline="always")
 def _step(params, m, v, sw):
     phi, psi, zeta = params
+    if not m < phi * math.sqrt(v):      # the constraint holds (alpha would be 0)
+        return False, 0.0, 0.0
     alpha = cw_alpha(m, v, phi, psi, zeta)
     if not alpha > 0.0:
         return False, 0.0, 0.0
