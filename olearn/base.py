@@ -315,7 +315,7 @@ class OnlineLearner(BaseEstimator):
         buf = self.__dict__.get("_row_buf")
         if buf is None or buf[1].shape[0] < n:
             cap = max(64, 2 * n)
-            buf = self._row_buf = (np.zeros(2, np.int64), np.zeros(cap, np.int64),
+            buf = self._row_buf = (np.zeros(2, np.int32), np.zeros(cap, np.int32),
                                    np.zeros(cap))
         indptr, indices, data = buf
         if b:
@@ -364,8 +364,9 @@ class OnlineLearner(BaseEstimator):
         task, state, params, kernel, seen, scores, pred, sw, yk = self._one_call()
         yk[0] = label
         sw[0] = sample_weight
-        self.n_updates_ += kernel(row, yk, sw, state, params, seen, scores, pred)
-        self.t_ += 1
+        fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
+        fitted["n_updates_"] += kernel(row, yk, sw, state, params, seen, scores, pred)
+        fitted["t_"] += 1
         return self
 
     def __getstate__(self):
@@ -418,8 +419,13 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
         """Register new labels and return each row's class index."""
         if len(y) == 1 and classes is None and y[0] in self.__dict__.get("_class_index", ()):
             return np.array([self._class_index[y[0]]], dtype=np.int64)  # one known label
-        y = self._check_targets(y)
+        if (len(self.__dict__.get("classes_", ())) == 2 and y.dtype.kind in "biuf"
+                and self.classes_.dtype.kind in "biuf"):
+            positive = y == self.classes_[1]  # two known numeric labels: no sorting
+            if np.count_nonzero(positive) + np.count_nonzero(y == self.classes_[0]) == len(y):
+                return positive.astype(np.int64)
         if not hasattr(self, "classes_"):
+            y = self._check_targets(y)
             self.classes_ = np.asarray(y[:0])
             self._class_index = {}
             self._classes_given = False
@@ -433,6 +439,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
         uniq, inverse = _unique(y)
         new = [u for u in uniq if u not in self._class_index]
         if new:
+            self._check_targets(np.asarray(new, dtype=uniq.dtype))
             self._add_classes(new, uniq)
         lut = np.array([self._class_index[u] for u in uniq], dtype=np.int64)
         return lut[inverse]

@@ -98,6 +98,10 @@ class Vocabulary:
     def _columns(self, x, grow):
         """Lists of columns and values of ``x`` (unknown names dropped unless grow)."""
         index = self._index
+        try:  # the common case: every name known already
+            return [index[name] for name in x], list(x.values())
+        except KeyError:
+            pass
         columns, values = [], []
         if grow:
             for name, value in x.items():
