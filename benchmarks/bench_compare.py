@@ -105,7 +105,11 @@ def main(argv=None):
         for nm, g in res.grids.items() if g)
     untuned = [nm for nm, g in res.grids.items() if not g]
     header += f"\nGrids:\n{grids}\n- not tuned: {', '.join(untuned)}\n"
-    Path(args.out).write_text(header + "\n" + "\n".join(sections))
+    out = Path(args.out)
+    notes = ""
+    if out.exists() and "\n## Notes" in out.read_text():      # hand-written, kept
+        notes = "\n## Notes" + out.read_text().split("\n## Notes", 1)[1]
+    out.write_text(header + "\n" + "\n".join(sections) + notes)
     print(f"wrote {args.out}")
 
 
