@@ -116,7 +116,8 @@ def test_diagonal_equals_full_on_one_hot_rows():
     ym = rng.integers(0, 3, n)
     yr = rng.standard_normal(n)
     for make in CLASSIFIERS + REGRESSORS:
-        ys = [yr] if make in REGRESSORS else [yb, ym]
+        # multiclass: AROW (the multiclass code is shared by every classifier)
+        ys = [yr] if make in REGRESSORS else [yb, ym] if make is AROWClassifier else [yb]
         for y in ys:
             full = make(covariance="full", fit_intercept=False).fit(X, y)
             diag = make(covariance="diag", fit_intercept=False).fit(X, y)

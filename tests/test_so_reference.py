@@ -1,4 +1,6 @@
-"""Second-order classifiers against plain numpy references of their papers' formulas.
+"""Second-order classifiers against plain numpy references of their papers' formulas
+(the references, and the binary tests of AROW, CW, SCW-I and SCW-II; the other binary
+learners are tested in test_so_binary.py, multiclass in test_so_multiclass.py).
 
 Each reference below is written from the paper in its own form (the covariance update
 ``Sigma -= beta Sigma x x' Sigma`` with the paper's ``beta``; NAROW and the second-order
@@ -241,9 +243,7 @@ def _check_binary(name, cov, X, y):
     return batch
 
 
-@pytest.mark.parametrize("cov", ["full", "diag"])
-@pytest.mark.parametrize("name", sorted(LEARNERS))
-def test_binary_matches_reference(name, cov):
+def check_binary_paths(name, cov):
     """Dense batch, CSR batch and learn_one, on random and real data."""
     X, y = _random_binary()
     batch = _check_binary(name, cov, X, y)
@@ -258,37 +258,11 @@ def test_binary_matches_reference(name, cov):
     _check_binary(name, cov, *_heart())
 
 
+# the other learners are in test_so_binary.py (files kept small: each compiles its kernels)
 @pytest.mark.parametrize("cov", ["full", "diag"])
-@pytest.mark.parametrize("name", sorted(LEARNERS))
-def test_multiclass_matches_reference(name, cov):
-    X, y = _pendigits()
-    make, ref, sigma0 = LEARNERS[name]
-    scores, W, S = reference_multiclass(X, y, ref(), sigma0, cov == "full", y.max() + 1)
-    model = make().set_params(covariance=cov)
-    got = model.predict_learn(X, y, return_scores=True)
-    _close(got, scores, 1e-9)
-    _close(model.state_["W"], W, 1e-9)
-    _close(model._sigma(), S, 1e-9)
-    assert model.n_updates_ > 10
-
-
-@pytest.mark.parametrize("cov", ["full", "diag"])
-def test_multiclass_arow_dense_sparse_and_one_at_a_time(cov):
-    rng = np.random.default_rng(3)
-    X = rng.standard_normal((150, 5)) * (rng.random((150, 5)) < 0.7)
-    y = np.argmax(X @ rng.standard_normal((5, 4)) + 0.3 * rng.standard_normal((150, 4)), 1)
-    scores, W, S = reference_multiclass(X, y, arow(0.7), 1.0, cov == "full", 4)
-    for data in (X, sp.csr_matrix(X)):
-        model = AROWClassifier(r=0.7, covariance=cov)
-        _close(model.predict_learn(data, y, return_scores=True), scores)
-        _close(model.state_["W"], W)
-        _close(model._sigma(), S)
-    one = AROWClassifier(r=0.7, covariance=cov)
-    one.partial_fit(X[:1], y[:1], classes=[0, 1, 2, 3])
-    for xi, yi in zip(X[1:], y[1:]):
-        one.learn_one(xi, yi)
-    _close(one.state_["W"], W)
-    _close(one._sigma(), S)
+@pytest.mark.parametrize("name", ["arow", "cw", "scw", "scw2"])
+def test_binary_matches_reference(name, cov):
+    check_binary_paths(name, cov)
 
 
 def test_theta_forms_of_sop_and_narow():

@@ -24,7 +24,6 @@ covariances (see ``olearn/kernels/second_order.py``).  A sample weight ``h`` mul
 ``C``.
 """
 import math
-import numbers
 
 from numba import njit
 
