@@ -4,14 +4,15 @@ For each class k a copy of the base learner learns the binary problem ``y == k``
 (label +1 for the rows of class k, -1 for every other row), and the prediction is
 the class whose binary model scores highest (Rifkin and Klautau, "In Defense of
 One-Vs-All Classification", JMLR 5, 2004).  Unlike the native multiclass rules
-(one max-score update per row) every binary model sees, and may update on, every row.
+(one max-score update per row) every binary model may update on every row.
 
 Layout.  The K models are blocks of the same arrays: each state slot of the base
 learner (its binary shape, class axis of size 1) gets a leading class axis, so ``W``
 is ``(K, 1, d)``; class k's model is the tuple of views ``slot[k]``.  One compiled
 loop scores each row with class k's model, records that pre-update score, applies
 the base's own binary update rule to class k's block with label +-1, for every k,
-then records the arg-max over the classes seen so far as the progressive prediction.
+then records the arg-max over the classes seen so far as the progressive prediction
+(the rows of class k are a +1 for block k and a -1 for every other block).
 
 Compiled code.  A ``cache=True`` entry point may not take the base's rule as an
 argument (numba does not disk-cache functions passed as arguments, numba issue 6264),
@@ -27,13 +28,18 @@ compile, never a stale kernel; later processes load it from numba's disk cache.
 Classes.  The labels follow :class:`olearn.base.OnlineClassifier` (two labels sorted,
 later ones appended; ``classes=`` keeps its order), with one model per class from the
 first label on, even for two classes: when a second label sorting first arrives, the
-two blocks swap places instead of being negated.  A class's model starts at the base's
-initial state when its label is registered: with ``classes=`` given up front every
-model learns from every row, so the result equals K separate binary learners trained
-on ``y == k``; a class discovered mid-stream has missed the rows before it.
-``n_updates_`` counts binary updates (up to K per row).
+two blocks swap places instead of being negated.  As with the native multiclass rules,
+only classes already seen take part: class k's model stays at the base's initial state
+until the first row of class k, which it learns from (as a +1), and from then on it
+learns from every row.  So the model equals K separate binary learners, the k-th trained
+on ``y == k`` from the first row of class k on, and it does not depend on how the stream
+is cut into batches nor on ``classes=`` being given up front.  ``n_updates_`` counts
+binary updates (up to K per row).
 
-Sample weights, intercept, epochs and shuffling are the base learner's.
+Sample weights, intercept, epochs and shuffling are the base learner's.  A learner that
+fixes its state layout from its first input (a full or diagonal covariance from the
+width) gets the same layout here: a prototype copy of the base receives the first input
+and is started as the binary learner would be; its slots define the blocks.
 """
 import ast
 import copy
@@ -43,11 +49,13 @@ import inspect
 import os
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 from numba.extending import overload
+from sklearn.base import clone
 
 from ..base import OnlineClassifier, OnlineLearner, Slot
 from ..kernels import cache_dir
@@ -60,43 +68,30 @@ def class_state(state, k):
     """The tuple ``(state[0][k], state[1][k], ...)``: class ``k``'s block of every slot."""
 
 
-_MAX_SLOTS = 8
-
-
 @overload(class_state, inline="always")
 def _class_state(state, k):
-    n = len(state.types)
-    if n == 1:
+    if len(state.types) == 1:
         return lambda state, k: (state[0][k],)
-    if n == 2:
-        return lambda state, k: (state[0][k], state[1][k])
-    if n == 3:
-        return lambda state, k: (state[0][k], state[1][k], state[2][k])
-    if n == 4:
-        return lambda state, k: (state[0][k], state[1][k], state[2][k], state[3][k])
-    if n == 5:
-        return lambda state, k: (state[0][k], state[1][k], state[2][k], state[3][k],
-                                 state[4][k])
-    if n == 6:
-        return lambda state, k: (state[0][k], state[1][k], state[2][k], state[3][k],
-                                 state[4][k], state[5][k])
-    if n == 7:
-        return lambda state, k: (state[0][k], state[1][k], state[2][k], state[3][k],
-                                 state[4][k], state[5][k], state[6][k])
-    if n == 8:
-        return lambda state, k: (state[0][k], state[1][k], state[2][k], state[3][k],
-                                 state[4][k], state[5][k], state[6][k], state[7][k])
-    return None
+    return lambda state, k: (state[0][k],) + class_state(state[1:], k)
 
 
 @njit(inline="always")
-def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn):
+def no_after(state, n_updates):
+    """The end-of-pass step of an entry point that has none."""
+    return n_updates
+
+
+@njit(inline="always")
+def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, after_fn):
     """One-vs-rest over every row of ``X``; returns the number of binary updates.
 
     ``state``: the base's slots with a leading class axis; ``y``: class indices;
     ``scores`` (n, K) receives each class model's pre-update score, ``pred`` (n,) the
     arg-max over the classes seen so far (``seen``, updated in place as in
-    :func:`olearn.kernels.driver.online_pass`).
+    :func:`olearn.kernels.driver.online_pass`).  A class not seen yet takes part in
+    nothing (its score is recorded as 0); class k's model learns from the first row of
+    class k on.  ``after_fn(block, n_updates)``, the base's end-of-pass step, then
+    runs on every class block.
     """
     columns = dense_columns(X)
     K = scores.shape[1]
@@ -107,34 +102,48 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn):
         idx, val = get_row(X, i, columns)
         yi = int(y[i])
         for k in range(K):
-            block = class_state(state, k)
-            score_fn(block, idx, val, out)
-            scores[i, k] = out[0]
-            n_updates += update_fn(block, params, idx, val, 1.0 if k == yi else -1.0, sw[i],
-                                   out, no_seen)
+            if seen[k] or k == yi:
+                block = class_state(state, k)
+                score_fn(block, idx, val, out)
+                scores[i, k] = out[0]
+                n_updates += update_fn(block, params, idx, val, 1.0 if k == yi else -1.0,
+                                       sw[i], out, no_seen)
+            else:
+                scores[i, k] = 0.0
         pred[i] = masked_argmax(scores[i], seen)
         seen[yi] = 1
+    for k in range(K):
+        after_fn(class_state(state, k), n_updates)
     return n_updates
 
 
 # ---------------------------------------------------------------- generated entry points
 _GENERATED = {}
+_ENTRY_ARGS = ("X", "y", "sw", "state", "params", "seen", "scores", "pred")
 
-_TEMPLATE = '''"""Generated by olearn.multiclass.ovr: one-vs-rest entry point over the binary rule
+_TEMPLATE = '''"""Generated by olearn.multiclass.ovr: the one-vs-rest entry point over the binary rule
 of {module}.{entry} (source hash {digest}).  Do not edit: a new file replaces it when
 the sources change."""
-from numba import njit
+import {module} as _ovr_learner
+from numba import njit as _ovr_njit
+from olearn.multiclass.ovr import no_after as _ovr_no_after
+from olearn.multiclass.ovr import ovr_pass as _ovr_pass
+{names}
+_ovr_score = _ovr_learner.{score}
+_ovr_rule = _ovr_learner.{rule}
+{after}
 
-import {module} as _learner
-from olearn.multiclass.ovr import ovr_pass
-
-_score = _learner.{score}
-_rule = _learner.{rule}
-
-
-@njit(cache=True)
+@_ovr_njit(cache=True)
 def kernel(X, y, sw, state, params, seen, scores, pred):
-    return ovr_pass(X, y, sw, state, params, seen, scores, pred, _score, _rule)
+    return _ovr_pass(X, y, sw, state, params, seen, scores, pred, _ovr_score, _ovr_rule,
+                     _ovr_after)
+'''
+
+_AFTER = '''
+
+@_ovr_njit(inline="always")
+def _ovr_after(state, n_updates):
+    return {expr}
 '''
 
 
@@ -148,47 +157,67 @@ def _dotted(node):
     return None
 
 
-def _binary_rule_names(entry):
-    """The (score_fn, update_fn) names an entry point passes to ``online_pass``."""
-    func = getattr(entry, "py_func", None)
+def _parse_entry(func):
+    """Read a binary entry point ``return [wrap(state, ] online_pass(..., BINARY, score,
+    rule)[)]``: the score and rule names, the end-of-pass expression (or None) with
+    the pass's result renamed ``n_updates``, and the global names it uses."""
+    fail = ValueError(f"OneVsRest needs a base whose binary entry point is one 'return' "
+                      f"of online_pass(..., BINARY, score_fn, rule), possibly wrapped in a "
+                      f"call on (state, result); {func.__module__}.{func.__qualname__} "
+                      f"is not")
     try:
-        tree = ast.parse(inspect.getsource(func).lstrip())
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
     except (TypeError, OSError, SyntaxError):
-        tree = None
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Call) and _dotted(node.func) in ("online_pass",
-                                                                "driver.online_pass"):
-            args = dict(enumerate(node.args))
-            kw = {k.arg: k.value for k in node.keywords}
-            task = _dotted(args.get(8, kw.get("task")))
-            score = _dotted(args.get(9, kw.get("score_fn")))
-            rule = _dotted(args.get(10, kw.get("update_fn")))
-            if task is not None and task.split(".")[-1] == "BINARY" and score and rule:
-                return score, rule
-    name = getattr(func, "__qualname__", repr(entry))
-    raise ValueError(f"OneVsRest needs a base whose binary entry point calls online_pass("
-                     f"..., BINARY, score_fn, rule); {name} does not")
+        raise fail from None
+    body = [st for st in tree.body[0].body
+            if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        raise fail
+    calls = [n for n in ast.walk(body[0].value) if isinstance(n, ast.Call)
+             and (_dotted(n.func) or "").split(".")[-1] == "online_pass"]
+    if len(calls) != 1:
+        raise fail
+    call = calls[0]
+    args = dict(enumerate(call.args))
+    kw = {k.arg: k.value for k in call.keywords}
+    task = _dotted(args.get(8, kw.get("task")))
+    score = _dotted(args.get(9, kw.get("score_fn")))
+    rule = _dotted(args.get(10, kw.get("update_fn")))
+    if task is None or task.split(".")[-1] != "BINARY" or not score or not rule:
+        raise fail
+
+    class Rename(ast.NodeTransformer):
+        def visit_Call(self, node):
+            if node is call:
+                return ast.Name("n_updates", ast.Load())
+            return self.generic_visit(node)
+
+    after = Rename().visit(body[0].value)
+    if isinstance(after, ast.Name):
+        return score, rule, None, ()
+    names = {n.id for n in ast.walk(after) if isinstance(n, ast.Name)}
+    if names & (set(_ENTRY_ARGS) - {"state"}):
+        raise fail
+    return score, rule, ast.unparse(after), tuple(sorted(names - {"state", "n_updates"}))
 
 
-def ovr_kernel(base_cls):
-    """The compiled one-vs-rest entry point for a learner class (generated once)."""
-    entry = base_cls._kernels.get(BINARY)
-    if entry is None:
-        raise ValueError(f"{base_cls.__name__} has no binary kernel: OneVsRest needs a "
-                         "binary olearn classifier")
+def ovr_kernel(entry):
+    """The compiled one-vs-rest entry point over a binary entry point (generated once)."""
     func = entry.py_func
     key = (func.__module__, func.__qualname__)
     if key in _GENERATED:
         return _GENERATED[key]
-    score, rule = _binary_rule_names(entry)
+    score, rule, after, names = _parse_entry(func)
     module = sys.modules[func.__module__]
     h = hashlib.sha256()
     for part in (Path(module.__file__).read_bytes(), Path(__file__).read_bytes(),
-                 f"{key}{score}{rule}".encode()):
+                 repr(key).encode()):
         h.update(part)
     digest = h.hexdigest()[:16]
-    source = _TEMPLATE.format(module=func.__module__, entry=func.__qualname__, score=score,
-                              rule=rule, digest=digest)
+    source = _TEMPLATE.format(
+        module=func.__module__, entry=func.__qualname__, score=score, rule=rule,
+        digest=digest, names="".join(f"{n} = _ovr_learner.{n}\n" for n in names),
+        after="_ovr_after = _ovr_no_after" if after is None else _AFTER.format(expr=after))
     stem = f"ovr_{func.__module__.replace('.', '_')}_{func.__qualname__}_{digest}"
     folder = Path(cache_dir()) / "ovr"
     path = folder / f"{stem}.py"
@@ -234,10 +263,46 @@ class OneVsRest(OnlineClassifier):
 
     # -------------------------------------------------------- the base's settings
     def _base(self):
+        """The prototype binary learner once learning started, else ``base``."""
+        proto = self.__dict__.get("_proto")
+        if proto is not None:
+            return proto
         if not isinstance(self.base, OnlineClassifier) or isinstance(self.base, OneVsRest):
             raise ValueError(f"base must be a binary olearn classifier (e.g. "
                              f"olearn.make('pa1')), got {self.base!r}")
         return self.base
+
+    # A learner may fix its state layout from its first input (a full or diagonal
+    # covariance from the width, say).  A prototype, a copy of ``base``, receives the
+    # same first input as this model (the first batch, or the first example) and is
+    # started as a binary learner would be; its slots then define the class blocks.
+    def _new_proto(self):
+        self._proto = None
+        self._proto = clone(self._base())
+        return self._proto
+
+    def _validate_X(self, X, reset):
+        X = super()._validate_X(X, reset)
+        if reset:
+            self._new_proto()._validate_X(X, reset=True)
+        return X
+
+    def _row_lists(self, x, grow):
+        if self._is_fresh():
+            self._new_proto()._row_lists(x, grow=False)
+        return super()._row_lists(x, grow)
+
+    def _start(self, n_features):
+        proto = self.__dict__.get("_proto")
+        if proto is None:
+            proto = self._new_proto()
+        if proto._is_fresh():
+            proto._start(n_features)
+        super()._start(n_features)
+
+    def _reset(self):
+        super()._reset()
+        self.__dict__.pop("_proto", None)
 
     fit_intercept = property(lambda self: self._base().fit_intercept)
     epochs = property(lambda self: self._base().epochs)
@@ -246,19 +311,27 @@ class OneVsRest(OnlineClassifier):
 
     @property
     def _slots(self):
-        if len(self._base()._slots) > _MAX_SLOTS:
-            raise ValueError(f"OneVsRest supports bases with at most {_MAX_SLOTS} state "
-                             "slots")
         return tuple(Slot(s.name, _block_axes(s.axes), s.fill, s.eye, False)
                      for s in self._base()._slots)
 
     @property
     def _kernels(self):
-        return {MULTICLASS: ovr_kernel(type(self._base()))}
+        return {MULTICLASS: ovr_kernel(self._binary_entry())}
+
+    def _binary_entry(self):
+        entry = self._base()._kernels.get(BINARY)
+        if entry is None:
+            raise ValueError(f"{type(self.base).__name__} has no binary kernel: OneVsRest "
+                             "needs a binary olearn classifier")
+        return entry
+
+    def set_params(self, **params):
+        self.__dict__.pop("_one_cache", None)  # base__C=... changes the kernel's params
+        return super().set_params(**params)
 
     def _check_params(self):
         self._base()._check_params()
-        ovr_kernel(type(self.base))
+        ovr_kernel(self._binary_entry())
 
     def _kernel_params(self):
         return self._base()._kernel_params()
@@ -282,6 +355,7 @@ class OneVsRest(OnlineClassifier):
             for name, arr in self.state_.items():
                 self.state_[name] = np.ascontiguousarray(arr[[1, 0] + list(range(2, n))])
             self.seen_[[0, 1]] = self.seen_[[1, 0]]
+            self.__dict__.pop("_one_cache", None)
 
     def _to_multiclass(self, old_n, n):
         self._resize_state(n, self._d)
@@ -290,6 +364,7 @@ class OneVsRest(OnlineClassifier):
     def _class_model(self, k):
         """Class ``k``'s binary model, sharing this model's arrays (for prediction)."""
         m = copy.copy(self._base())
+        m.__dict__.pop("_one_cache", None)
         m.state_ = {name: arr[k] for name, arr in self.state_.items()}
         for attr in ("t_", "n_updates_", "n_features_in_", "vocabulary_"):
             setattr(m, attr, getattr(self, attr, None))
