@@ -298,3 +298,13 @@ print(sum(sum(x.cache_hits.values()) for x in s), sum(sum(x.cache_misses.values(
     hits, misses = map(int, _run(code, env).split())
     assert (hits, misses) == (4, 0)
     assert any(p.name.startswith("numba-") for p in tmp_path.iterdir())
+
+
+def test_public_functions_stay_functions():
+    """``olearn.evaluate.compare`` is the function before and after its module loads."""
+    import olearn.evaluate
+    import olearn.evaluate.compare  # noqa: F401
+    import olearn.evaluate.regret  # noqa: F401
+    for name in ("compare", "regret", "mistake_bound", "progressive"):
+        assert callable(getattr(olearn.evaluate, name)), name
+    assert callable(olearn.datasets.load) and callable(olearn.make)
