@@ -80,7 +80,7 @@ def test_binary_matches_reference(alpha, B, C, average):
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
         close(m.state_["W"], W)
         close(m._predict_weights(), Wbar if average else W)
-        assert m.n_updates_ == k == m.state_["c"][3]
+        assert m.n_updates_ == k == m.state_["A"][0, 6]
     m = ALMAClassifier(alpha=alpha, B=B, C=C, average=average)
     m.partial_fit(X[:1], y[:1], classes=[-1.0, 1.0])
     for i in range(1, X.shape[0]):

@@ -194,7 +194,7 @@ def test_averaged_weights_are_the_mean_of_the_iterates():
     iterates = []
     for i in range(X.shape[0]):
         m.learn_one(X[i], y[i])
-        iterates.append(m.state_["s"][0] * m.state_["W"])
+        iterates.append(m.state_["A"][0, 5] * m.state_["W"])
         close(m._predict_weights(), np.mean(iterates, axis=0), rtol=1e-12)
     assert np.linalg.norm(m.state_["W"]) <= 1.0 + 1e-12
 

@@ -167,7 +167,7 @@ def test_single_is_proportional():
     m.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2])
     W0 = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0]])
     m.state_["W"][:] = W0
-    m.state_["c"][2] = np.sum(W0 ** 2)
+    m.state_["A"][0, 4] = np.sum(W0 ** 2)
     m.seen_[:] = 1
     x = np.array([1.0, 1.0])
     m.partial_fit(x[None], [0])

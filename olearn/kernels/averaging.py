@@ -1,26 +1,27 @@
 """State shared by the linear learners: scaled weights and lazy Polyak-Ruppert averaging.
 
-Every learner of ``olearn.linear`` starts its state tuple with the same six arrays
-(``LINEAR_STATE`` names them; the estimator side is ``olearn.linear._linear``):
+Every learner of ``olearn.linear`` starts its state tuple with the same three arrays
+(the estimator side is ``olearn.linear._linear``):
 
-=====  ===========  ==============================================================
-index  shape        meaning
-=====  ===========  ==============================================================
-0      W (K, d)     the weights, in units of the scale ``s``: ``w = s W``
-1      U (K, d)     the averaging accumulator; ``(K, 0)`` when averaging is off
-2      c (4,)       ``c[0]`` rounds begun, ``c[1]`` S (below), ``c[2]`` ``||W||_F^2``,
-                    ``c[3]`` free for the learner (a counter, a running sum)
-3      s (1,)       the scale of ``W`` (1 between passes)
-4      r (K,)       scratch: the raw scores ``w_k . x`` of the current row
-5      g (K,)       scratch: the loss gradient with respect to each score
-=====  ===========  ==============================================================
+* ``W`` (K, d): the weights, in units of the scale ``s``: ``w = s W``;
+* ``U`` (K, d): the averaging accumulator, ``(K, 0)`` when averaging is off;
+* ``A`` (K, 7): per class row ``k``, ``A[k, 0]`` the raw score ``w_k . x`` of the
+  current row and ``A[k, 1]`` the loss gradient with respect to it (scratch); in row 0,
+  ``A[0, 2]`` the rounds begun ``t``, ``A[0, 3]`` the scale sum ``S`` (below),
+  ``A[0, 4]`` ``||W||_F^2`` (in scale units), ``A[0, 5]`` the scale ``s`` (0 before
+  the first round, read as 1), ``A[0, 6]`` free for the learner (a counter, a sum).
+
+Why so few arrays: numba reference-counts every array of a tuple each time the tuple
+is handed to an inlined function, twice a row at least (score and update), so each
+array of the state costs about as much as a multiply-add per non-zero on short rows.
+The helpers below therefore take the arrays they need, never the tuple.
 
 Scale.  Rules that multiply the whole weight matrix (an L2 decay, a projection onto a
 ball, ROMMA's ``c w``, ALMA's normalisation) change the scalar ``s`` instead of
 touching ``K d`` numbers, and sparse changes divide by ``s``: every row still costs
 O(non-zeros).  ``finish`` folds ``s`` back into ``W`` at the end of each pass (and a
-pass folds early if ``s`` leaves [1e-3, 1e3]), so ``W`` holds the true weights
-after a learner's own entry points; code that runs a learner's rule in another loop
+pass folds early if ``s`` leaves [1e-3, 1e3]), so ``W`` holds the true weights after
+a learner's own entry points; code that runs a learner's rule in another loop
 (one-vs-rest) may leave ``s != 1``, so readers use ``s W``.
 
 Lazy averaging (Polyak and Juditsky 1992; Ruppert 1988).  Let ``w_i = s_i v_i`` be the
@@ -35,119 +36,112 @@ So the average of the iterates ``w_1 .. w_t`` is ``(S_t v_t - u_t) / t``: keepin
 ``u`` (array ``U``) costs one extra write per changed weight and ``S`` one add per
 round, never an O(d) pass.  With a constant scale (``s = 1``) this is the familiar
 ``wbar_t = w_t - u_t / t`` with ``u_t = sum_j (j - 1) d_j``.  Folding the scale
-(``v <- f v``, ``s <- 1``) keeps the identity by ``S <- S / f`` with ``u`` unchanged.
-The progressive prediction of round ``j`` uses the average of ``w_1 .. w_{j-1}``
-(the raw weights, all zero, on the first round), while the rule learns from the raw
-scores ``r``.  Each round counts once, whatever its sample weight.
+(``v <- s v``, ``s <- 1``) rebases the sum: ``u <- u - S v`` and ``S <- 0`` keep
+``S v - u`` (see ``fold``).  The progressive prediction of round ``j`` uses the
+average of ``w_1 .. w_{j-1}`` (the raw weights, all zero, on the first round), while
+the rule learns from the raw scores.  Each round counts once, whatever its sample
+weight.
 
-Compiled code: the per-row helpers are ``inline="always"``; ``fold``,
-``scale_weights`` and ``project_ball`` (rare or O(1) paths) are plain ``@njit``
-functions called from the inlined rules, which keeps every entry point a few seconds
-quicker to compile (they are linked into, and disk-cached with, each entry point).
+Compiled code: the per-row helpers are ``inline="always"``; ``fold`` and
+``zero_weights`` (rare, O(K d)) are plain ``@njit`` functions, linked into and
+disk-cached with each entry point.
 """
 import numpy as np
 from numba import njit
 
-W_, U_, C_, S_, R_, G_ = 0, 1, 2, 3, 4, 5
-LINEAR_STATE = 6
+R_, G_, T_, SUM_, SQ_, SCALE_, FREE_ = 0, 1, 2, 3, 4, 5, 6
+AUX_COLUMNS = 7
 FOLD_LOW, FOLD_HIGH = 1e-3, 1e3
 
 
 @njit(inline="always")
-def begin_round(state):
+def begin_round(A):
     """Close the previous round (``S += s``) and count this one."""
-    c = state[C_]
-    if c[0] > 0.0:
-        c[1] += state[S_][0]
-    c[0] += 1.0
+    if A[0, T_] > 0.0:
+        A[0, SUM_] += A[0, SCALE_]
+    else:
+        A[0, SCALE_] = 1.0
+    A[0, T_] += 1.0
 
 
 @njit(inline="always")
-def row_scores(state, idx, val, out):
-    """Raw scores into ``r``; progressive scores (averaged if averaging) into ``out``.
-
-    Call after ``begin_round``: the average is over the rounds before this one.
-    """
-    W = state[W_]
-    U = state[U_]
-    c = state[C_]
-    s = state[S_][0]
-    r = state[R_]
-    t = c[0] - 1.0
+def row_scores(W, U, A, idx, val, out):
+    """Raw scores into ``A[:, 0]``; progressive scores (averaged if averaging) into
+    ``out``.  Call after ``begin_round``: the average is over the earlier rounds."""
+    t = A[0, T_] - 1.0
+    s = A[0, SCALE_]
+    S = A[0, SUM_]
     averaged = U.shape[1] > 0 and t > 0.0
     for k in range(W.shape[0]):
         a = 0.0
-        b = 0.0
         if averaged:
+            b = 0.0
             for j in range(idx.shape[0]):
                 a += W[k, idx[j]] * val[j]
                 b += U[k, idx[j]] * val[j]
-            out[k] = (c[1] * a - b) / t
+            out[k] = (S * a - b) / t
         else:
             for j in range(idx.shape[0]):
                 a += W[k, idx[j]] * val[j]
             out[k] = s * a
-        r[k] = s * a
+        A[k, R_] = s * a
 
 
 @njit(inline="always")
 def avg_scores(state, idx, val, out):
-    """The ``score_fn`` of every linear learner (see the module docstring)."""
-    begin_round(state)
-    row_scores(state, idx, val, out)
+    """The ``score_fn`` of the linear learners (see the module docstring)."""
+    A = state[2]
+    begin_round(A)
+    row_scores(state[0], state[1], A, idx, val, out)
 
 
 @njit(inline="always")
-def add_row(state, k, a, idx, val):
+def add_row(W, U, A, k, a, idx, val):
     """``w_k += a x`` in O(non-zeros), keeping ``U`` and ``||W||^2`` up to date."""
-    W = state[W_]
-    U = state[U_]
-    c = state[C_]
-    b = a / state[S_][0]
+    b = a / A[0, SCALE_]
+    dsq = 0.0
     if U.shape[1] > 0:
-        bu = b * c[1]
+        bu = b * A[0, SUM_]
         for j in range(idx.shape[0]):
             i = idx[j]
             dv = b * val[j]
-            c[2] += dv * (2.0 * W[k, i] + dv)
+            dsq += dv * (2.0 * W[k, i] + dv)
             W[k, i] += dv
             U[k, i] += bu * val[j]
     else:
         for j in range(idx.shape[0]):
             i = idx[j]
             dv = b * val[j]
-            c[2] += dv * (2.0 * W[k, i] + dv)
+            dsq += dv * (2.0 * W[k, i] + dv)
             W[k, i] += dv
+    A[0, SQ_] += dsq
 
 
 @njit(inline="always")
-def add_at(state, k, i, a):
+def add_at(W, U, A, k, i, a):
     """``w[k, i] += a`` (one coordinate)."""
-    W = state[W_]
-    U = state[U_]
-    c = state[C_]
-    dv = a / state[S_][0]
-    c[2] += dv * (2.0 * W[k, i] + dv)
+    dv = a / A[0, SCALE_]
+    A[0, SQ_] += dv * (2.0 * W[k, i] + dv)
     W[k, i] += dv
     if U.shape[1] > 0:
-        U[k, i] += c[1] * dv
+        U[k, i] += A[0, SUM_] * dv
 
 
 @njit(inline="always")
-def weight(state, k, i):
+def weight(W, A, k, i):
     """The true weight ``w[k, i]``."""
-    return state[S_][0] * state[W_][k, i]
+    return A[0, SCALE_] * W[k, i]
 
 
 @njit(inline="always")
-def sq_weight_norm(state):
+def sq_weight_norm(A):
     """``||w||_F^2`` of the true weights."""
-    s = state[S_][0]
-    return s * s * state[C_][2]
+    s = A[0, SCALE_]
+    return s * s * A[0, SQ_]
 
 
 @njit
-def fold(state):
+def fold(W, U, A):
     """Move the scale into ``W`` and rebase the average (O(K d)).
 
     ``v <- s v``, ``s <- 1``, and, when averaging, ``u <- u - S v``, ``S <- 0``: the sum
@@ -155,61 +149,59 @@ def fold(state):
     Rebasing keeps ``S`` small: were it carried over (``S <- S / s``), a scale that
     keeps shrinking (an L2 decay over a long stream) would make ``S v`` and ``u`` grow
     without bound and their difference lose every digit."""
-    W = state[W_]
-    U = state[U_]
-    c = state[C_]
-    f = state[S_][0]
-    if f == 1.0:
+    f = A[0, SCALE_]
+    if f == 1.0 or f == 0.0:
         return
     if U.shape[1] > 0:
-        S = c[1]
+        S = A[0, SUM_]
         for k in range(W.shape[0]):
             for i in range(W.shape[1]):
                 U[k, i] -= S * W[k, i]
-        c[1] = 0.0
+        A[0, SUM_] = 0.0
     sq = 0.0
     for k in range(W.shape[0]):
         for i in range(W.shape[1]):
             W[k, i] *= f
             sq += W[k, i] * W[k, i]
-    c[2] = sq
-    state[S_][0] = 1.0
+    A[0, SQ_] = sq
+    A[0, SCALE_] = 1.0
 
 
 @njit
-def scale_weights(state, f):
+def zero_weights(W, U, A):
+    """``w <- 0``, rebasing the average as ``fold`` does (O(K d))."""
+    if U.shape[1] > 0:
+        S = A[0, SUM_]
+        for k in range(W.shape[0]):
+            for i in range(W.shape[1]):
+                U[k, i] -= S * W[k, i]
+        A[0, SUM_] = 0.0
+    W[:, :] = 0.0
+    A[0, SQ_] = 0.0
+
+
+@njit(inline="always")
+def scale_weights(W, U, A, f):
     """``w *= f`` in O(1) (O(K d) when the scale must be folded, or for ``f <= 0``)."""
-    if f == 1.0:
-        return
     if f <= 0.0:
-        # w becomes 0: rebase as in ``fold`` (u <- u - S v, S <- 0), then v <- 0.
-        W = state[W_]
-        U = state[U_]
-        c = state[C_]
-        if U.shape[1] > 0:
-            for k in range(W.shape[0]):
-                for i in range(W.shape[1]):
-                    U[k, i] -= c[1] * W[k, i]
-            c[1] = 0.0
-        W[:, :] = 0.0
-        c[2] = 0.0
-        return
-    s = state[S_][0] * f
-    state[S_][0] = s
-    if s < FOLD_LOW or s > FOLD_HIGH:
-        fold(state)
+        zero_weights(W, U, A)
+    elif f != 1.0:
+        s = A[0, SCALE_] * f
+        A[0, SCALE_] = s
+        if s < FOLD_LOW or s > FOLD_HIGH:
+            fold(W, U, A)
 
 
-@njit
-def project_ball(state, radius):
+@njit(inline="always")
+def project_ball(W, U, A, radius):
     """Euclidean projection of ``w`` onto ``{||w||_F <= radius}`` (a scaling)."""
-    sq = sq_weight_norm(state)
+    sq = sq_weight_norm(A)
     if sq > radius * radius:
-        scale_weights(state, radius / np.sqrt(sq))
+        scale_weights(W, U, A, radius / np.sqrt(sq))
 
 
 @njit(inline="always")
 def finish(state, n_updates):
     """End of a pass: fold the scale; returns ``n_updates`` (entry points end with it)."""
-    fold(state)
+    fold(state[0], state[1], state[2])
     return n_updates

@@ -1,8 +1,9 @@
 """Losses and step-size schedules of the first-order linear learners (inline helpers).
 
 A loss enters a rule through its gradient with respect to the scores: a function
-``grad(r, seen, y, g, eps)`` that writes ``g[k] = dL/dr_k`` for the raw scores ``r``
-of one row and returns 1 when some ``g[k]`` is not zero.  Each learner file binds
+``grad(A, seen, y, eps)`` that reads the raw scores ``r_k = A[k, 0]`` of one row
+(``olearn.kernels.averaging``), writes ``g_k = dL/dr_k`` into ``A[k, 1]`` and returns
+1 when some ``g_k`` is not zero.  Each learner file binds
 one such function per loss into its own rule and its own ``cache=True`` entry
 points, so the loss is chosen when the kernel is built, never by a switch per row.
 
@@ -44,7 +45,6 @@ import math
 
 from numba import njit
 
-from .driver import top_wrong
 
 CLASSIFICATION_LOSSES = ("hinge", "squared_hinge", "logistic", "perceptron",
                          "modified_huber")
@@ -87,101 +87,113 @@ def modified_huber_dz(z):
 
 
 @njit(inline="always")
-def margin_grad(r, seen, y, g, dz):
-    """Binary: ``g[0] = y phi'(y r)``; multiclass: the max-score margin form."""
-    if r.shape[0] == 1:
-        d = dz(y * r[0])
-        g[0] = y * d
+def top_wrong(A, seen, yi):
+    """The seen class other than ``yi`` with the highest raw score (lowest index on
+    ties), or -1."""
+    best = -1
+    for k in range(A.shape[0]):
+        if k != yi and seen[k] and (best < 0 or A[k, 0] > A[best, 0]):
+            best = k
+    return best
+
+
+@njit(inline="always")
+def margin_grad(A, seen, y, dz):
+    """Binary: ``g = y phi'(y r)``; multiclass: the max-score margin form."""
+    if A.shape[0] == 1:
+        d = dz(y * A[0, 0])
+        A[0, 1] = y * d
         return 1 if d != 0.0 else 0
-    g[:] = 0.0
+    for k in range(A.shape[0]):
+        A[k, 1] = 0.0
     yi = int(y)
-    s = top_wrong(r, seen, yi)
+    s = top_wrong(A, seen, yi)
     if s < 0:
         return 0
-    d = dz(r[yi] - r[s])
-    g[yi] = d
-    g[s] = -d
+    d = dz(A[yi, 0] - A[s, 0])
+    A[yi, 1] = d
+    A[s, 1] = -d
     return 1 if d != 0.0 else 0
 
 
 @njit(inline="always")
-def softmax_grad(r, seen, y, g):
+def softmax_grad(A, seen, y):
     """``g_k = p_k - [k = y]`` over the seen classes (0 for the others)."""
     yi = int(y)
-    top = r[yi]
-    for k in range(r.shape[0]):
-        if seen[k] and r[k] > top:
-            top = r[k]
+    top = A[yi, 0]
+    for k in range(A.shape[0]):
+        if seen[k] and A[k, 0] > top:
+            top = A[k, 0]
     z = 0.0
-    for k in range(r.shape[0]):
+    for k in range(A.shape[0]):
         if seen[k]:
-            g[k] = math.exp(r[k] - top)
-            z += g[k]
+            A[k, 1] = math.exp(A[k, 0] - top)
+            z += A[k, 1]
         else:
-            g[k] = 0.0
+            A[k, 1] = 0.0
     any_ = 0
-    for k in range(r.shape[0]):
-        g[k] /= z
+    for k in range(A.shape[0]):
+        A[k, 1] /= z
         if k == yi:
-            g[k] -= 1.0
-        if g[k] != 0.0:
+            A[k, 1] -= 1.0
+        if A[k, 1] != 0.0:
             any_ = 1
     return any_
 
 
 @njit(inline="always")
-def hinge_grad(r, seen, y, g, eps):
-    return margin_grad(r, seen, y, g, hinge_dz)
+def hinge_grad(A, seen, y, eps):
+    return margin_grad(A, seen, y, hinge_dz)
 
 
 @njit(inline="always")
-def squared_hinge_grad(r, seen, y, g, eps):
-    return margin_grad(r, seen, y, g, squared_hinge_dz)
+def squared_hinge_grad(A, seen, y, eps):
+    return margin_grad(A, seen, y, squared_hinge_dz)
 
 
 @njit(inline="always")
-def logistic_grad(r, seen, y, g, eps):
-    if r.shape[0] == 1:
-        return margin_grad(r, seen, y, g, logistic_dz)
-    return softmax_grad(r, seen, y, g)
+def logistic_grad(A, seen, y, eps):
+    if A.shape[0] == 1:
+        return margin_grad(A, seen, y, logistic_dz)
+    return softmax_grad(A, seen, y)
 
 
 @njit(inline="always")
-def perceptron_grad(r, seen, y, g, eps):
-    return margin_grad(r, seen, y, g, perceptron_dz)
+def perceptron_grad(A, seen, y, eps):
+    return margin_grad(A, seen, y, perceptron_dz)
 
 
 @njit(inline="always")
-def modified_huber_grad(r, seen, y, g, eps):
-    return margin_grad(r, seen, y, g, modified_huber_dz)
+def modified_huber_grad(A, seen, y, eps):
+    return margin_grad(A, seen, y, modified_huber_dz)
 
 
 # ------------------------------------------------------------------ regression losses
 @njit(inline="always")
-def squared_grad(r, seen, y, g, eps):
-    g[0] = r[0] - y
-    return 1 if g[0] != 0.0 else 0
+def squared_grad(A, seen, y, eps):
+    A[0, 1] = A[0, 0] - y
+    return 1 if A[0, 1] != 0.0 else 0
 
 
 @njit(inline="always")
-def absolute_grad(r, seen, y, g, eps):
-    e = r[0] - y
-    g[0] = 1.0 if e > 0.0 else (-1.0 if e < 0.0 else 0.0)
-    return 1 if g[0] != 0.0 else 0
+def absolute_grad(A, seen, y, eps):
+    e = A[0, 0] - y
+    A[0, 1] = 1.0 if e > 0.0 else (-1.0 if e < 0.0 else 0.0)
+    return 1 if A[0, 1] != 0.0 else 0
 
 
 @njit(inline="always")
-def epsilon_insensitive_grad(r, seen, y, g, eps):
-    e = r[0] - y
-    g[0] = 1.0 if e > eps else (-1.0 if e < -eps else 0.0)
-    return 1 if g[0] != 0.0 else 0
+def epsilon_insensitive_grad(A, seen, y, eps):
+    e = A[0, 0] - y
+    A[0, 1] = 1.0 if e > eps else (-1.0 if e < -eps else 0.0)
+    return 1 if A[0, 1] != 0.0 else 0
 
 
 @njit(inline="always")
-def huber_grad(r, seen, y, g, eps):
-    e = r[0] - y
-    g[0] = eps if e > eps else (-eps if e < -eps else e)
-    return 1 if g[0] != 0.0 else 0
+def huber_grad(A, seen, y, eps):
+    e = A[0, 0] - y
+    A[0, 1] = eps if e > eps else (-eps if e < -eps else e)
+    return 1 if A[0, 1] != 0.0 else 0
 
 
 # ------------------------------------------------------------------ schedules

@@ -1,7 +1,8 @@
 """What the estimators of ``olearn.linear`` share on the Python side.
 
-* the six state arrays of ``olearn.kernels.averaging`` (weights, averaging
-  accumulator, counters, scale, two scratch rows) ahead of a learner's own slots;
+* the three state arrays of ``olearn.kernels.averaging`` (weights ``W``, averaging
+  accumulator ``U``, per-row scratch and counters ``A``) ahead of a learner's own
+  slots;
 * ``average``: Polyak-Ruppert averaging; the averaged weights
   ``(S W - U) / t`` (the plain mean of the iterates ``w_1 .. w_t``) are what
   ``decision_function``, ``predict``, ``coef_`` and the progressive predictions use,
@@ -15,16 +16,14 @@ import numbers
 import numpy as np
 
 from ..base import Slot
+from ..kernels.averaging import AUX_COLUMNS, SCALE_, SQ_, SUM_, T_
 
 
 def linear_slots(average):
-    """The six leading slots (see ``olearn.kernels.averaging``)."""
+    """The three leading slots (see ``olearn.kernels.averaging``)."""
     return (Slot("W", ("K", "d"), 0.0, signed=True),
             Slot("U", ("K", "d" if average else 0), 0.0, signed=True),
-            Slot("c", (4,), 0.0),
-            Slot("s", (1,), 1.0),
-            Slot("r", ("K",), 0.0),
-            Slot("g", ("K",), 0.0))
+            Slot("A", ("K", AUX_COLUMNS), 0.0))
 
 
 class LinearModel:
@@ -57,16 +56,17 @@ class LinearModel:
     def _predict_weights(self):
         W = self.state_["W"]
         U = self.state_["U"]
-        c = self.state_["c"]
-        s = float(self.state_["s"][0])
-        if U.shape[1] == 0 or c[0] == 0:
+        A = self.state_["A"]
+        t = A[0, T_]
+        s = float(A[0, SCALE_]) if t > 0 else 1.0
+        if U.shape[1] == 0 or t == 0:
             return W if s == 1.0 else s * W
-        return ((c[1] + s) * W - U) / c[0]
+        return ((A[0, SUM_] + s) * W - U) / t
 
     def _to_multiclass(self, old_n, n):
         super()._to_multiclass(old_n, n)
         W = self.state_["W"]
-        self.state_["c"][2] = float(np.sum(W * W))  # ||W||^2 changed: -w/2 and +w/2
+        self.state_["A"][0, SQ_] = float(np.sum(W * W))  # -w/2 and +w/2: ||W||^2 halves
 
 
 # ---------------------------------------------------------------- validation helpers

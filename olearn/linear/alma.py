@@ -34,28 +34,28 @@ from numba import njit
 from ..base import OnlineClassifier
 from ..kernels.averaging import (add_row, avg_scores, finish, scale_weights,
                                  sq_weight_norm)
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm, top_wrong
+from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from ..kernels.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel, check_number
 
 
 @njit(inline="always")
-def _alma_step(state, params, nx, m, k_pos, sign, k_neg, sw, idx, val):
+def _alma_step(W, U, A, params, nx, m, k_pos, sign, k_neg, sw, idx, val):
     """ALMA_2 on the normalised example ``Phi / nx`` (``sign x`` in row ``k_pos``,
     ``-x`` in row ``k_neg`` if >= 0) whose normalised margin is ``m``."""
     alpha, B, C = params
-    c = state[2]
-    k = c[3] + 1.0
+    k = A[0, 6] + 1.0
     if m > (1.0 - alpha) * B / math.sqrt(k):
         return 0
     eta = C / math.sqrt(k) * sw / nx
-    add_row(state, k_pos, sign * eta, idx, val)
+    add_row(W, U, A, k_pos, sign * eta, idx, val)
     if k_neg >= 0:
-        add_row(state, k_neg, -eta, idx, val)
-    sq = sq_weight_norm(state)
+        add_row(W, U, A, k_neg, -eta, idx, val)
+    sq = sq_weight_norm(A)
     if sq > 1.0:
-        scale_weights(state, 1.0 / math.sqrt(sq))
-    c[3] = k
+        scale_weights(W, U, A, 1.0 / math.sqrt(sq))
+    A[0, 6] = k
     return 1
 
 
@@ -64,20 +64,23 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
     nx = math.sqrt(sq_norm(val))
     if nx == 0.0:
         return 0
-    return _alma_step(state, params, nx, y * state[4][0] / nx, 0, y, -1, sw, idx, val)
+    A = state[2]
+    return _alma_step(state[0], state[1], A, params, nx, y * A[0, 0] / nx, 0, y, -1, sw,
+                      idx, val)
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    r = state[4]
+    A = state[2]
     yi = int(y)
-    s = top_wrong(r, seen, yi)
+    s = top_wrong(A, seen, yi)
     if s < 0:
         return 0
     nx = math.sqrt(2.0 * sq_norm(val))
     if nx == 0.0:
         return 0
-    return _alma_step(state, params, nx, (r[yi] - r[s]) / nx, yi, 1.0, s, sw, idx, val)
+    return _alma_step(state[0], state[1], A, params, nx, (A[yi, 0] - A[s, 0]) / nx, yi, 1.0,
+                      s, sw, idx, val)
 
 
 @njit(cache=True)
@@ -104,7 +107,7 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
 
-    The update counter ``k`` is ``state_["c"][3] + 1``.
+    The number of updates so far is ``state_["A"][0, 6]``.
     """
     _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
 

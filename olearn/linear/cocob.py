@@ -42,29 +42,30 @@ from ._linear import LinearModel, check_choice, check_number
 @njit(inline="always")
 def _cocob(state, params, idx, val, y, sw, seen, grad):
     alpha, eps = params
-    Q = state[6]
-    T = state[7]
-    g = state[5]
-    moved = grad(state[4], seen, y, g, eps)
+    W = state[0]
+    U = state[1]
+    A = state[2]
+    Q = state[3]
+    T = state[4]
+    moved = grad(A, seen, y, eps)
     if moved:
-        for k in range(g.shape[0]):
-            if g[k] != 0.0:
-                gk = -sw * g[k]
+        for k in range(A.shape[0]):
+            if A[k, 1] != 0.0:
+                gk = -sw * A[k, 1]
                 for j in range(idx.shape[0]):
                     c = gk * val[j]
                     if c != 0.0:
                         i = idx[j]
-                        q = Q[k, i]
-                        w = weight(state, k, i)
+                        w = weight(W, A, k, i)
                         a = abs(c)
-                        if a > q[0]:
-                            q[0] = a
-                        q[1] += a
-                        q[2] = max(q[2] + w * c, 0.0)
+                        if a > Q[k, i, 0]:
+                            Q[k, i, 0] = a
+                        Q[k, i, 1] += a
+                        Q[k, i, 2] = max(Q[k, i, 2] + w * c, 0.0)
                         T[k, i] += c
-                        L = q[0]
-                        new = T[k, i] / (L * max(q[1] + L, alpha * L)) * (L + q[2])
-                        add_at(state, k, i, new - w)
+                        L = Q[k, i, 0]
+                        new = T[k, i] / (L * max(Q[k, i, 1] + L, alpha * L)) * (L + Q[k, i, 2])
+                        add_at(W, U, A, k, i, new - w)
     return moved
 
 

@@ -19,7 +19,8 @@ default learning rate; it needs no tuning to the scale of the features.
 
 Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
 multiclass: max-score margin losses, softmax for "logistic"; regression: default
-"squared"); ``G`` is per class row, ``s`` and ``N`` shared.  The round ``t`` counts
+"squared"); ``G`` is per class row, ``s`` and ``N`` shared (state ``S``, ``G`` and
+``A[0, 6]``).  The round ``t`` counts
 rows; a sample weight multiplies the loss.  Costs O(non-zeros) a row.
 ``average=True``: Polyak-Ruppert averaging (step 1 is part of round ``t``'s change, so
 it does not move the average of the earlier iterates).
@@ -42,44 +43,47 @@ from ._linear import LinearModel, check_choice, check_number
 @njit(inline="always")
 def _scores(state, idx, val, out):
     """Steps 1-2: rescale the weights of features seen at a larger scale, then score."""
-    begin_round(state)
-    S = state[6]
-    K = state[0].shape[0]
+    W = state[0]
+    U = state[1]
+    A = state[2]
+    S = state[3]
+    begin_round(A)
     for j in range(idx.shape[0]):
         i = idx[j]
         a = abs(val[j])
         if a > S[i]:
             if S[i] > 0.0:
                 f = S[i] / a - 1.0
-                for k in range(K):
-                    add_at(state, k, i, weight(state, k, i) * f)
+                for k in range(W.shape[0]):
+                    add_at(W, U, A, k, i, weight(W, A, k, i) * f)
             S[i] = a
-    row_scores(state, idx, val, out)
+    row_scores(W, U, A, idx, val, out)
 
 
 @njit(inline="always")
 def _ndag(state, params, idx, val, y, sw, seen, grad):
     eta, eps = params
-    c = state[2]
-    S = state[6]
-    G = state[7]
+    W = state[0]
+    U = state[1]
+    A = state[2]
+    S = state[3]
+    G = state[4]
     for j in range(idx.shape[0]):
         if val[j] != 0.0:
             q = val[j] / S[idx[j]]
-            c[3] += q * q
-    g = state[5]
-    moved = grad(state[4], seen, y, g, eps)
-    if moved and c[3] > 0.0:
-        rate = eta * math.sqrt(c[0] / c[3])
-        for k in range(g.shape[0]):
-            if g[k] != 0.0:
-                gk = sw * g[k]
+            A[0, 6] += q * q
+    moved = grad(A, seen, y, eps)
+    if moved and A[0, 6] > 0.0:
+        rate = eta * math.sqrt(A[0, 2] / A[0, 6])
+        for k in range(A.shape[0]):
+            if A[k, 1] != 0.0:
+                gk = sw * A[k, 1]
                 for j in range(idx.shape[0]):
                     gj = gk * val[j]
                     if gj != 0.0:
                         i = idx[j]
                         G[k, i] += gj * gj
-                        add_at(state, k, i, -rate * gj / (S[i] * math.sqrt(G[k, i])))
+                        add_at(W, U, A, k, i, -rate * gj / (S[i] * math.sqrt(G[k, i])))
     return moved
 
 

@@ -66,39 +66,34 @@ from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 
 
-@njit
-def _adagrad_step(state, idx, val, eta, sw):
-    """AdaGrad's per-coordinate step (a plain call: it keeps the entry points small)."""
-    g = state[5]
-    G = state[6]
-    for k in range(g.shape[0]):
-        if g[k] != 0.0:
-            gk = sw * g[k]
-            for j in range(idx.shape[0]):
-                gj = gk * val[j]
-                if gj != 0.0:
-                    i = idx[j]
-                    G[k, i] += gj * gj
-                    add_at(state, k, i, -eta * gj / math.sqrt(G[k, i]))
-
-
 @njit(inline="always")
 def _ogd(state, params, idx, val, y, sw, seen, grad):
     eta, kind, power, alpha, t0, radius, eps = params
-    step = step_size(kind, eta, power, alpha, t0, state[2][0])
+    W = state[0]
+    U = state[1]
+    A = state[2]
+    step = step_size(kind, eta, power, alpha, t0, A[0, 2])
     if alpha > 0.0:
-        scale_weights(state, max(0.0, 1.0 - step * alpha))
-    g = state[5]
-    moved = grad(state[4], seen, y, g, eps)
+        scale_weights(W, U, A, max(0.0, 1.0 - step * alpha))
+    moved = grad(A, seen, y, eps)
     if moved:
         if kind == ADAGRAD:
-            _adagrad_step(state, idx, val, eta, sw)
+            G = state[3]
+            for k in range(A.shape[0]):
+                if A[k, 1] != 0.0:
+                    gk = sw * A[k, 1]
+                    for j in range(idx.shape[0]):
+                        gj = gk * val[j]
+                        if gj != 0.0:
+                            i = idx[j]
+                            G[k, i] += gj * gj
+                            add_at(W, U, A, k, i, -eta * gj / math.sqrt(G[k, i]))
         else:
-            for k in range(g.shape[0]):
-                if g[k] != 0.0:
-                    add_row(state, k, -step * sw * g[k], idx, val)
+            for k in range(A.shape[0]):
+                if A[k, 1] != 0.0:
+                    add_row(W, U, A, k, -step * sw * A[k, 1], idx, val)
     if radius > 0.0:
-        project_ball(state, radius)
+        project_ball(W, U, A, radius)
     return moved
 
 

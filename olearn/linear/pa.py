@@ -32,7 +32,8 @@ from numba import njit
 
 from ..base import OnlineClassifier
 from ..kernels.averaging import add_row, avg_scores, finish
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm, top_wrong
+from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from ..kernels.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel
 
@@ -55,34 +56,37 @@ def pa_step_params(variant, C):
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     c, D = params
-    loss = 1.0 - y * state[4][0]
+    A = state[2]
+    loss = 1.0 - y * A[0, 0]
     if loss <= 0.0:
         return 0
     sq = sq_norm(val)
     if sq == 0.0:
         return 0
     tau = min(c, loss / (sq + D)) * sw
-    add_row(state, 0, tau * y, idx, val)
+    add_row(state[0], state[1], A, 0, tau * y, idx, val)
     return 1
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     c, D = params
-    r = state[4]
+    W = state[0]
+    U = state[1]
+    A = state[2]
     yi = int(y)
-    s = top_wrong(r, seen, yi)
+    s = top_wrong(A, seen, yi)
     if s < 0:
         return 0
-    loss = 1.0 - (r[yi] - r[s])
+    loss = 1.0 - (A[yi, 0] - A[s, 0])
     if loss <= 0.0:
         return 0
     sq = sq_norm(val)
     if sq == 0.0:
         return 0
     tau = min(c, loss / (2.0 * sq + D)) * sw
-    add_row(state, yi, tau, idx, val)
-    add_row(state, s, -tau, idx, val)
+    add_row(W, U, A, yi, tau, idx, val)
+    add_row(W, U, A, s, -tau, idx, val)
     return 1
 
 

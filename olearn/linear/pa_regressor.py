@@ -20,7 +20,8 @@ from .pa import pa_step_params
 @njit(inline="always")
 def _rule(state, params, idx, val, y, sw, out, seen):
     c, D, epsilon = params
-    r = y - state[4][0]
+    A = state[2]
+    r = y - A[0, 0]
     loss = abs(r) - epsilon
     if loss <= 0.0:
         return 0
@@ -28,7 +29,7 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     if sq == 0.0:
         return 0
     tau = min(c, loss / (sq + D)) * sw
-    add_row(state, 0, tau if r > 0 else -tau, idx, val)
+    add_row(state[0], state[1], A, 0, tau if r > 0 else -tau, idx, val)
     return 1
 
 

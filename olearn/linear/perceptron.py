@@ -33,7 +33,8 @@ from numba import njit
 
 from ..base import OnlineClassifier
 from ..kernels.averaging import add_row, avg_scores, finish
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm, top_wrong
+from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from ..kernels.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 
@@ -43,35 +44,38 @@ MULTICLASS_UPDATES = ("max", "uniform", "single")
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     eta, margin, mode = params
-    if y * state[4][0] > margin or sq_norm(val) == 0.0:
+    A = state[2]
+    if y * A[0, 0] > margin or sq_norm(val) == 0.0:
         return 0
-    add_row(state, 0, eta * sw * y, idx, val)
+    add_row(state[0], state[1], A, 0, eta * sw * y, idx, val)
     return 1
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     eta, margin, mode = params
-    r = state[4]
+    W = state[0]
+    U = state[1]
+    A = state[2]
     yi = int(y)
-    s = top_wrong(r, seen, yi)
-    if s < 0 or r[yi] - r[s] > margin or sq_norm(val) == 0.0:
+    s = top_wrong(A, seen, yi)
+    if s < 0 or A[yi, 0] - A[s, 0] > margin or sq_norm(val) == 0.0:
         return 0
-    add_row(state, yi, eta * sw, idx, val)
+    add_row(W, U, A, yi, eta * sw, idx, val)
     if mode == 0.0:
-        add_row(state, s, -eta * sw, idx, val)
+        add_row(W, U, A, s, -eta * sw, idx, val)
         return 1
-    floor = r[yi] - margin
+    floor = A[yi, 0] - margin
     n_err = 0
     total = 0.0
-    for k in range(r.shape[0]):
-        if k != yi and seen[k] and r[k] >= floor:
+    for k in range(A.shape[0]):
+        if k != yi and seen[k] and A[k, 0] >= floor:
             n_err += 1
-            total += r[k] - floor
-    for k in range(r.shape[0]):
-        if k != yi and seen[k] and r[k] >= floor:
-            tau = (r[k] - floor) / total if mode == 2.0 and total > 0.0 else 1.0 / n_err
-            add_row(state, k, -eta * sw * tau, idx, val)
+            total += A[k, 0] - floor
+    for k in range(A.shape[0]):
+        if k != yi and seen[k] and A[k, 0] >= floor:
+            tau = (A[k, 0] - floor) / total if mode == 2.0 and total > 0.0 else 1.0 / n_err
+            add_row(W, U, A, k, -eta * sw * tau, idx, val)
     return 1
 
 

@@ -34,7 +34,8 @@ from numba import njit
 from ..base import OnlineClassifier
 from ..kernels.averaging import (add_row, avg_scores, finish, scale_weights,
                                  sq_weight_norm)
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm, top_wrong
+from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from ..kernels.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel, check_bool
 
@@ -47,10 +48,10 @@ def _needs_update(aggressive, m):
 
 
 @njit(inline="always")
-def _romma_step(state, P, m, k_pos, sign, k_neg, idx, val):
+def _romma_step(W, U, A, P, m, k_pos, sign, k_neg, idx, val):
     """Binary ROMMA on the example ``Phi`` (``sign x`` in row ``k_pos``, ``-x`` in row
     ``k_neg`` if >= 0) with squared norm ``P``, margin ``m = w . Phi`` and label +1."""
-    W2 = sq_weight_norm(state)
+    W2 = sq_weight_norm(A)
     if W2 == 0.0:
         c = 1.0
         d = 1.0 / P
@@ -63,38 +64,39 @@ def _romma_step(state, P, m, k_pos, sign, k_neg, idx, val):
         deno = P * W2 - m * m
         c = (P * W2 - m) / deno
         d = W2 * (1.0 - m) / deno
-    scale_weights(state, c)
-    add_row(state, k_pos, sign * d, idx, val)
+    scale_weights(W, U, A, c)
+    add_row(W, U, A, k_pos, sign * d, idx, val)
     if k_neg >= 0:
-        add_row(state, k_neg, -d, idx, val)
+        add_row(W, U, A, k_neg, -d, idx, val)
     return 1
 
 
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    m = y * state[4][0]
+    A = state[2]
+    m = y * A[0, 0]
     if not _needs_update(params[0] > 0.0, m) or sw == 0.0:
         return 0
     X = sq_norm(val)
     if X == 0.0:
         return 0
-    return _romma_step(state, X, m, 0, y, -1, idx, val)
+    return _romma_step(state[0], state[1], A, X, m, 0, y, -1, idx, val)
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    r = state[4]
+    A = state[2]
     yi = int(y)
-    s = top_wrong(r, seen, yi)
+    s = top_wrong(A, seen, yi)
     if s < 0:
         return 0
-    m = r[yi] - r[s]
+    m = A[yi, 0] - A[s, 0]
     if not _needs_update(params[0] > 0.0, m) or sw == 0.0:
         return 0
     X = sq_norm(val)
     if X == 0.0:
         return 0
-    return _romma_step(state, 2.0 * X, m, yi, 1.0, s, idx, val)
+    return _romma_step(state[0], state[1], A, 2.0 * X, m, yi, 1.0, s, idx, val)
 
 
 @njit(cache=True)
