@@ -64,8 +64,9 @@ def _cocob(state, params, idx, val, y, sw, seen, grad):
                         Q[k, i, 2] = max(Q[k, i, 2] + w * c, 0.0)
                         T[k, i] += c
                         L = Q[k, i, 0]
-                        new = T[k, i] / (L * max(Q[k, i, 1] + L, alpha * L)) * (L + Q[k, i, 2])
-                        add_at(W, U, A, k, i, new - w)
+                        den = L * max(Q[k, i, 1] + L, alpha * L)
+                        if den > 0.0:  # underflows for gradients below about 1e-155
+                            add_at(W, U, A, k, i, T[k, i] / den * (L + Q[k, i, 2]) - w)
     return moved
 
 

@@ -83,7 +83,8 @@ def _ndag(state, params, idx, val, y, sw, seen, grad):
                     if gj != 0.0:
                         i = idx[j]
                         G[k, i] += gj * gj
-                        add_at(W, U, A, k, i, -rate * gj / (S[i] * math.sqrt(G[k, i])))
+                        if G[k, i] > 0.0:  # gj * gj underflows for |gj| < 1e-162
+                            add_at(W, U, A, k, i, -rate * gj / (S[i] * math.sqrt(G[k, i])))
     return moved
 
 

@@ -87,7 +87,8 @@ def _ogd(state, params, idx, val, y, sw, seen, grad):
                         if gj != 0.0:
                             i = idx[j]
                             G[k, i] += gj * gj
-                            add_at(W, U, A, k, i, -eta * gj / math.sqrt(G[k, i]))
+                            if G[k, i] > 0.0:  # gj * gj underflows for |gj| < 1e-162
+                                add_at(W, U, A, k, i, -eta * gj / math.sqrt(G[k, i]))
         else:
             for k in range(A.shape[0]):
                 if A[k, 1] != 0.0:
