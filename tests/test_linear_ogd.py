@@ -299,3 +299,11 @@ def test_state_shaping_parameters_cannot_change_after_learning():
         m.partial_fit(np.eye(3), [0, 1, 0])
     m.set_params(schedule="constant")
     m.partial_fit(np.eye(3), [0, 1, 0])
+
+
+def test_adagrad_survives_gradients_whose_square_underflows():
+    # row 2: margin 720, logistic gradient ~1e-313 on a feature never seen (G stays 0)
+    X = np.array([[1000.0, 0.0], [720.0, 1.0]])
+    m = OGDClassifier(loss="logistic", schedule="adagrad", fit_intercept=False)
+    m.partial_fit(X, [1.0, 1.0], classes=[-1.0, 1.0])
+    assert np.all(np.isfinite(m.coef_)) and m.coef_[0, 1] == 0.0
