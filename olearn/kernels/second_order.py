@@ -2,7 +2,9 @@
 
 Every learner there keeps a mean ``W = state[0]`` of shape (K, d) and a covariance
 ``state[1]`` per class, in one of two layouts; numba's type dispatch on its ``ndim``
-picks the code at compile time, so one rule serves both:
+picks the code at compile time, so one rule serves both.  The full layout adds a
+scratch ``B = state[2]`` of shape (2, d) for the vectors ``L'x`` of the current row
+(allocating them costs more than the update itself at d = 22):
 
 * full, ``L`` of shape (K, d, d): a square root of the covariance, ``Sigma_k = L_k L_k'``
   (``sqrt(sigma0) I`` at start).  ``Sigma`` is then symmetric positive semi-definite by
@@ -22,8 +24,9 @@ All the learners' covariance updates are rank-one updates of the precision,
   inversion lemma; no inverse is formed).  One pass computes ``b`` (O(d nnz)); a
   second, fused pass computes each ``z_i = (Sigma x)_i = L_i . b``, moves the mean by
   ``a z_i`` and updates row ``i`` of ``L`` while it is in cache: one read of ``L`` for
-  ``b`` and one read and one write for the update, O(d^2).
-* diagonal: the diagonal of the precision takes the update and the off-diagonal part
+  ``b`` and one read and one write for the update, O(d^2).  ``Sigma x`` is never stored.
+* diagonal (no scratch: ``Sigma x`` is ``S_k[idx_j] x_j``, recomputed where used): the
+  diagonal of the precision takes the update and the off-diagonal part
   is dropped (the diagonalization of Dredze, Crammer, Pereira ICML 2008 and of the
   AROW paper): ``S_k[i] <- S_k[i] / (1 + c S_k[i] x_i^2)`` for the row's non-zeros only,
   O(nnz), with no subtraction.  For one-hot rows it equals the full update exactly.
@@ -50,16 +53,31 @@ from .driver import top_wrong
 VAR_FLOOR = 1e-300
 
 
-def cov_x(S, k, idx, val):
-    """Full: ``b = L_k'x`` (length d); diagonal: the row's ``S_k[idx_j] val_j`` (= Sigma x)."""
+def row_buffer(state, j):
+    """Row ``j`` of the scratch ``B = state[2]`` (full layout; the diagonal layout needs
+    none and gets an unused placeholder)."""
+
+
+@overload(row_buffer, inline="always")
+def _row_buffer(state, j):
+    if state.types[1].ndim == 3:
+        return lambda state, j: state[2][j]
+    return lambda state, j: state[0][0]
+
+
+def cov_x(S, k, idx, val, buf):
+    """Full: ``b = L_k'x``, written into ``buf`` (length d) and returned; diagonal:
+    nothing to precompute (``val`` is returned)."""
 
 
 @overload(cov_x)
-def _cov_x(S, k, idx, val):
+def _cov_x(S, k, idx, val, buf):
     if S.ndim == 3:
-        def impl(S, k, idx, val):
+        def impl(S, k, idx, val, buf):
             d = S.shape[2]
-            b = np.zeros(d)
+            b = buf[:d]
+            for i in range(d):
+                b[i] = 0.0
             for j in range(idx.shape[0]):
                 xj = val[j]
                 if xj != 0.0:
@@ -68,31 +86,28 @@ def _cov_x(S, k, idx, val):
                         b[i] += xj * S[k, r, i]  # row view, lets LLVM vectorize)
             return b
     else:
-        def impl(S, k, idx, val):
-            z = np.empty(idx.shape[0])
-            for j in range(idx.shape[0]):
-                z[j] = S[k, idx[j]] * val[j]
-            return z
+        def impl(S, k, idx, val, buf):
+            return val
     return impl
 
 
-def quad(S, idx, val, t):
-    """``v = x'Sigma x`` from ``t = cov_x(S, k, idx, val)`` (``S`` selects the layout)."""
+def quad(S, k, idx, val, t):
+    """``v = x'Sigma_k x``, with ``t = cov_x(...)`` for the full layout."""
 
 
 @overload(quad)
-def _quad(S, idx, val, t):
+def _quad(S, k, idx, val, t):
     if S.ndim == 3:
-        def impl(S, idx, val, t):
+        def impl(S, k, idx, val, t):
             v = 0.0
             for i in range(t.shape[0]):
                 v += t[i] * t[i]
             return v
     else:
-        def impl(S, idx, val, t):
+        def impl(S, k, idx, val, t):
             v = 0.0
             for j in range(idx.shape[0]):
-                v += val[j] * t[j]
+                v += val[j] * val[j] * S[k, idx[j]]
             return v
     return impl
 
@@ -126,9 +141,9 @@ def _mean_cov_update(W, S, k, a, c, idx, val, t, v):
         def impl(W, S, k, a, c, idx, val, t, v):
             for j in range(idx.shape[0]):
                 i = idx[j]
-                W[k, i] += a * t[j]
+                s = S[k, i]
+                W[k, i] += a * s * val[j]
                 if c > 0.0:
-                    s = S[k, i]
                     S[k, i] = max(s / (1.0 + c * s * val[j] * val[j]), VAR_FLOOR)
     return impl
 
@@ -171,8 +186,8 @@ def cw_binary(state, params, idx, val, y, sw, out, wants, step):
     if not wants(params, m):
         return 0
     S = state[1]
-    t = cov_x(S, 0, idx, val)
-    v = quad(S, idx, val, t)
+    t = cov_x(S, 0, idx, val, row_buffer(state, 0))
+    v = quad(S, 0, idx, val, t)
     if not v > 0.0:
         return 0
     update, alpha, c = step(params, m, v, sw)
@@ -195,10 +210,10 @@ def cw_multiclass(state, params, idx, val, y, sw, out, seen, wants, step):
     if not wants(params, m):
         return 0
     S = state[1]
-    ty = cov_x(S, yi, idx, val)
-    ts = cov_x(S, s, idx, val)
-    vy = quad(S, idx, val, ty)
-    vs = quad(S, idx, val, ts)
+    ty = cov_x(S, yi, idx, val, row_buffer(state, 0))
+    ts = cov_x(S, s, idx, val, row_buffer(state, 1))
+    vy = quad(S, yi, idx, val, ty)
+    vs = quad(S, s, idx, val, ts)
     v = vy + vs
     if not v > 0.0:
         return 0

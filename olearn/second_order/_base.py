@@ -38,7 +38,8 @@ def check_positive(name, value):
 
 class SecondOrderMixin:
     """Mean ``W = state[0]`` (K, d) and covariance ``state[1]`` for a learner class: full,
-    ``L`` (K, d, d) with ``Sigma_k = L_k L_k'``, or diagonal, ``S`` (K, d).
+    ``L`` (K, d, d) with ``Sigma_k = L_k L_k'`` (plus ``B`` (2, d), the kernels' scratch:
+    the last row's ``L'x``, not a parameter), or diagonal, ``S`` (K, d).
 
     A subclass defines ``_sigma0`` (the initial variance, from its own parameters) and
     may add ``_extra_slots``.
@@ -60,9 +61,9 @@ class SecondOrderMixin:
             full = "L" in state
         else:
             full = self.__dict__.get("_full", self.covariance == "full")
-        cov = Slot("L", ("K", "d", "d"), "_sqrt_sigma0", eye=True) if full else \
-            Slot("S", ("K", "d"), "_sigma0")
-        return (Slot("W", ("K", "d"), 0.0, signed=True), cov) + tuple(self._extra_slots)
+        cov = (Slot("L", ("K", "d", "d"), "_sqrt_sigma0", eye=True), Slot("B", (2, "d"))) \
+            if full else (Slot("S", ("K", "d"), "_sigma0"),)
+        return (Slot("W", ("K", "d"), 0.0, signed=True),) + cov + tuple(self._extra_slots)
 
     def _check_covariance(self):
         if self.covariance not in COVARIANCES:

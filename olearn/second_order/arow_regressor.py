@@ -15,7 +15,7 @@ from numba import njit
 
 from ..base import OnlineRegressor
 from ..kernels.driver import REGRESSION, linear_scores, online_pass
-from ..kernels.second_order import cov_x, mean_cov_update, quad
+from ..kernels.second_order import cov_x, mean_cov_update, quad, row_buffer
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -26,8 +26,8 @@ def _rule(state, params, idx, val, y, sw, out, seen):
         return 0
     r = params[0] / sw
     S = state[1]
-    t = cov_x(S, 0, idx, val)
-    v = quad(S, idx, val, t)
+    t = cov_x(S, 0, idx, val, row_buffer(state, 0))
+    v = quad(S, 0, idx, val, t)
     if not v > 0.0:
         return 0
     mean_cov_update(state[0], S, 0, (y - out[0]) / (v + r), 1.0 / r, idx, val, t, v)

@@ -46,12 +46,12 @@ def _step(params, m, v, sw):
 
 @njit(inline="always")
 def _c_t(state, params, sw):
-    """This row's ``c_t``; advances the row counter ``state[2]``."""
+    """This row's ``c_t``; advances the row counter (the last state array)."""
     b, c = params
     if not sw > 0.0:
         return 0.0
-    n = state[2][0]
-    state[2][0] = n + 1.0
+    n = state[-1][0]
+    state[-1][0] = n + 1.0
     return c * b ** n
 
 

@@ -28,7 +28,7 @@ from numba.extending import overload
 
 from ..base import OnlineRegressor
 from ..kernels.driver import REGRESSION, linear_scores, online_pass
-from ..kernels.second_order import cov_x, mean_cov_update, quad, scale_cov
+from ..kernels.second_order import cov_x, mean_cov_update, quad, row_buffer, scale_cov
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -58,8 +58,8 @@ def _rule(state, params, idx, val, y, sw, out, seen):
         return 0
     W = state[0]
     S = state[1]
-    t = cov_x(S, 0, idx, val)
-    v = quad(S, idx, val, t)
+    t = cov_x(S, 0, idx, val, row_buffer(state, 0))
+    v = quad(S, 0, idx, val, t)
     if v > 0.0:
         e = y - out[0]
         mean_cov_update(W, S, 0, sw * e / (f + sw * v), sw / f, idx, val, t, v)
