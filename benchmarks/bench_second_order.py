@@ -254,10 +254,11 @@ covariance's size.
   the tuning order can fail on other orders (a large std in the CW row), the weakness
   SCW's C bounds.
 * Speed: the CPU seconds of a pass include the work `predict_learn` does outside the
-  compiled loop for every learner (input validation, label mapping: a few tens of
-  milliseconds on 141,691 rows), which is why the Perceptron, whose loop is the
-  cheapest, is not much faster than the second-order learners here.  CPU seconds on
-  this shared 2-core machine still vary by about 20% from run to run.
+  compiled loop for every learner (input validation, label mapping), most of the
+  Perceptron's. A second-order pass costs about twice as much: CW, SCW and NAROW need
+  `x'Sigma x` (O(d nnz)) on every row to decide whether to update, the others an
+  O(d^2) update on every margin error (AROW and NHERD: half of the rows).  CPU seconds
+  on this shared 2-core machine vary by about 20% from run to run.
 """
     Path(args.out).write_text(text)
     print(f"wrote {args.out}")

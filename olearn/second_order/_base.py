@@ -1,6 +1,6 @@
 """What the second-order learners share: a Gaussian over the weights (mean ``W``,
-covariance ``L L'`` or diagonal ``S``), the choice of a full or diagonal covariance, and the fitted
-``coef_``/``cov_``/``covariance_``.
+covariance ``L L'`` or diagonal ``S``), the choice of a full or diagonal covariance, and
+the fitted ``coef_``/``cov_``/``covariance_``.
 
 ``covariance``: ``"full"`` keeps a (d, d) matrix per class (O(d^2) per update, never
 inverted), ``"diag"`` its diagonal (O(non-zeros) per update; see
