@@ -33,12 +33,13 @@ def ref_ndag(X, y, K=1, loss="logistic", eta=0.5, epsilon=0.1, average=False,
     for t in range(1, n + 1):
         x = X[t - 1]
         nz = np.flatnonzero(x)
+        clipped = np.clip(x, -s, s)  # what the averaged weights predict from
         grow = nz[np.abs(x[nz]) > s[nz]]
         old = s[grow]
         W[:, grow] *= np.where(old > 0, old / np.abs(x[grow]), 1.0)  # step 1
         s[grow] = np.abs(x[grow])
         r = W @ x                                                    # step 2
-        scores[t - 1] = total @ x / (t - 1) if (average and t > 1) else r
+        scores[t - 1] = total @ clipped / (t - 1) if (average and t > 1) else r
         N += np.sum((x[nz] / s[nz]) ** 2)                            # step 3
         if regression:
             g = np.array([dloss(loss, r[0] - y[t - 1], epsilon)])
@@ -71,7 +72,8 @@ def data(n=100, d=7, seed=0, K=1):
     return X, y, z[:, 0]
 
 
-@pytest.mark.parametrize("loss,average", [("logistic", False), ("hinge", True)])
+@pytest.mark.parametrize("loss,average", [("logistic", False), ("logistic", True),
+                                          ("hinge", True)])
 def test_binary_matches_reference(loss, average):
     X, y, _ = data()
     scores, W, Wbar = ref_ndag(with_intercept(X), y, loss=loss, average=average)
@@ -82,11 +84,11 @@ def test_binary_matches_reference(loss, average):
     if loss == "logistic":
         m = NDAGClassifier(loss=loss, average=average)
         close(m.predict_learn(X, y, return_scores=True), scores[:, 0])
-        # one at a time (the progressive score of a row depends on the row itself,
-        # through step 1, so only the weights are compared)
+        close(m.coef_, (Wbar if average else W)[:, 1:])
         m = NDAGClassifier(loss=loss, average=average)
         m.partial_fit(X[:1], y[:1], classes=[-1.0, 1.0])
         for i in range(1, X.shape[0]):
+            close(m.decision_function(X[i][None])[0], scores[i, 0])
             m.learn_one(X[i], y[i])
         close(m.state_["W"], W)
 
@@ -144,3 +146,14 @@ def test_bad_parameters():
         NDAGClassifier(eta=0).fit(np.eye(3), [0, 1, 0])
     with pytest.raises(ValueError, match="loss"):
         NDAGRegressor(loss="logistic").fit(np.eye(3), [0.0, 1.0, 0.0])
+
+
+def test_predictions_clip_each_feature_to_its_known_scale():
+    X, y, z = data(n=80, seed=6)
+    m = NDAGRegressor(average=True).fit(X, z)
+    S = m.state_["S"][1:]
+    Xbig = X * 50.0
+    expected = np.clip(Xbig, -S, S) @ m.coef_ + m.intercept_
+    close(m.predict(Xbig), expected)
+    close(m.predict(sp.csr_matrix(Xbig)), expected)
+    close(m.predict_one(Xbig[3]), expected[3])

@@ -14,7 +14,13 @@ stream, ``N = sum_t sum_i x_ti^2 / s_i^2``.  Round ``t``:
 
 Multiplying feature ``i`` by any ``c_i != 0`` multiplies ``s_i`` by ``|c_i|``, ``g_i``
 by ``c_i`` and ``w_i`` by ``1 / c_i``: the predictions are exactly those of the
-unscaled data (scale invariance, tested).  ``eta`` defaults to 0.5, Vowpal Wabbit's
+unscaled data (scale invariance, tested).
+
+Step 1 makes the prediction of a row depend on the row's own scales: with the current
+weights it is ``w . clip(x, -s, s)`` (each feature clipped to the largest magnitude
+seen for it), and that is also what ``decision_function``, ``predict`` and
+``predict_one`` compute, so the model's predictions are the progressive ones (and the
+averaged weights, with ``average=True``, predict the same way).  ``eta`` defaults to 0.5, Vowpal Wabbit's
 default learning rate; it needs no tuning to the scale of the features.
 
 Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
@@ -27,10 +33,14 @@ it does not move the average of the earlier iterates).
 """
 import math
 
+import numpy as np
+import scipy.sparse as sp
 from numba import njit
+from sklearn.utils.validation import check_is_fitted
 
+from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from ..kernels.averaging import add_at, begin_round, finish, row_scores, weight
+from ..kernels.averaging import add_at, begin_round, finish, weight
 from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
 from ..kernels.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
                               epsilon_insensitive_grad, hinge_grad, huber_grad,
@@ -42,22 +52,39 @@ from ._linear import LinearModel, check_choice, check_number
 
 @njit(inline="always")
 def _scores(state, idx, val, out):
-    """Steps 1-2: rescale the weights of features seen at a larger scale, then score."""
+    """Steps 1-2.  The prediction with the rescaled weights equals the current weights
+    applied to ``x`` clipped to ``[-s_i, s_i]`` (``w_i (s_i / |x_i|) x_i = w_i s_i
+    sign(x_i)``), which is how it is computed (so the averaged weights predict the same
+    way); then step 1 is applied to the weights."""
     W = state[0]
     U = state[1]
     A = state[2]
     S = state[3]
     begin_round(A)
+    t = A[0, 2] - 1.0
+    s = A[0, 5]
+    total = A[0, 3]
+    averaged = U.shape[1] > 0 and t > 0.0
+    for k in range(W.shape[0]):
+        a = 0.0
+        b = 0.0
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            v = min(max(val[j], -S[i]), S[i])
+            a += W[k, i] * v
+            if averaged:
+                b += U[k, i] * v
+        out[k] = (total * a - b) / t if averaged else s * a
+        A[k, 0] = s * a
     for j in range(idx.shape[0]):
         i = idx[j]
-        a = abs(val[j])
-        if a > S[i]:
+        m = abs(val[j])
+        if m > S[i]:
             if S[i] > 0.0:
-                f = S[i] / a - 1.0
+                f = S[i] / m - 1.0
                 for k in range(W.shape[0]):
                     add_at(W, U, A, k, i, weight(W, A, k, i) * f)
-            S[i] = a
-    row_scores(W, U, A, idx, val, out)
+            S[i] = m
 
 
 @njit(inline="always")
@@ -234,6 +261,29 @@ REGRESSOR_KERNELS = {
 
 class _NDAG(LinearModel):
     _losses = ()
+
+    def _clip(self, cols, values):
+        """Feature values clipped to the largest magnitude seen for their column."""
+        S = self.state_["S"]
+        return np.clip(values, -S[cols], S[cols])
+
+    def _decision(self, X):
+        check_is_fitted(self, "state_")
+        X = self._validate_X(X, reset=False)
+        b = int(self.fit_intercept)
+        if sp.issparse(X):
+            X = canonical_csr(X).copy()
+            X.data = self._clip(X.indices + b, X.data)
+        else:
+            X = self._clip(np.arange(b, b + X.shape[1]), X)
+        return super()._decision(X)
+
+    def _scores_one(self, x):
+        if self._is_fresh():
+            return None
+        (_, indices, data), n = self._one_row(x, grow=False)
+        cols = indices[:n]
+        return self._predict_weights()[:, cols] @ self._clip(cols, data[:n])
 
     def _extra_slots(self):
         return (Slot("S", ("d",), 0.0), Slot("G", ("K", "d"), 0.0))
