@@ -56,10 +56,10 @@ NOTES = """## Reading
 * The target of the issue, at least 2.5x scikit-learn's throughput at an equal or
   lower progressive mistake rate, is **not met**: olearn's OGD runs at roughly 0.3x
   to 1x the speed of one scikit-learn `partial_fit` over the whole data (the machine
-  is shared with other jobs: single figures move by up to 2x between runs).  It is several times (here 3x to 15x) faster
-  than scikit-learn used as an online learner (the 1,000-row predict-then-
-  `partial_fit` protocol), and 10x to 45x faster than Vowpal Wabbit driven one
-  example at a time from Python.
+  is shared with other jobs: single figures move by up to 2x between runs).  It is
+  several times (here 3x to 15x) faster than scikit-learn used as an online learner
+  (the 1,000-row predict-then-`partial_fit` protocol), and 10x to 45x faster than
+  Vowpal Wabbit driven one example at a time from Python.
 * Where the time goes: on the sparse stream, copying the CSR input to put the
   intercept column in front costs about as much as the compiled pass itself; on a9a
   the compiled pass costs about 300 ns a row where a hand-written loop doing the same

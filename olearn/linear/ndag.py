@@ -20,8 +20,12 @@ Step 1 makes the prediction of a row depend on the row's own scales: with the cu
 weights it is ``w . clip(x, -s, s)`` (each feature clipped to the largest magnitude
 seen for it), and that is also what ``decision_function``, ``predict`` and
 ``predict_one`` compute, so the model's predictions are the progressive ones (and the
-averaged weights, with ``average=True``, predict the same way).  ``eta`` defaults to 0.5, Vowpal Wabbit's
-default learning rate; it needs no tuning to the scale of the features.
+averaged weights, with ``average=True``, predict the same way).
+
+``eta`` defaults to 0.5, Vowpal Wabbit's default learning rate; since the predictions
+do not depend on the scales of the features, it needs no re-tuning when they change
+(``benchmarks/step_free.md``: within 5% of the best tuned constant step on rescaled
+a9a and cpusmall, not on cpusmall as given, whose targets sit far from 0).
 
 Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
 multiclass: max-score margin losses, softmax for "logistic"; regression: default
