@@ -96,7 +96,7 @@ def test_multiclass_matches_reference():
     close(m._predict_weights(), Wbar)
 
 
-@pytest.mark.parametrize("loss", ["squared", "absolute"])
+@pytest.mark.parametrize("loss", ["absolute"])  # "squared": on cpusmall below
 def test_regression_matches_reference(loss):
     X, _, z = data(seed=2)
     scores, W, Wbar = ref_cocob(with_intercept(X), z, loss=loss, average=True,
