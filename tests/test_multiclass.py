@@ -450,6 +450,16 @@ def test_one_vs_rest_sklearn_contract_and_errors():
     d.learn_one({"c": 1.0}, "y")
     d.learn_one({"a": -1.0, "d": 1.0}, "z")
     assert d.n_features_in_ == 4 and d.predict_one({"c": 1.0, "zz": 3.0}) in ("x", "y", "z")
+    # a hyper-parameter changed between batches is used by the next batch
+    X2, y2 = _blobs(100, [0, 1, 2], seed=15)
+    a = OneVsRest(olearn.make("pa1", C=1.0)).partial_fit(X, y)
+    b = clone(a).partial_fit(X, y)
+    b.set_params(base__C=1e-3)
+    assert b._kernel_params() == (1e-3, 0.0)
+    a.partial_fit(X2, y2)
+    b.partial_fit(X2, y2)
+    direct = [olearn.make("pa1", C=1e-3)._kernel_params()]
+    assert b._kernel_params() == direct[0] and not np.allclose(a.coef_, b.coef_)
     for bad in (None, "pa1", olearn.make("pa-reg"), OneVsRest(olearn.make("pa1"))):
         with pytest.raises(ValueError, match="base must be a binary olearn classifier"):
             OneVsRest(bad).fit(X, y)
