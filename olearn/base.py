@@ -32,7 +32,6 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._rows import kernel_rows
@@ -406,7 +405,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
     def _check_targets(self, y):
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinity")
-        if y.dtype.kind == "f" and type_of_target(y) == "continuous":
+        if y.dtype.kind == "f" and np.any(y != np.floor(y)):
             raise ValueError("Unknown label type: continuous (class labels cannot be "
                              "non-integer numbers; use a regressor)")
         if y.dtype.kind == "O":
@@ -577,7 +576,15 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
 
 def _unique(y):
     """Sorted unique labels and the inverse map; falls back to first-seen order for
-    labels that cannot be sorted together (mixed types)."""
+    labels that cannot be sorted together (mixed types).  One or two numeric labels
+    (the common binary case) take two linear passes instead of a sort."""
+    if y.dtype.kind in "biuf" and len(y):
+        lo, hi = y.min(), y.max()
+        if lo == hi:
+            return y[:1].copy(), np.zeros(len(y), dtype=np.int64)
+        upper = y == hi
+        if np.count_nonzero(upper) + np.count_nonzero(y == lo) == len(y):
+            return np.array([lo, hi], dtype=y.dtype), upper.astype(np.int64)
     try:
         return np.unique(y, return_inverse=True)
     except TypeError:
