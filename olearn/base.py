@@ -21,8 +21,11 @@ Labels: two classes are kept sorted in ``classes_`` and mapped to -1/+1
 symmetric under (y, w) -> (-y, -w), so when a second label arrives that sorts before
 the first, negating the signed state gives exactly the model learned with that order.
 A third label switches the model to K weight rows (``W[0] = -w/2``, ``W[1] = +w/2``,
-which keeps every margin; later classes start at zero); labels first seen after that
-are appended to ``classes_`` in the order they appear.  Labels given up front with
+which keeps every margin; later classes start at zero).  So: the first two labels are
+kept sorted, and the labels new in a later call are appended to ``classes_``, sorted
+among themselves (one example at a time, that is the order they first appear; ``fit``
+sees every label at once and sorts them all, scikit-learn's convention).  Labels given
+up front with
 ``classes=`` keep the given order.  Only classes already seen take part in predictions
 and max-score updates.
 """
@@ -417,11 +420,18 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
     def _prepare_labels(self, y, classes):
         """Register new labels and return each row's class index."""
         if len(y) == 1 and classes is None and y[0] in self.__dict__.get("_class_index", ()):
-            return np.array([self._class_index[y[0]]], dtype=np.int64)  # one known label
+            i = self._class_index[y[0]]  # one known label
+            if self._task() == BINARY:
+                self.seen_[i] = 1
+            return np.array([i], dtype=np.int64)
         if (len(self.__dict__.get("classes_", ())) == 2 and y.dtype.kind in "biuf"
                 and self.classes_.dtype.kind in "biuf"):
             positive = y == self.classes_[1]  # two known numeric labels: no sorting
-            if np.count_nonzero(positive) + np.count_nonzero(y == self.classes_[0]) == len(y):
+            n_pos, n_neg = np.count_nonzero(positive), np.count_nonzero(y == self.classes_[0])
+            if n_pos + n_neg == len(y):
+                if self._task() == BINARY:
+                    self.seen_[0] |= n_neg > 0
+                    self.seen_[1] |= n_pos > 0
                 return positive.astype(np.int64)
         if not hasattr(self, "classes_"):
             y = self._check_targets(y)
@@ -433,26 +443,32 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
                 given = list(np.asarray(classes).ravel())
                 if len(set(given)) != len(given):
                     raise ValueError("classes contains repeated labels")
-                self._add_classes(given, np.asarray(classes).ravel())
                 self._classes_given = True
+                self._add_classes(given, np.asarray(classes).ravel())
         uniq, inverse = _unique(y)
-        new = [u for u in uniq if u not in self._class_index]
+        new = [i for i, u in enumerate(uniq) if u not in self._class_index]
         if new:
-            self._check_targets(np.asarray(new, dtype=uniq.dtype))
-            self._add_classes(new, uniq)
+            self._check_targets(uniq[new])
+            self._add_classes([uniq[i] for i in new], uniq)
         lut = np.array([self._class_index[u] for u in uniq], dtype=np.int64)
+        if self._task() == BINARY:
+            self.seen_[lut] = 1  # (multiclass passes mark labels row by row)
         return lut[inverse]
 
     def _add_classes(self, new, like):
         old_n = len(self.classes_)
         labels = list(self.classes_) + list(new)
         flip = False
-        if (old_n == 1 and len(labels) == 2 and not self._classes_given
-                and _sorts_before(labels[1], labels[0])):
-            labels = [labels[1], labels[0]]
-            flip = True
-        dtype = np.result_type(np.asarray(like).dtype, self.classes_.dtype) \
-            if self.classes_.dtype.kind != "O" and np.asarray(like).dtype.kind != "O" else object
+        if (old_n < 2 and len(labels) >= 2 and not self._classes_given
+                and _sorts_before(labels[1], labels[0])):  # the first two labels sorted
+            labels[0], labels[1] = labels[1], labels[0]
+            flip = old_n == 1
+        kinds = {np.asarray(like).dtype.kind, self.classes_.dtype.kind} if old_n else \
+            {np.asarray(like).dtype.kind}
+        if kinds <= set("biuf") or kinds <= set("U") or kinds <= set("S"):
+            dtype = np.result_type(np.asarray(like).dtype, self.classes_.dtype)
+        else:
+            dtype = object  # numbers and strings together: keep each label as given
         try:
             self.classes_ = np.array(labels, dtype=dtype)
         except (TypeError, ValueError):
@@ -462,6 +478,7 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
         n = len(labels)
         self.seen_ = np.concatenate([self.seen_, np.zeros(n - len(self.seen_), np.uint8)])
         if flip:
+            self.seen_[:2] = self.seen_[1::-1].copy()
             for s in self._slots:
                 if s.signed:
                     self.state_[s.name] *= -1.0
@@ -487,7 +504,6 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
                 if old_n == 2:
                     new[1] = old[0]
             self.state_[s.name] = new
-        self.seen_[:old_n] = 1
 
     def _one_label(self, y):
         index = self.__dict__.get("_class_index")
@@ -497,6 +513,8 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
             raise ValueError(f"label {y!r} is not hashable") from None
         if i is None:
             i = int(self._prepare_labels(np.array([y]), None)[0])
+        elif self._task() == BINARY:
+            self.seen_[i] = 1
         return 2.0 * i - 1.0 if self._task() == BINARY else float(i)
 
     def _kernel_labels(self, yi):

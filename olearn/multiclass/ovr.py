@@ -381,8 +381,7 @@ class OneVsRest(OnlineClassifier):
             # the second label sorts first: the first label's block moves to row 1
             for name, arr in self.state_.items():
                 self.state_[name] = np.ascontiguousarray(arr[[1, 0] + list(range(2, n))])
-            self.seen_[[0, 1]] = self.seen_[[1, 0]]
-            self.__dict__.pop("_one_cache", None)
+            self.__dict__.pop("_one_cache", None)  # (the base swapped seen_ already)
 
     def _to_multiclass(self, old_n, n):
         self._resize_state(n, self._d)
