@@ -12,6 +12,7 @@ skip cleanly when it is absent::
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,3 +46,15 @@ def data_dir():
         pytest.skip("real-data folder not found (set OLEARN_DATA_MIRROR or provide "
                     "../shared/data)")
     return root
+
+
+def with_intercept(X):
+    """``X`` with the constant column olearn puts in front when ``fit_intercept``."""
+    return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+def close(actual, expected, rtol=1e-10):
+    """Equal to ``rtol``, relative to the largest expected magnitude (at least 1)."""
+    expected = np.asarray(expected)
+    np.testing.assert_allclose(actual, expected, rtol=rtol,
+                               atol=rtol * max(1.0, float(np.abs(expected).max())))

@@ -11,11 +11,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import ALMAClassifier
 
-from conftest import data_path
-
-
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
+from conftest import close, data_path, with_intercept
 
 
 def ref_alma(X, y, K=1, alpha=1.0, B=None, C=math.sqrt(2.0), average=False, sw=None):
@@ -53,12 +49,6 @@ def ref_alma(X, y, K=1, alpha=1.0, B=None, C=math.sqrt(2.0), average=False, sw=N
                     k += 1
         total += W
     return scores, W, total / n, k - 1
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def binary_data(n=100, d=7, seed=0):

@@ -12,11 +12,7 @@ from olearn.linear import COCOBClassifier, COCOBRegressor
 from test_linear_ogd import score_grad
 from test_linear_ogd_regressor import dloss
 
-from conftest import data_path
-
-
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
+from conftest import close, data_path, with_intercept
 
 
 def ref_cocob(X, y, K=1, loss="logistic", alpha=100.0, epsilon=0.1, average=False,
@@ -51,12 +47,6 @@ def ref_cocob(X, y, K=1, loss="logistic", alpha=100.0, epsilon=0.1, average=Fals
                     * (L[k, i] + R[k, i])
         total += W
     return scores, W, total / n
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def data(n=100, d=7, seed=0, K=1):

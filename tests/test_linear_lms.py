@@ -10,7 +10,7 @@ from sklearn.datasets import load_svmlight_file
 
 from olearn.linear import LMSRegressor, OGDRegressor
 
-from conftest import data_path
+from conftest import close, data_path
 
 
 def ref_lms(X, y, eta=0.01, schedule="constant", power=0.5, average=False):
@@ -27,12 +27,6 @@ def ref_lms(X, y, eta=0.01, schedule="constant", power=0.5, average=False):
         w = w + gamma * x * (y[n - 1] - w @ x)
         total += w
     return scores, w, total / X.shape[0]
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 @pytest.mark.parametrize("schedule,average", [("constant", False), ("invsqrt", True),

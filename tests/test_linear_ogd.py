@@ -14,13 +14,10 @@ from sklearn.linear_model import SGDClassifier
 
 from olearn.linear import OGDClassifier
 
-from conftest import data_path
+from conftest import close, data_path, with_intercept
 
 
 # ---------------------------------------------------------------- reference
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
-
 
 def dphi(loss, z):
     """phi'(z) of a margin loss."""
@@ -94,12 +91,6 @@ def ref_ogd(X, y, K=1, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alp
                 W *= radius / norm
         total += W
     return scores, W, total / n
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def binary_data(n=100, d=7, seed=0):

@@ -7,9 +7,9 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from olearn.linear import OGDClassifier
-from test_linear_ogd import close, ref_ogd, with_intercept
+from test_linear_ogd import ref_ogd
 
-from conftest import data_path
+from conftest import close, data_path, with_intercept
 
 
 def multiclass_data(n=90, d=6, K=4, seed=1):

@@ -12,11 +12,7 @@ from sklearn.linear_model import SGDRegressor
 
 from olearn.linear import OGDRegressor
 
-from conftest import data_path
-
-
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
+from conftest import close, data_path, with_intercept
 
 
 def dloss(loss, e, eps):
@@ -60,12 +56,6 @@ def ref_ogd_regression(X, y, loss="squared", eta=0.01, schedule="invsqrt", power
             w *= radius / np.linalg.norm(w)
         total += w
     return scores, w, total / n
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def regression_data(n=100, d=6, seed=0):

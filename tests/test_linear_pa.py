@@ -11,16 +11,13 @@ from sklearn.datasets import load_svmlight_file
 
 from olearn.linear import PAClassifier, PARegressor
 
-from conftest import data_path
+from conftest import close, data_path, with_intercept
 
 STEP = {"PA": lambda C: (math.inf, 0.0), "PA-I": lambda C: (C, 0.0),
         "PA-II": lambda C: (math.inf, 0.5 / C)}
 
 
 # ---------------------------------------------------------------- references
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
-
 
 def ref_pa(X, y, K=1, variant="PA-I", C=1.0, average=False, sw=None):
     """PA classification row by row (Crammer et al. 2006, eq. 6 and section 7)."""
@@ -72,12 +69,6 @@ def ref_pa_regression(X, y, variant="PA-I", C=1.0, epsilon=0.1, average=False):
             w += np.sign(y[t] - r) * min(c, loss / (sq + D)) * x
         total += w
     return scores, w, total / n
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def learn_rows(model, X, y):

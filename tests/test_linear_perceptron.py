@@ -11,13 +11,10 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import OGDClassifier, Perceptron
 
-from conftest import data_path
+from conftest import close, data_path, with_intercept
 
 
 # ---------------------------------------------------------------- reference
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
-
 
 def ref_perceptron(X, y, K=1, eta=1.0, margin=0.0, mode="max", average=False, sw=None):
     """Row by row, dense numpy.  ``y``: +-1 (K = 1) or class indices (K > 1).
@@ -56,12 +53,6 @@ def ref_perceptron(X, y, K=1, eta=1.0, margin=0.0, mode="max", average=False, sw
                         W[k] -= a * tk * x
         total += W
     return scores, W, total / n
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def learn_rows(model, X, y):

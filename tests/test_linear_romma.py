@@ -9,11 +9,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import ROMMAClassifier
 
-from conftest import data_path
-
-
-def with_intercept(X):
-    return np.hstack([np.ones((X.shape[0], 1)), X])
+from conftest import close, data_path, with_intercept
 
 
 def romma_update(W, Phi, m):
@@ -55,12 +51,6 @@ def ref_romma(X, y, K=1, aggressive=False, average=False):
             W = romma_update(W, Phi, m)
         total += W
     return scores, W, total / n
-
-
-def close(actual, expected, rtol=1e-10):
-    expected = np.asarray(expected)
-    np.testing.assert_allclose(actual, expected, rtol=rtol,
-                               atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
 def binary_data(n=100, d=7, seed=0):
