@@ -53,18 +53,3 @@ def kernel_rows(X, fit_intercept):
     out[:, 1:] = X
     return out
 
-
-def one_row(idx, val, fit_intercept):
-    """The CSR triple of a single row given its sorted feature indices and values."""
-    if fit_intercept:
-        indices = np.empty(len(idx) + 1, dtype=np.int64)
-        indices[0] = 0
-        indices[1:] = idx
-        indices[1:] += 1
-        data = np.empty(len(idx) + 1, dtype=np.float64)
-        data[0] = 1.0
-        data[1:] = val
-    else:
-        indices = np.asarray(idx, dtype=np.int64)
-        data = np.asarray(val, dtype=np.float64)
-    return np.array([0, len(indices)], dtype=np.int64), indices, data

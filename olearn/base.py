@@ -33,7 +33,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
@@ -618,7 +617,3 @@ def _sorts_before(a, b):
         return bool(a < b)
     except TypeError:
         return False
-
-
-def is_sparse(X):
-    return sp.issparse(X)

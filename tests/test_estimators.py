@@ -3,7 +3,6 @@
 Each check expected to fail carries its reason: the shared ones in ``EXPECTED_FAILURES``,
 a learner's own in its class attribute ``_expected_failed_checks``.
 """
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olearn

@@ -5,7 +5,6 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import clone
 
 import olearn
 from olearn.datasets import load_breast_cancer, load_diabetes

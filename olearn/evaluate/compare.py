@@ -577,6 +577,6 @@ class ComparisonResult:
             ax.set_xticks(pos, ranked, rotation=45, ha="right", fontsize=8)
             ax.set_ylabel(label)
             ax.grid(axis="y", alpha=0.3)
-        fig.suptitle(f"Updates and time" + (f" on {self.dataset}" if self.dataset else "")
+        fig.suptitle("Updates and time" + (f" on {self.dataset}" if self.dataset else "")
                      + f" ({self.permutations} orders)", fontsize=11)
         return finish(fig, path)

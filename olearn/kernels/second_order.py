@@ -44,7 +44,6 @@ class: the precision update ``c f f'`` is applied to the two diagonal blocks
 """
 import math
 
-import numpy as np
 from numba import njit
 from numba.extending import overload
 
