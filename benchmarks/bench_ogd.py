@@ -66,7 +66,7 @@ NOTES = """## Reading
   arithmetic takes about 50 ns: numba reference-counts the state arrays and the row
   views each time the shared row driver hands them to an inlined score or update
   function (atomic increments and decrements, several per row).  Both costs sit in
-  the shared layers (`olearn/_rows.py`, `olearn/kernels/driver.py`); the changes they
+  the shared layers (`olearn/_rows.py`, `olearn/_compiled/driver.py`); the changes they
   call for are listed in the report of issue 4.  (Reducing the linear learners'
   state from seven arrays to three, and passing arrays rather than the state tuple
   to the helpers, already made the pass about 5x faster.)
@@ -122,7 +122,7 @@ def olearn_breakdown(X, y, loss, repeats):
     """Seconds spent in olearn's compiled pass alone and in building its rows (the CSR
     copy that puts the intercept column in front), best of ``repeats``."""
     from olearn._rows import kernel_rows
-    from olearn.kernels.driver import BINARY
+    from olearn._compiled.driver import BINARY
     rows = kernel_rows(X, True)
     n = X.shape[0]
     t_kernel, t_rows = np.inf, np.inf

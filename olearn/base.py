@@ -8,7 +8,7 @@ A learner class declares
   converts (binary to multiclass), saves and loads the state: no learner writes that;
 * ``_kernels``: its compiled entry points by task (``driver.BINARY``,
   ``driver.MULTICLASS``, ``driver.REGRESSION``), each a two-line ``@njit(cache=True)``
-  function calling :func:`olearn.kernels.driver.online_pass` with its update rule;
+  function calling :func:`olearn._compiled.driver.online_pass` with its update rule;
 * ``_kernel_params()``: its hyper-parameters as a tuple of floats, and
   ``_check_params()`` to validate them (once per call).
 
@@ -37,7 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._rows import kernel_rows
-from .kernels.driver import BINARY, MULTICLASS, REGRESSION
+from ._compiled.driver import BINARY, MULTICLASS, REGRESSION
 
 
 class Slot(NamedTuple):

@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olearn
 from olearn._rows import kernel_rows
-from olearn.kernels.driver import BINARY, MULTICLASS
+from olearn._compiled.driver import BINARY, MULTICLASS
 from olearn.linear.pa import PAClassifier
 from olearn.multiclass import OneVsRest
 from olearn.registry import available, lookup

@@ -117,7 +117,7 @@ def _kind_of_target(y):
 
 
 def _supports(est, task):
-    from ..kernels.driver import BINARY, MULTICLASS
+    from .._compiled.driver import BINARY, MULTICLASS
     try:
         kernels = getattr(est, "_kernels", None)
     except Exception:           # a property that needs more than a fresh estimator

@@ -1,6 +1,6 @@
 """What the estimators of ``olearn.linear`` share on the Python side.
 
-* the three state arrays of ``olearn.kernels.averaging`` (weights ``W``, averaging
+* the three state arrays of ``olearn._compiled.averaging`` (weights ``W``, averaging
   accumulator ``U``, per-row scratch and counters ``A``) ahead of a learner's own
   slots;
 * ``average``: Polyak-Ruppert averaging; the averaged weights
@@ -16,11 +16,11 @@ import numbers
 import numpy as np
 
 from ..base import Slot
-from ..kernels.averaging import AUX_COLUMNS, SCALE_, SQ_, SUM_, T_
+from .._compiled.averaging import AUX_COLUMNS, SCALE_, SQ_, SUM_, T_
 
 
 def linear_slots(average):
-    """The three leading slots (see ``olearn.kernels.averaging``)."""
+    """The three leading slots (see ``olearn._compiled.averaging``)."""
     return (Slot("W", ("K", "d"), 0.0, signed=True),
             Slot("U", ("K", "d" if average else 0), 0.0, signed=True),
             Slot("A", ("K", AUX_COLUMNS), 0.0))

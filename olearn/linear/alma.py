@@ -16,7 +16,7 @@ they use ``x`` unnormalised and update only when the margin is strictly below
 ``(1 - alpha) gamma_k``.  Only ``p = 2`` is implemented (as in LIBOL and SOL): the
 general p-norm version maps weights through a non-linear link, which the lazy
 averaging and O(non-zeros) updates here do not cover.  The normalisation by
-``max(1, ||w'||)`` scales the whole vector in O(1) (``olearn.kernels.averaging``).
+``max(1, ||w'||)`` scales the whole vector in O(1) (``olearn._compiled.averaging``).
 
 Multiclass (a natural extension, the paper being binary): the max-score example
 ``Phi = (x in row y, -x in row s)`` for the highest-scoring wrong class ``s``
@@ -32,10 +32,10 @@ import math
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.averaging import (add_row, avg_scores, finish, scale_weights,
+from .._compiled.averaging import (add_row, avg_scores, finish, scale_weights,
                                  sq_weight_norm)
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from ..kernels.losses import top_wrong
+from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from .._compiled.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel, check_number
 

@@ -19,7 +19,7 @@ with ``w1 = 0`` and ``alpha = 100`` (the paper's default: a cap of ``1 / alpha``
 the fraction bet at the start).  A coordinate with no gradient keeps its state, so a
 row costs O(non-zeros); a coordinate moves once it has had a non-zero gradient.
 
-Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
+Losses are those of ``olearn._compiled.losses`` (classification: default "logistic";
 multiclass: max-score margin losses, softmax for "logistic"; regression: default
 "squared"); each class row bets on its own.  A sample weight multiplies the loss.
 ``average=True``: Polyak-Ruppert averaging of the iterates.
@@ -29,9 +29,9 @@ so ``T`` follows ``W`` when the labels flip or the model turns multiclass).
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from ..kernels.averaging import add_at, avg_scores, finish, weight
-from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
-from ..kernels.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
+from .._compiled.averaging import add_at, avg_scores, finish, weight
+from .._compiled.driver import BINARY, MULTICLASS, REGRESSION, online_pass
+from .._compiled.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
                               epsilon_insensitive_grad, hinge_grad, huber_grad,
                               logistic_grad, modified_huber_grad, perceptron_grad,
                               squared_grad, squared_hinge_grad)

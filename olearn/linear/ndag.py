@@ -27,7 +27,7 @@ do not depend on the scales of the features, it needs no re-tuning when they cha
 (``benchmarks/step_free.md``: within 5% of the best tuned constant step on rescaled
 a9a and cpusmall, not on cpusmall as given, whose targets sit far from 0).
 
-Losses are those of ``olearn.kernels.losses`` (classification: default "logistic";
+Losses are those of ``olearn._compiled.losses`` (classification: default "logistic";
 multiclass: max-score margin losses, softmax for "logistic"; regression: default
 "squared"); ``G`` is per class row, ``s`` and ``N`` shared (state ``S``, ``G`` and
 ``A[0, 6]``).  The round ``t`` counts
@@ -44,9 +44,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from ..kernels.averaging import add_at, begin_round, finish, weight
-from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
-from ..kernels.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
+from .._compiled.averaging import add_at, begin_round, finish, weight
+from .._compiled.driver import BINARY, MULTICLASS, REGRESSION, online_pass
+from .._compiled.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
                               epsilon_insensitive_grad, hinge_grad, huber_grad,
                               logistic_grad, modified_huber_grad, perceptron_grad,
                               squared_grad, squared_hinge_grad)

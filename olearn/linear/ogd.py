@@ -9,7 +9,7 @@ convex programming and generalized infinitesimal gradient ascent", ICML 2003, eq
 and Theorem 1: with ``eta_t = eta / sqrt(t)`` the regret against the best fixed ``w``
 in the ball grows like ``sqrt(T)``), ``alpha`` is an optional L2 term
 ``alpha/2 ||w||^2`` and ``dL/dp`` the derivative of the loss in the score.
-Losses and schedules are listed in ``olearn.kernels.losses``; in short
+Losses and schedules are listed in ``olearn._compiled.losses``; in short
 
 * classification: "hinge", "squared_hinge", "logistic", "perceptron",
   "modified_huber"; multiclass: the max-score margin form of each margin loss
@@ -29,7 +29,7 @@ Losses and schedules are listed in ``olearn.kernels.losses``; in short
 The round ``t`` counts rows (every row is a round, also when its gradient is 0).
 Each loss has its own compiled entry points (chosen when the model is built); the
 schedule is a scalar switch once per row.  The L2 decay and the projection scale the
-whole weight vector in O(1) (``olearn.kernels.averaging``), so a row costs
+whole weight vector in O(1) (``olearn._compiled.averaging``), so a row costs
 O(non-zeros).  With ``fit_intercept`` the intercept is a weight like the others: it
 is decayed by ``alpha`` and counts in the projection's norm (scikit-learn does not
 regularise its intercept, and on sparse input damps its steps by 0.01).  For the
@@ -55,10 +55,10 @@ from numba import njit
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from ..kernels.averaging import add_at, add_row, avg_scores, finish, project_ball, \
+from .._compiled.averaging import add_at, add_row, avg_scores, finish, project_ball, \
     scale_weights
-from ..kernels.driver import BINARY, MULTICLASS, REGRESSION, online_pass
-from ..kernels.losses import (ADAGRAD, CLASSIFICATION_LOSSES, REGRESSION_LOSSES, SCHEDULES,
+from .._compiled.driver import BINARY, MULTICLASS, REGRESSION, online_pass
+from .._compiled.losses import (ADAGRAD, CLASSIFICATION_LOSSES, REGRESSION_LOSSES, SCHEDULES,
                               absolute_grad, epsilon_insensitive_grad, hinge_grad,
                               huber_grad, logistic_grad, modified_huber_grad,
                               perceptron_grad, squared_grad, squared_hinge_grad, step_size)

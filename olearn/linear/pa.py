@@ -22,7 +22,7 @@ then ``w_y += tau x``, ``w_s -= tau x``.
 A row of zeros makes no update (nothing to divide by).  A sample weight multiplies tau.
 
 ``average=True``: Polyak-Ruppert averaging; the mean of the iterates predicts while
-the raw weights learn (see ``olearn.kernels.averaging``; the PA step is computed from
+the raw weights learn (see ``olearn._compiled.averaging``; the PA step is computed from
 the raw weights' loss, as in the paper).
 """
 import math
@@ -31,9 +31,9 @@ import numbers
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.averaging import add_row, avg_scores, finish
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from ..kernels.losses import top_wrong
+from .._compiled.averaging import add_row, avg_scores, finish
+from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from .._compiled.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel
 

@@ -5,13 +5,13 @@ Epsilon-insensitive loss ``l = max(0, |y - w.x| - epsilon)`` and the update
 "PA-I" ``min(C, l / ||x||^2)``, "PA-II" ``l / (||x||^2 + 1/(2C))``.
 The seed book's l2 and l1 passive-aggressive regressions (its section 31.2.2) are the
 epsilon = 0 cases.  A row of zeros makes no update; a sample weight multiplies tau.
-``average=True``: Polyak-Ruppert averaging (see ``olearn.kernels.averaging``).
+``average=True``: Polyak-Ruppert averaging (see ``olearn._compiled.averaging``).
 """
 from numba import njit
 
 from ..base import OnlineRegressor
-from ..kernels.averaging import add_row, avg_scores, finish
-from ..kernels.driver import REGRESSION, online_pass, sq_norm
+from .._compiled.averaging import add_row, avg_scores, finish
+from .._compiled.driver import REGRESSION, online_pass, sq_norm
 from ..registry import register
 from ._linear import LinearModel, check_number
 from .pa import pa_step_params

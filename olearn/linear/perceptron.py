@@ -23,7 +23,7 @@ online algorithms for multiclass problems", JMLR 3, 2003, section 3).  With the 
 
 ``average=True``: Polyak-Ruppert averaging (Freund and Schapire's averaged
 Perceptron): the mean of the weight vectors after each round predicts, the raw
-weights learn (lazy, O(non-zeros) a row; see ``olearn.kernels.averaging``).
+weights learn (lazy, O(non-zeros) a row; see ``olearn._compiled.averaging``).
 
 A sample weight multiplies the step; a row of zeros (no intercept) makes no update.
 Novikoff (1962): on data separable with margin gamma inside a ball of radius R, the
@@ -32,9 +32,9 @@ classic Perceptron makes at most (R/gamma)^2 mistakes.
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.averaging import add_row, avg_scores, finish
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from ..kernels.losses import top_wrong
+from .._compiled.averaging import add_row, avg_scores, finish
+from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from .._compiled.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 

@@ -16,7 +16,7 @@ not apply: the minimum-norm point of the two constraints is then ``y x / X`` if
 skipped).  LIBOL departs from the paper in two places, and this follows the paper:
 LIBOL's first update is ``w = y x`` and its degenerate rows are always skipped.
 
-``c w_t`` scales the whole vector in O(1) (``olearn.kernels.averaging``), so a row
+``c w_t`` scales the whole vector in O(1) (``olearn._compiled.averaging``), so a row
 costs O(non-zeros).  ROMMA has no step to weight: a sample weight of 0 skips the row,
 any other weight counts as 1.  A row of zeros makes no update.
 
@@ -32,10 +32,10 @@ Frobenius norm.  LIBOL's first multiclass step is ``Phi`` itself, here ``Phi /
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.averaging import (add_row, avg_scores, finish, scale_weights,
+from .._compiled.averaging import (add_row, avg_scores, finish, scale_weights,
                                  sq_weight_norm)
-from ..kernels.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from ..kernels.losses import top_wrong
+from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
+from .._compiled.losses import top_wrong
 from ..registry import register
 from ._linear import LinearModel, check_bool
 

@@ -59,8 +59,8 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import OnlineClassifier, OnlineLearner, Slot
-from ..kernels import cache_dir
-from ..kernels.driver import (BINARY, MULTICLASS, dense_columns, get_row, masked_argmax,
+from .._compiled import cache_dir
+from .._compiled.driver import (BINARY, MULTICLASS, dense_columns, get_row, masked_argmax,
                               n_rows)
 
 
@@ -89,7 +89,7 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
     ``state``: the base's slots with a leading class axis; ``y``: class indices;
     ``scores`` (n, K) receives each class model's pre-update score, ``pred`` (n,) the
     arg-max over the classes seen so far (``seen``, updated in place as in
-    :func:`olearn.kernels.driver.online_pass`).  A class not seen yet takes part in
+    :func:`olearn._compiled.driver.online_pass`).  A class not seen yet takes part in
     nothing (its score is recorded as 0); class k's model learns from the first row of
     class k on.  ``after_fn(block, n_updates)``, the base's end-of-pass step, then
     runs on every class block.

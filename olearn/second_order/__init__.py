@@ -3,7 +3,7 @@
 RLS, AROW (classification and regression), CW, SCW-I/II, NHERD, NAROW, the second-order
 Perceptron and IELLIP, each with a full or diagonal covariance (``covariance=``).
 Shared parts: ``_base.py`` (state, covariance choice, fitted attributes) and
-``olearn/kernels/second_order.py`` (the inline covariance helpers and the binary and
+``olearn/_compiled/second_order.py`` (the inline covariance helpers and the binary and
 multiclass rule skeletons).
 """
 from .arow import AROWClassifier

@@ -4,7 +4,7 @@ the fitted ``coef_``/``cov_``/``covariance_``.
 
 ``covariance``: ``"full"`` keeps a (d, d) matrix per class (O(d^2) per update, never
 inverted), ``"diag"`` its diagonal (O(non-zeros) per update; see
-``olearn/kernels/second_order.py`` for the approximation), ``"auto"`` picks full for
+``olearn/_compiled/second_order.py`` for the approximation), ``"auto"`` picks full for
 input with at most 1,000 features and diagonal for wider input and for dict examples
 (whose vocabulary grows without bound).  The choice is made once, from the first batch
 or example, and read back from the state afterwards (``covariance_``), so saved models
@@ -24,7 +24,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import Slot
-from ..kernels.driver import REGRESSION
+from .._compiled.driver import REGRESSION
 
 COVARIANCES = ("full", "diag", "auto")
 AUTO_MAX_FULL = 1000

@@ -13,7 +13,7 @@ Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EM
 2009) and of the AROW journal version (Mach. Learn. 2013): ``m = mu_y.x - mu_s.x``
 against the top-scoring wrong class ``s``, ``v = x'Sigma_y x + x'Sigma_s x``, then
 ``mu_y += alpha Sigma_y x``, ``mu_s -= alpha Sigma_s x`` and ``Sigma_k^-1 += x x'/r`` for
-``k`` in {y, s} (one covariance per class; see ``olearn/kernels/second_order.py``).
+``k`` in {y, s} (one covariance per class; see ``olearn/_compiled/second_order.py``).
 
 A sample weight ``h`` weights the loss: ``r`` becomes ``r / h``.  LIBOL's AROW is the
 same rule.
@@ -21,8 +21,8 @@ same rule.
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_binary, cw_multiclass
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_binary, cw_multiclass
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 

@@ -14,8 +14,8 @@ weights the squared loss (``r`` becomes ``r / h``).
 from numba import njit
 
 from ..base import OnlineRegressor
-from ..kernels.driver import REGRESSION, linear_scores, online_pass
-from ..kernels.second_order import cov_x, mean_cov_update, quad, row_buffer
+from .._compiled.driver import REGRESSION, linear_scores, online_pass
+from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 

@@ -18,7 +18,7 @@ constraint is about: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary models).
 
 Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP
 2009) with per-class covariances: ``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x +
-x'Sigma_s x`` (see ``olearn/kernels/second_order.py``).  A sample weight ``h``
+x'Sigma_s x`` (see ``olearn/_compiled/second_order.py``).  A sample weight ``h``
 multiplies alpha and the precision increment.
 """
 import math
@@ -28,8 +28,8 @@ from statistics import NormalDist
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_alpha, cw_binary, cw_multiclass, cw_precision
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_alpha, cw_binary, cw_multiclass, cw_precision
 from ..registry import register
 from ._base import ProbitMixin, SecondOrderMixin, check_positive
 

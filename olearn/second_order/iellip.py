@@ -19,7 +19,7 @@ The global rescaling touches every entry of ``Sigma`` (O(d) even for the diagona
 covariance), but only while ``1/(1 - c_t)`` differs from 1 in floating point, i.e.
 for the first few dozen rows.  Multiclass: the single-constraint max-score form with
 per-class covariances (``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x + x'Sigma_s x``; see
-``olearn/kernels/second_order.py``); the rescaling applies to every class.  A sample
+``olearn/_compiled/second_order.py``); the rescaling applies to every class.  A sample
 weight ``h`` multiplies the mean step; a zero weight skips the row (no count).
 """
 import numbers
@@ -27,8 +27,8 @@ import numbers
 from numba import njit
 
 from ..base import OnlineClassifier, Slot
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_binary, cw_multiclass, scale_cov
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_binary, cw_multiclass, scale_cov
 from ..registry import register
 from ._base import SecondOrderMixin
 

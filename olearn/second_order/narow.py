@@ -25,14 +25,14 @@ without the look-ahead, and makes no update at all when ``r`` is infinite.
 
 Multiclass: the single-constraint max-score form (Crammer, Dredze, Kulesza, EMNLP 2009)
 with per-class covariances: ``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x + x'Sigma_s x``
-(see ``olearn/kernels/second_order.py``).  A sample weight ``h`` weights the row in
+(see ``olearn/_compiled/second_order.py``).  A sample weight ``h`` weights the row in
 ``theta`` and ``A`` (``theta += h y x``, ``A += h x x'/r``).
 """
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_binary, cw_multiclass
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_binary, cw_multiclass
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 

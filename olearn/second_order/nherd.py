@@ -16,14 +16,14 @@ NHERD is the same full update.
 
 Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP
 2009) with per-class covariances (``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x +
-x'Sigma_s x``; see ``olearn/kernels/second_order.py``).  A sample weight ``h`` multiplies
+x'Sigma_s x``; see ``olearn/_compiled/second_order.py``).  A sample weight ``h`` multiplies
 ``C``.
 """
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_binary, cw_multiclass
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_binary, cw_multiclass
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 

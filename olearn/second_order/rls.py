@@ -27,8 +27,8 @@ from numba import njit, types
 from numba.extending import overload
 
 from ..base import OnlineRegressor
-from ..kernels.driver import REGRESSION, linear_scores, online_pass
-from ..kernels.second_order import cov_x, mean_cov_update, quad, row_buffer, scale_cov
+from .._compiled.driver import REGRESSION, linear_scores, online_pass
+from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer, scale_cov
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 

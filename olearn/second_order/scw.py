@@ -20,7 +20,7 @@ Departure of LIBOL (its ``SCW2.m``) from the paper, not followed here: its gamma
 
 ``predict_proba``: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary).  Multiclass: the
 single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP 2009), per-class
-covariances (see ``olearn/kernels/second_order.py``).  A sample weight ``h`` multiplies
+covariances (see ``olearn/_compiled/second_order.py``).  A sample weight ``h`` multiplies
 ``C``.
 """
 import math
@@ -28,8 +28,8 @@ import math
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_alpha, cw_binary, cw_multiclass, cw_precision
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_alpha, cw_binary, cw_multiclass, cw_precision
 from ..registry import register
 from ._base import ProbitMixin, SecondOrderMixin, check_positive
 from .cw import probit_params

@@ -19,14 +19,14 @@ row to the matrix, mistaken or not; the paper adds only the mistaken ones.
 Multiclass: the same update on the joint vector (``x`` for the true class, ``-x`` for
 the top-scoring wrong class ``s``), i.e. the max-score form with per-class covariances
 (``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x + x'Sigma_s x``; see
-``olearn/kernels/second_order.py``).  A sample weight ``h`` weights the mistaken row
+``olearn/_compiled/second_order.py``).  A sample weight ``h`` weights the mistaken row
 (``v += h y x``, ``A += h x x'``).
 """
 from numba import njit
 
 from ..base import OnlineClassifier
-from ..kernels.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from ..kernels.second_order import cw_binary, cw_multiclass
+from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.second_order import cw_binary, cw_multiclass
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 

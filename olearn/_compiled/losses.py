@@ -2,7 +2,7 @@
 
 A loss enters a rule through its gradient with respect to the scores: a function
 ``grad(A, seen, y, eps)`` that reads the raw scores ``r_k = A[k, 0]`` of one row
-(``olearn.kernels.averaging``), writes ``g_k = dL/dr_k`` into ``A[k, 1]`` and returns
+(``olearn._compiled.averaging``), writes ``g_k = dL/dr_k`` into ``A[k, 1]`` and returns
 1 when some ``g_k`` is not zero.  Each learner file binds
 one such function per loss into its own rule and its own ``cache=True`` entry
 points, so the loss is chosen when the kernel is built, never by a switch per row.
