@@ -146,8 +146,9 @@ def hand_pa_general(indptr, indices, data, yk, K, mode, C, nb, g):
 
     ``mode`` 0: binary (``yk`` in {-1, +1}, K = 1); 1: multiclass max-score (``yk`` the
     class index); 2: one-vs-rest (K binary models); 3: one-vs-rest with every class
-    known from the first row (scikit-learn's layout when ``classes=`` is given).  The intercept ``b`` adds to each
-    score; ``nb`` is what it adds to ``||x||^2`` and ``g`` the factor of its step:
+    known from the first row (scikit-learn's layout when ``classes=`` is given).  The
+    intercept ``b`` adds to each score; ``nb`` is what it adds to ``||x||^2`` and ``g``
+    the factor of its step:
 
     * ``nb = 0, g = 0``: no intercept;
     * ``nb = 1, g = 1``: a constant feature 1 (olearn today);
@@ -448,7 +449,6 @@ def section_one(args):
                        f"{t['wall']:.3f} | {fmt_rate(n, t['cpu'])} | {rs} | "
                        f"{t['result']:,} ({100.0 * t['result'] / n:.2f}%) | "
                        f"{'' if tgt is None else f'>= {tgt:g}x'} | {ok} |")
-        del dicts
     out.append("")
     return "\n".join(out) + "\n"
 
@@ -683,9 +683,9 @@ def section_intercept(args):
             for fi in (True, False):
                 ch = _chunked_sklearn(fi, X, y, chunk)
                 out.append(f"| scikit-learn `SGDClassifier(loss='hinge', learning_rate='pa1', "
-                           f"eta0=1)` (one-vs-rest) | fit_intercept={fi} (outside the norm, "
-                           f"step {'0.01 tau y on sparse input' if fi else '-'}) | - | - | "
-                           f"{pct(ch, nc)} |")
+                           f"eta0=1)` (one-vs-rest) | fit_intercept={fi}"
+                           f"{' (outside the norm, step 0.01 tau y on sparse input)' if fi else ''}"
+                           f" | - | - | {pct(ch, nc)} |")
         else:
             out.append("| scikit-learn | not installed | - | - | n/a |")
         out.append("")
