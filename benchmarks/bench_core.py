@@ -795,7 +795,7 @@ def merge(path, new_sections, head):
     for name in SECTIONS:
         body = new_sections.get(name, old.get(name))
         if body:
-            parts.append(f"<!-- section {name} -->\n{body}")
+            parts.append(f"<!-- section {name} -->\n{body.rstrip()}\n")
     return "\n".join(parts) + ("\n" + notes if notes else "")
 
 
