@@ -9,16 +9,21 @@ Errors a user can cause (bad option, unknown algorithm or parameter, missing or
 malformed file, NaN, mismatched model) end with one line ``olearn: error: ...`` on
 stderr and exit code 2, never a traceback; outputs are written atomically, so a
 failed run leaves no half-written model or prediction file.
+
+Start-up is cheap: the subcommand modules import only the standard library, and each
+``run`` checks what it can (file exists, algorithm known, parameters parse) before
+importing numpy, scikit-learn, numba or a learner.
 """
 import argparse
 import importlib
 import pkgutil
 import sys
 
-from ._common import CLIError, USER_ERRORS, one_line
+from . import _common
+from ._common import CLIError, one_line, user_errors
 
 #: subcommands listed first in ``olearn --help``; others follow by name
-_FIRST = ("train", "predict", "evaluate", "compare", "datasets", "warmup")
+_FIRST = ("train", "predict", "evaluate", "compare", "algos", "datasets", "warmup")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,6 +60,8 @@ def build_parser():
 def main(argv=None):
     """Run the ``olearn`` command with ``argv`` (default: ``sys.argv[1:]``); returns the
     exit code."""
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    _common.current_argv = argv
     try:
         parser = build_parser()
         try:
@@ -68,7 +75,9 @@ def main(argv=None):
     except BrokenPipeError:            # e.g. `olearn predict ... | head`
         _silence_stdout()
         return 1
-    except USER_ERRORS as exc:
+    except Exception as exc:           # noqa: BLE001 (user errors: one line; others: raise)
+        if not isinstance(exc, user_errors()):
+            raise
         print(f"olearn: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

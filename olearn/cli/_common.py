@@ -1,24 +1,33 @@
 """What the subcommands share: reading data files, ``--param`` values, making a
-learner, atomic output files, one-line error messages."""
+learner, atomic output files, one-line error messages, the learning guard (compile
+notice, no numpy warnings, divergence check) and ``--algo NAME --help``.
+
+Start-up: this module and every subcommand module import only the standard library at
+import time; numpy, scipy, scikit-learn, numba and the learners are imported inside
+``run`` once the cheap checks (file exists, algorithm name known, parameters parse)
+have passed, so a mistake is reported at once.
+"""
+import argparse
 import contextlib
 import math
 import os
 import sys
 import tempfile
+import time
 
 
 class CLIError(Exception):
     """A usage error found by the command line itself (the message is shown as is)."""
 
 
-def _user_errors():
-    from ..persistence import ModelFileError
-    return (CLIError, ModelFileError, ValueError, KeyError, OSError, TypeError, ImportError,
-            MemoryError)
-
-
-#: exceptions shown as one ``olearn: error:`` line instead of a traceback
-USER_ERRORS = _user_errors()
+def user_errors():
+    """Exceptions shown as one ``olearn: error:`` line instead of a traceback.
+    (``ModelFileError`` only if persistence was imported: otherwise none was raised.)"""
+    errors = (CLIError, ValueError, KeyError, OSError, TypeError, ImportError, MemoryError)
+    persistence = sys.modules.get("olearn.persistence")
+    if persistence is not None:
+        errors += (persistence.ModelFileError,)
+    return errors
 
 
 def one_line(exc):
@@ -68,6 +77,18 @@ def parse_params(items):
     return params
 
 
+def split_algos(text):
+    """``"pa1, arow"`` -> ``["pa1", "arow"]``."""
+    return [a.strip() for a in (text or "").split(",") if a.strip()]
+
+
+def check_algos(names):
+    """Unknown algorithm names fail here, before anything heavy is imported."""
+    from ..registry import check_name
+    for name in names:
+        check_name(name)
+
+
 def make_model(algo, params):
     """A registered learner with its parameters checked before any data is read."""
     from ..registry import make
@@ -78,11 +99,67 @@ def make_model(algo, params):
     return model
 
 
-def add_algo_args(parser, required=True):
-    parser.add_argument("--algo", required=required, metavar="NAME",
-                        help="registered learner name (see 'olearn warmup --list')")
+def add_algo_args(parser, metavar="NAME"):
+    """``--algo`` and ``--param``; ``-h/--help`` then also shows the parameters of the
+    learner(s) named by ``--algo`` (wherever ``--algo`` stands on the line)."""
+    parser.add_argument("-h", "--help", action=AlgoHelp,
+                        help="show this help (with --algo NAME: also that learner's "
+                             "parameters) and exit")
+    parser.add_argument("--algo", metavar=metavar,
+                        help="registered learner name (see 'olearn algos'; "
+                             "'--algo NAME --help' shows its parameters)")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="hyper-parameter, repeatable (e.g. --param C=0.5)")
+
+
+#: the command line being parsed (set by ``olearn.cli.main``), read by ``AlgoHelp``
+current_argv = []
+
+
+def _algo_in_argv(argv):
+    for i, arg in enumerate(argv):
+        if arg == "--algo" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--algo="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+class AlgoHelp(argparse.Action):
+    """``--help`` that appends the parameters of the learners named by ``--algo``."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        algos = split_algos(getattr(namespace, "algo", None) or _algo_in_argv(current_argv))
+        check_algos(algos)                      # an unknown name: one error line
+        text = parser.format_help()
+        if algos:
+            from ..registry import describe
+            text += "".join("\n" + format_description(describe(a)) for a in algos)
+        parser.exit(message=text)
+
+
+def format_value_repr(v):
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+def format_description(d, width=None):
+    """A learner's name, class, summary and parameters, as ``olearn algos`` shows them."""
+    import shutil
+    import textwrap
+    width = width or min(100, shutil.get_terminal_size((100, 24)).columns)
+    lines = [f"{d.name} ({d.kind}): {d.cls}", f"  {d.summary}" if d.summary else None,
+             "  parameters (--param KEY=VALUE):"]
+    pad = max((len(p.name) + len(format_value_repr(p.default)) + 3 for p in d.parameters),
+              default=0)
+    for p in d.parameters:
+        head = f"    {p.name}={format_value_repr(p.default)}".ljust(pad + 4) + "  "
+        lines.extend(textwrap.wrap(p.meaning or "-", width=width, initial_indent=head,
+                                   subsequent_indent=" " * len(head)))
+    return "\n".join(line for line in lines if line is not None) + "\n"
 
 
 # ------------------------------------------------------------------ data files
@@ -137,6 +214,15 @@ def _csv_options(args):
     elif delim in ("tab", "\\t"):
         delim = "\t"
     return dict(label=label, header=header, delimiter=delim)
+
+
+def require_data(args):
+    """Fail at once if DATA is not there (before anything heavy is imported)."""
+    path = args.data
+    if path is not None and path != "-" and not os.path.exists(path):
+        raise CLIError(f"{path}: no such file")
+    if getattr(args, "chunk_size", 1) < 1:
+        raise CLIError(f"--chunk-size must be >= 1, got {args.chunk_size}")
 
 
 def open_data(args, n_features=None):
@@ -218,3 +304,132 @@ def format_value(v):
             return str(int(v))
         return repr(v)
     return str(v)
+
+
+# ------------------------------------------------------------------ learning guard
+class _CompileNotice:
+    """A numba event listener printing one line on stderr when an olearn kernel starts
+    compiling (numba fires "numba:compile" only on a miss of its disk cache)."""
+
+    def __init__(self, what, how_long):
+        self.what = what
+        self.how_long = how_long
+        self.shown = False
+
+    def listener(self):
+        from numba.core import event
+
+        notice = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                dispatcher = (ev.data or {}).get("dispatcher")
+                module = getattr(getattr(dispatcher, "py_func", None), "__module__", "")
+                if not notice.shown and module.startswith("olearn"):
+                    notice.shown = True
+                    print(f"olearn: compiling {notice.what} (first use, {notice.how_long}; "
+                          "cached afterwards)", file=sys.stderr, flush=True)
+
+            def on_end(self, ev):
+                pass
+
+        return Listener()
+
+
+@contextlib.contextmanager
+def learning(what, how_long="a few seconds"):
+    """Around the learning part of a command: one stderr line if kernels compile (``what``:
+    e.g. "the pa1 kernels"), and no numpy RuntimeWarning reaching the terminal (a model
+    that overflows is reported by :func:`guarded`, in one line)."""
+    import warnings
+
+    import numpy as np
+    from numba.core import event
+    notice = _CompileNotice(what, how_long)
+    listener = notice.listener()
+    event.register("numba:compile", listener)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            yield notice
+    finally:
+        event.unregister("numba:compile", listener)
+
+
+def divergence_error():
+    """``olearn.base.DivergenceError`` when the learners raise it, else None."""
+    base = sys.modules.get("olearn.base")
+    return getattr(base, "DivergenceError", None) if base is not None else None
+
+
+def non_finite(model):
+    """Name of the first float array of the model's state with a NaN or infinity, else
+    None (``state_`` of the learner, and of its ``estimators_`` if it has some)."""
+    import numpy as np
+    models = [model] + list(getattr(model, "estimators_", None) or [])
+    for m in models:
+        state = getattr(m, "state_", None)
+        if not isinstance(state, dict):
+            continue
+        for name, value in state.items():
+            if isinstance(value, np.ndarray) and value.dtype.kind in "fc" \
+                    and not np.isfinite(value).all():
+                return name
+    return None
+
+
+class Diverged(CLIError):
+    """The learner's weights became NaN or infinite."""
+
+
+def _step_hint(model):
+    params = model.get_params() if hasattr(model, "get_params") else {}
+    for key in ("eta", "C", "alpha"):
+        value = params.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return f"try a smaller step, e.g. --param {key}={value / 10:g}"
+    return "try a smaller step"
+
+
+def divergence_message(algo, model, where, saved_note):
+    """One line: which learner, where, what happened to the file, what to try."""
+    return (f"{algo} diverged (non-finite weights {where}){saved_note} "
+            f"({_step_hint(model)})")
+
+
+class guarded:
+    """``chunks`` passed through, checking after each one that the model's weights are
+    finite: a diverged model stops the stream with a :class:`Diverged` error.  ``start``
+    is the number of rows before the chunk being learned (to place a learner's own
+    ``DivergenceError``, whose row counts from the start of its batch)."""
+
+    def __init__(self, model, chunks, algo, saved_note=""):
+        self.model, self.chunks, self.algo, self.note = model, chunks, algo, saved_note
+        self.start = 0
+
+    def __iter__(self):
+        for X, y in self.chunks:
+            yield X, y
+            self.start += len(y)
+            if non_finite(self.model) is not None:
+                raise Diverged(divergence_message(self.algo, self.model,
+                                                  f"by row {self.start:,}", self.note))
+
+    def error(self, exc, data):
+        """A :class:`CLIError` for the learner's ``DivergenceError`` ``exc``."""
+        import re
+        text = one_line(exc)
+        name = os.path.basename(os.fspath(data)) if data not in (None, "-") else "the input"
+        text = re.sub(r"at row (\d+) of this batch",          # 0-based in the batch
+                      lambda m: f"at row {self.start + int(m.group(1)) + 1:,} of {name} "
+                                "(counting from 1)", text)
+        text = re.sub(r";\s*call fit\(\) to start afresh", "", text)
+        if "smaller" not in text:
+            text += f" ({_step_hint(self.model)})"
+        return Diverged(f"{self.algo}: {text}{self.note}")
+
+
+def check_finite(model, algo, where="", saved_note=""):
+    """Raise :class:`Diverged` if the model's weights are not all finite."""
+    if non_finite(model) is not None:
+        raise Diverged(divergence_message(algo, model, where or "at the end", saved_note))

@@ -15,10 +15,13 @@ span 0.001 to 4,000, and first-order learners suffer from that).  DATA may be a 
 datasets'; --part picks train, test or all) or an embedded one (breast_cancer,
 diabetes, digits, iris, wine; standardized the same way).
 """
+import importlib.util
 import os
 import re
+import sys
 
-from ._common import CLIError, add_data_args, check_writable, open_data
+from ._common import (CLIError, add_data_args, check_algos, check_writable, learning,
+                      open_data, split_algos)
 
 
 def add_parser(subparsers):
@@ -97,16 +100,16 @@ def load_data(args):
                    f"embedded dataset ({', '.join(sorted(embedded.EMBEDDED))})")
 
 
+def _say(text):
+    print(f"olearn compare: {text}", file=sys.stderr, flush=True)
+
+
 def run(args):
-    from ..evaluate.compare import compare
+    # cheap checks first: nothing heavy is imported until they pass
     if args.permutations < 1:
         raise CLIError(f"--permutations must be >= 1, got {args.permutations}")
-    algos = None
-    if args.algos:
-        from ..registry import lookup
-        algos = [a.strip() for a in args.algos.split(",") if a.strip()]
-        for a in algos:
-            lookup(a)                          # unknown names fail before any work
+    algos = split_algos(args.algos) or None
+    check_algos(algos or ())                   # unknown names fail before any work
     plot = None
     if not args.no_plot:
         plot = args.plot
@@ -114,6 +117,10 @@ def run(args):
                        (args.csv, "CSV")):
         if path not in (None, "-"):
             check_writable(path, what)
+    if (not args.no_plot or args.bars) and importlib.util.find_spec("matplotlib") is None:
+        raise CLIError("plotting needs matplotlib (pip install matplotlib), "
+                       "or run with --no-plot")
+    from ..evaluate.compare import compare
     X, y, label, task = load_data(args)
     if algos is None and task == "regression":
         from ..registry import available
@@ -122,10 +129,19 @@ def run(args):
         plot = f"olearn-compare-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}.png"
     if plot is not None:
         check_writable(plot, "plot")
-    result = compare(algos, X, y, permutations=args.permutations,
-                     tune=False if args.no_tune else None, random_state=args.seed,
-                     n_jobs=args.n_jobs, holdout=args.holdout,
-                     progress=False if args.quiet else None, dataset=label)
+    who = ", ".join(algos) if algos else "every registered learner suited to the labels"
+    how = "registered parameters (no tuning)" if args.no_tune else \
+        f"parameters tuned on {args.holdout:g} of the rows" if args.holdout else \
+        "parameters tuned on one more random order"
+    _say(f"{who} on {label} ({X.shape[0]:,} rows, {X.shape[1]:,} features); "
+         f"{args.permutations} random orders (seed {args.seed}), {how}"
+         + (f"; plot to {plot}" if plot else ""))
+    with learning("the kernels of the learners not yet in the cache",
+                  "from seconds to a few minutes"):
+        result = compare(algos, X, y, permutations=args.permutations,
+                         tune=False if args.no_tune else None, random_state=args.seed,
+                         n_jobs=args.n_jobs, holdout=args.holdout,
+                         progress=False if args.quiet else None, dataset=label)
     print(result)
     if args.markdown:
         _write(args.markdown, result.to_markdown())

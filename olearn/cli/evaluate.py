@@ -7,17 +7,20 @@ on an embedded dataset that ships with scikit-learn (--dataset, default
 breast_cancer), each column min-max scaled to [0, 1] over the whole dataset (raw
 breast-cancer features span 0.001 to 4,000, which swamps the unscaled learners), in
 the file's row order; a table of the results.  Rows per second are measured after
-the compiled kernels are loaded.
+the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
+reported as diverged.  'olearn evaluate --algo NAME --help' lists its parameters.
 """
-from ._common import (CLIError, USER_ERRORS, add_algo_args, add_data_args, checked_chunks,
-                      make_model, one_line, open_data, parse_params)
+from ._common import (CLIError, Diverged, add_algo_args, add_data_args, check_algos,
+                      check_finite, checked_chunks, divergence_error, guarded, learning,
+                      make_model, one_line, open_data, parse_params, require_data,
+                      split_algos, user_errors)
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser("evaluate", help="progressive validation of learners",
-                              description=__doc__.split("\n\n", 1)[1])
+                              description=__doc__.split("\n\n", 1)[1], add_help=False)
     add_data_args(p, data_required=False)
-    add_algo_args(p, required=False)
+    add_algo_args(p, metavar="NAME[,NAME...]")
     p.add_argument("--dataset", default=None, metavar="NAME",
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
@@ -25,33 +28,51 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..evaluate import progressive
-    from .train import summary
+    # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
+    check_algos(split_algos(args.algo))
     if args.data is None:
         return _embedded_table(args, params)
+    require_data(args)
     if not args.algo:
-        raise CLIError("evaluate DATA needs --algo NAME")
+        raise CLIError("evaluate DATA needs --algo NAME (see 'olearn algos')")
     if args.dataset:
         raise CLIError("give either DATA or --dataset, not both")
+    if len(split_algos(args.algo)) != 1:
+        raise CLIError("evaluate DATA takes one --algo NAME (several: without DATA)")
+    from ..evaluate.progressive import progressive
+    from .train import summary
     model = make_model(args.algo, params)
-    result = progressive(model, checked_chunks(open_data(args)))
+    diverged = divergence_error()
+    try:
+        with learning(f"the {args.algo} kernels"):
+            stream = guarded(model, checked_chunks(open_data(args)), args.algo)
+            result = progressive(model, stream)
+            check_finite(model, args.algo)
+    except Diverged:
+        raise
+    except ValueError as exc:
+        if diverged is not None and isinstance(exc, diverged):
+            raise stream.error(exc, args.data) from exc
+        raise
     print(f"progressive validation: {args.algo} on {args.data}")
     print(summary(result))
     return 0
 
 
 def _embedded_table(args, params):
+    from ..datasets.embedded import TASKS
+    name = args.dataset or "breast_cancer"
+    if name not in TASKS:
+        raise CLIError(f"unknown --dataset {name!r}; embedded: {', '.join(sorted(TASKS))}")
     from sklearn.base import clone
 
-    from ..datasets.embedded import TASKS, load_embedded
-    from ..evaluate import progressive
+    from ..datasets.embedded import load_embedded
+    from ..evaluate.progressive import progressive
     from ..registry import available
-    name = args.dataset or "breast_cancer"
     X, y = load_embedded(name, scale="minmax")
     kind = "regressor" if TASKS[name] == "regression" else "classifier"
-    algos = [a.strip() for a in args.algo.split(",") if a.strip()] if args.algo \
-        else available(kind)
+    algos = split_algos(args.algo) or available(kind)
     models = [(a, make_model(a, params)) for a in algos]     # bad names fail before any work
     metric = "mistake rate" if kind == "classifier" else "squared error"
     print(f"progressive validation on {name} ({X.shape[0]} rows, {X.shape[1]} features, "
@@ -59,11 +80,14 @@ def _embedded_table(args, params):
     head = f"{'learner':<16} {metric:>14} {'updates':>9} {'rows/s':>12}"
     print(head)
     print("-" * len(head))
+    what = f"the {algos[0]} kernels" if len(algos) == 1 else "the kernels not yet cached"
     for algo, model in models:
         try:
-            clone(model).fit(X, y)                  # load or compile the kernels first
-            res = progressive(model, (X, y))
-        except USER_ERRORS as exc:
+            with learning(what):
+                clone(model).fit(X, y)              # load or compile the kernels first
+                res = progressive(model, (X, y))
+                check_finite(model, algo)
+        except user_errors() as exc:
             print(f"{algo:<16} {'failed: ' + one_line(exc)}")
             continue
         print(f"{algo:<16} {res.final:>14.4f} {res.n_updates:>9,} "

@@ -4,17 +4,21 @@ Streams DATA through the learner (constant memory), printing the progressive los
 doubling checkpoints as Vowpal Wabbit does: the mean loss since the start and since
 the previous line, the row count, and the label and prediction of that row.  The
 loss is the mistake rate for classifiers and the squared error for regressors.  The
-model is saved (atomically) only when the whole file was learned.
+model is saved (atomically) only when the whole file was learned and its weights are
+all finite: a learner that diverges stops the run with an error and saves nothing.
+'olearn train --algo NAME --help' lists the learner's parameters.
 """
 import sys
 
-from ._common import (add_algo_args, add_data_args, check_writable, checked_chunks,
-                      format_value, make_model, open_data, parse_params)
+from ._common import (CLIError, Diverged, add_algo_args, add_data_args, check_algos,
+                      check_finite, check_writable, checked_chunks, divergence_error,
+                      format_value, guarded, learning, make_model, open_data,
+                      parse_params, require_data)
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser("train", help="learn from a file, printing the progressive loss",
-                              description=__doc__.split("\n\n", 1)[1])
+                              description=__doc__.split("\n\n", 1)[1], add_help=False)
     add_data_args(p)
     add_algo_args(p)
     p.add_argument("--model", metavar="FILE", help="save the trained model here (.olm)")
@@ -30,9 +34,12 @@ class ProgressPrinter:
 
     def __init__(self, out=None):
         self.out = out or sys.stdout
-        print(self.HEADER, file=out)
+        self.started = False
 
     def __call__(self, cp):
+        if not self.started:                # at the first checkpoint, not before
+            print(self.HEADER, file=self.out)
+            self.started = True
         print(f"{cp.mean:<10.6f} {cp.since_last:<10.6f} {cp.rows:>10d} "
               f"{_cell(cp.label):>12} {_cell(cp.prediction):>12}", file=self.out, flush=True)
 
@@ -65,13 +72,31 @@ def summary(result):
 
 
 def run(args):
-    from ..evaluate import progressive
-    model = make_model(args.algo, parse_params(args.param))
+    # cheap checks first: nothing heavy is imported until they pass
+    params = parse_params(args.param)
+    require_data(args)
+    if not args.algo:
+        raise CLIError("train needs --algo NAME (see 'olearn algos')")
+    check_algos([args.algo])
     if args.model:
         check_writable(args.model, "model")
+    from ..evaluate.progressive import progressive
+    model = make_model(args.algo, params)
     reader = open_data(args)
     printer = None if args.quiet else ProgressPrinter()
-    result = progressive(model, checked_chunks(reader), on_checkpoint=printer)
+    note = "; the model was not saved" if args.model else ""
+    diverged = divergence_error()
+    try:
+        with learning(f"the {args.algo} kernels"):
+            stream = guarded(model, checked_chunks(reader), args.algo, note)
+            result = progressive(model, stream, on_checkpoint=printer)
+            check_finite(model, args.algo, saved_note=note)
+    except Diverged:
+        raise
+    except ValueError as exc:
+        if diverged is not None and isinstance(exc, diverged):
+            raise stream.error(exc, args.data) from exc
+        raise
     print(f"\nfinished: {args.algo} on {args.data}")
     print(summary(result))
     if args.model:

@@ -17,10 +17,10 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..registry import available, learner_kind, lookup, warmup
-    names = [a.strip() for a in args.algo.split(",") if a.strip()] if args.algo else None
-    for name in names or ():
-        lookup(name)                                 # unknown names fail before any work
+    from ._common import check_algos, split_algos
+    names = split_algos(args.algo) or None
+    check_algos(names or ())                         # unknown names fail before any work
+    from ..registry import available, learner_kind, warmup
     if args.list:
         for name in names or available():
             print(f"{name:<16} {learner_kind(name)}")

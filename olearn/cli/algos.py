@@ -1,0 +1,29 @@
+"""``olearn algos [NAME ...]``
+
+Lists every registered learner (or those named): its name, kind, class and a one-line
+description, then each parameter with its default and one-line meaning (from the
+class's docstring).  Any of them can be set with '--param KEY=VALUE' in train and
+evaluate; 'olearn train --algo NAME --help' shows the same for one learner.
+"""
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("algos", help="list the learners and their parameters",
+                              description=__doc__.split("\n\n", 1)[1])
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="only these learners (default: every registered one)")
+    p.add_argument("--names-only", action="store_true",
+                   help="one name per line, nothing else")
+    return p
+
+
+def run(args):
+    from ..registry import describe, names
+    from ._common import check_algos, format_description
+    check_algos(args.names)                     # unknown names fail before any work
+    chosen = args.names or names()
+    if args.names_only:
+        print("\n".join(chosen))
+        return 0
+    print("\n".join(format_description(describe(name)) for name in chosen), end="")
+    return 0
