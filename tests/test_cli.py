@@ -316,3 +316,149 @@ def test_subprocess_exit_code(tmp_path):
     assert proc.stderr.strip().splitlines() == [f"olearn: error: {tmp_path / 'x.svm'}: "
                                                 "no such file"]
     assert not (tmp_path / "m.olm").exists()
+
+
+# --------------------------------------------------------------- discoverable parameters
+def test_algos_lists_every_learner_and_its_parameters(capsys):
+    from olearn.registry import available, describe
+    rc, out, err = run_cli(capsys, "algos")
+    assert rc == 0 and err == ""
+    blocks = {b.split(" ", 1)[0]: b for b in out.strip().split("\n\n")}
+    assert set(blocks) == set(available())
+    for name, block in blocks.items():
+        d = describe(name)
+        assert d.cls in block.splitlines()[0]
+        assert d.summary and d.summary in block
+        names = [line.split("=", 1)[0].strip() for line in block.splitlines()
+                 if line.startswith("    ") and "=" in line.split()[0]]
+        assert names == [p.name for p in d.parameters]
+        assert {"fit_intercept", "epochs", "shuffle", "random_state"} <= set(names)
+        assert all(p.meaning for p in d.parameters), (name, d.parameters)
+    assert "C=1.0" in blocks["pa1"] and "aggressiveness" in blocks["pa1"]
+    assert "variant='PA-II'" in blocks["pa2"]         # the registered default wins
+
+
+def test_describe_reads_the_docstring():
+    from olearn.registry import _docstring_parameters, describe
+    d = describe("pa1")
+    p = {q.name: q for q in d.parameters}
+    assert d.cls == "olearn.linear.PAClassifier" and d.kind == "classifier"
+    assert p["C"].default == 1.0 and p["C"].meaning.startswith("float, aggressiveness")
+    assert p["variant"].default == "PA-I"
+    doc = """Thing.
+
+    Parameters
+    ----------
+    a : int, the a, on
+        two lines.
+    b, c : float, shared.
+
+    Fitted: ``coef_`` (not a parameter).
+    """
+    assert _docstring_parameters(doc) == {"a": "int, the a, on two lines.",
+                                          "b": "float, shared.", "c": "float, shared."}
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_algo_help_shows_the_learners_parameters(capsys, command):
+    for argv in (["--algo", "pa1", "--help"], ["--help", "--algo=pa1"]):
+        rc, out, _ = run_cli(capsys, command, *argv)
+        assert rc == 0
+        assert "usage: olearn " + command in out
+        assert "pa1 (classifier): olearn.linear.PAClassifier" in out
+        assert "C=1.0" in out and "aggressiveness" in out
+    rc, out, _ = run_cli(capsys, command, "--help")
+    assert rc == 0 and "C=1.0" not in out
+
+
+def test_unknown_algorithm_suggests_close_names(capsys, tiny):
+    rc, _, err = run_cli(capsys, "train", tiny, "--algo", "pa3")
+    assert_one_error(rc, err, "unknown algorithm 'pa3'", "did you mean", "'pa2'")
+    rc, _, err = run_cli(capsys, "train", "--algo", "arwo", "--help")
+    assert_one_error(rc, err, "'arow'")
+    rc, _, err = run_cli(capsys, "algos", "scw3")
+    assert_one_error(rc, err, "'scw'")
+
+
+def test_cheap_name_scan_matches_the_imported_registry():
+    import olearn.registry as registry
+    found, complete = registry._scan()
+    assert complete
+    assert sorted(found) == registry.available()
+    for name, module in found.items():
+        assert registry.lookup(name)[0].__module__ == module
+
+
+# --------------------------------------------------------------- divergence
+DIVERGING = "".join(f"{v} 1:{x}\n" for v, x in [(1e3, 1e150), (-1e3, 3e150), (5e2, -2e150)] * 3)
+
+
+@pytest.mark.parametrize("chunk", ["1", "10000"])
+def test_diverging_model_is_not_saved(tmp_path, chunk):
+    data = tmp_path / "big.svm"
+    data.write_text(DIVERGING)
+    model = tmp_path / "m.olm"
+    code = ("import sys, warnings; warnings.simplefilter('always')\n"
+            "from olearn.cli import main\n"
+            f"sys.exit(main(['train', {str(data)!r}, '--algo', 'ogd-reg', '--param', "
+            f"'eta=10', '--param', 'schedule=constant', '--model', {str(model)!r}, "
+            f"'--chunk-size', '{chunk}']))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300)
+    err = [line for line in proc.stderr.splitlines() if not line.startswith(NOTICE)]
+    assert proc.returncode != 0
+    assert len(err) == 1 and err[0].startswith("olearn: error: ogd-reg"), proc.stderr
+    assert "diverged" in err[0] and "not saved" in err[0]
+    assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(os.listdir(tmp_path)) == ["big.svm"]     # no model, no temporary file
+
+
+def test_non_finite_state_is_caught_before_saving(capsys, tmp_path, tiny, monkeypatch):
+    # the command line's own check, whether or not the learner raises first
+    from olearn.cli import _common
+    monkeypatch.setattr(_common, "non_finite", lambda model: "W")
+    model = tmp_path / "m.olm"
+    rc, _, err = run_cli(capsys, "train", tiny, "--algo", "pa1", "--model", model)
+    assert_one_error(rc, err, "pa1 diverged (non-finite weights", "not saved", "--param C=")
+    assert not model.exists()
+
+
+# --------------------------------------------------------------- start-up
+def test_fast_paths_import_nothing_heavy(tmp_path):
+    code = ("import sys\n"
+            "from olearn.cli import main\n"
+            "for argv in (['train', 'missing.svm'], ['train', 'missing.svm', '--algo', 'pa1'],\n"
+            "             ['train', sys.argv[1], '--algo', 'nope'],\n"
+            "             ['train', sys.argv[1], '--algo', 'pa1', '--param', 'C'],\n"
+            "             ['evaluate', '--algo', 'pa1,nope'], ['--help'], ['train', '--help']):\n"
+            "    rc = main(argv)\n"
+            "    assert rc in (0, 2), (argv, rc)\n"
+            "heavy = sorted(m for m in ('numba', 'numpy', 'scipy', 'sklearn', 'olearn.base')\n"
+            "               if m in sys.modules)\n"
+            "print('HEAVY', heavy)\n")
+    data = tmp_path / "d.svm"
+    data.write_text(TINY)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", code, str(data)], capture_output=True,
+                          text=True, env=env, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stdout
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("olearn: error:")]
+    assert errors[0] == "olearn: error: missing.svm: no such file"
+    assert errors[1] == "olearn: error: missing.svm: no such file"
+    assert "unknown algorithm 'nope'" in errors[2] and "KEY=VALUE" in errors[3]
+    assert "unknown algorithm 'nope'" in errors[4] and len(errors) == 5
+
+
+def test_compile_notice_once_on_a_cold_cache(tmp_path, tiny):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+           "NUMBA_CACHE_DIR": str(tmp_path / "cold")}
+    argv = [sys.executable, "-m", "olearn", "train", str(tiny), "--algo", "perceptron",
+            "--quiet"]
+    first = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.splitlines() == [
+        "olearn: compiling the perceptron kernels (first use, a few seconds; cached afterwards)"]
+    second = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+    assert second.returncode == 0 and second.stderr == ""

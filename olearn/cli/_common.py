@@ -139,7 +139,8 @@ class AlgoHelp(argparse.Action):
         if algos:
             from ..registry import describe
             text += "".join("\n" + format_description(describe(a)) for a in algos)
-        parser.exit(message=text)
+        sys.stdout.write(text)
+        parser.exit()
 
 
 def format_value_repr(v):
