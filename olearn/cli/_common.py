@@ -13,7 +13,6 @@ import math
 import os
 import sys
 import tempfile
-import time
 
 
 class CLIError(Exception):
