@@ -1,4 +1,5 @@
-"""Input canonicalisation: done once per call, never per row.
+"""Rows as the kernels take them: a batch canonicalised once per call, one example
+written into a buffer reused between calls.
 
 Every batch reaches a kernel in one of two layouts:
 
@@ -6,9 +7,19 @@ Every batch reaches a kernel in one of two layouts:
   duplicates summed; int32 indices when they fit, else int64;
 * dense: a C-contiguous float64 2-D array.
 
-With ``fit_intercept`` a constant feature of value 1 is put in front as column 0, so
-that the intercept takes part in norms and updates exactly like any other weight.
+With ``fit_intercept`` a constant feature of value 1 is column 0 of every row, so that
+the intercept takes part in norms and updates exactly like any other weight; a batch
+is not copied to add it: the kernel receives the constant beside the batch and puts it
+in front of each row as it reads the row.
+
+One example (``learn_one``, ``predict_one``) is a one-row CSR triple in a
+:class:`OneRow` buffer.  A dict's features keep the dict's order (a batch's are
+sorted): sums over a row then run in another order, so a model learned one dict at a
+time equals the batch model to rounding, not bit for bit; array examples are sorted.
 """
+import math
+import struct
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -24,32 +35,99 @@ def canonical_csr(X):
     return X
 
 
-def kernel_rows(X, fit_intercept):
-    """The kernel's view of a validated batch: a CSR triple or a dense 2-D array."""
+def kernel_rows(X, fit_intercept, constant=1.0):
+    """The kernel's view of a validated batch, never a copy of it: a CSR triple
+    ``(indptr, indices, data)`` or a dense 2-D array, and with ``fit_intercept`` the
+    same followed by ``c = [constant]``, the constant feature that the compiled driver
+    puts in front of each row as column 0 (``olearn._compiled.driver.get_row``)."""
     if sp.issparse(X):
         X = canonical_csr(X)
-        n = X.shape[0]
-        wide = X.nnz + n >= 2**31 or X.shape[1] + 1 >= 2**31
+        wide = X.nnz >= 2**31 or X.shape[1] + 1 >= 2**31
         itype = np.int64 if wide else np.int32
-        if not fit_intercept:
-            return (X.indptr.astype(itype, copy=False), X.indices.astype(itype, copy=False),
-                    X.data)
-        indptr = X.indptr.astype(itype) + np.arange(n + 1, dtype=itype)
-        indices = np.empty(X.nnz + n, dtype=itype)
-        data = np.empty(X.nnz + n, dtype=np.float64)
-        first = indptr[:-1]
-        rest = np.ones(X.nnz + n, dtype=bool)
-        rest[first] = False
-        indices[first] = 0
-        data[first] = 1.0
-        indices[rest] = X.indices + 1
-        data[rest] = X.data
-        return indptr, indices, data
-    X = np.asarray(X, dtype=np.float64)
-    if not fit_intercept:
-        return np.ascontiguousarray(X)
-    out = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64)
-    out[:, 0] = 1.0
-    out[:, 1:] = X
-    return out
+        rows = (X.indptr.astype(itype, copy=False), X.indices.astype(itype, copy=False),
+                X.data)
+    else:
+        rows = (np.ascontiguousarray(X, dtype=np.float64),)
+    if fit_intercept:
+        rows = rows + (np.array([float(constant)]),)
+    return rows if len(rows) != 1 else rows[0]
 
+
+class OneRow:
+    """One example as the kernel's CSR triple ``row = (indptr, indices, data)``, in
+    buffers reused between calls (grown when a row does not fit; ``row`` is then new).
+
+    ``shift`` is 1 with an intercept (column 0 holds the constant 1, features start at
+    column 1), else 0.  ``index`` is the vocabulary's name -> column dict of a model
+    learning from dicts, else None.  ``last``/``copy``: the dict whose row the buffer
+    holds when it was written by a prediction, and a copy of it, so that
+    ``learn_one(x)`` right after ``predict_one(x)`` reuses the row when ``x`` is
+    unchanged.
+    """
+    __slots__ = ("shift", "index", "row", "indptr", "indices", "data", "n", "last", "copy",
+                 "packers")
+
+    def __init__(self, shift, index=None, capacity=64):
+        self.shift = shift
+        self.index = index
+        self.packers = {}  # length -> struct packers of the columns and values
+        self.last = self.copy = None
+        self.n = shift
+        self._allocate(capacity)
+
+    def _allocate(self, capacity):
+        self.indptr = np.zeros(2, np.int32)
+        self.indices = np.zeros(capacity, np.int32)
+        self.data = np.zeros(capacity)
+        if self.shift:
+            self.data[0] = 1.0  # the intercept's constant feature, column 0
+        self.row = (self.indptr, self.indices, self.data)
+
+    def put_known(self, x, remember):
+        """Write dict ``x`` whose names are all known and values finite numbers; returns
+        the row length, or -1 (nothing written) for anything else: the caller then
+        takes the general path, which grows the vocabulary or names the bad value."""
+        index = self.index
+        if index is None:
+            return -1
+        try:
+            cols = [index[k] + 1 for k in x] if self.shift else [index[k] for k in x]
+        except (KeyError, TypeError):
+            return -1
+        vals = list(x.values())
+        try:
+            if not math.isfinite(sum(vals)):
+                return -1
+        except (TypeError, OverflowError):
+            return -1
+        b = self.shift
+        m = len(cols)
+        n = m + b
+        if n > self.indices.shape[0]:
+            self._allocate(2 * n)
+        packers = self.packers.get(m)
+        if packers is None:  # (struct writes a short list twice as fast as numpy)
+            packers = self.packers[m] = (struct.Struct(f"{m}i"), struct.Struct(f"{m}d"))
+        packers[0].pack_into(self.indices, 4 * b, *cols)
+        packers[1].pack_into(self.data, 8 * b, *vals)
+        self.indptr[1] = self.n = n
+        if remember:
+            self.last, self.copy = x, x.copy()
+        else:
+            self.last = None
+        return n
+
+    def put(self, cols, vals):
+        """Write a row given as lists of (unshifted) columns and values; returns its length."""
+        b = self.shift
+        n = len(cols) + b
+        if n > self.indices.shape[0]:
+            self._allocate(max(64, 2 * n))
+        if cols:
+            self.indices[b:n] = cols
+            self.data[b:n] = vals
+            if b:
+                self.indices[1:n] += 1
+        self.indptr[1] = self.n = n
+        self.last = None
+        return n

@@ -1,11 +1,10 @@
 """Compiled kernels (numpy + numba only).
 
-Importing this package points numba's on-disk cache at a folder keyed on a hash of this
-folder's sources and numba's version.  numba checks on its own only the file that holds
-a cached entry point; code inlined from elsewhere (the shared driver and helpers here)
-would otherwise be served stale after an edit.  So every inline helper shared between
-learner files lives in this folder, and a learner's own rule lives in the file of its
-entry points.
+Importing this package points numba's on-disk cache at a folder keyed on a hash of
+numba's version and of every olearn source file that holds compiled code (the files
+that import numba).  numba checks on its own only the file that holds a cached entry
+point (``declare.py`` for every learner); a rule inlined from a learner file would
+otherwise be served stale after an edit.
 The base folder is ``$NUMBA_CACHE_DIR`` when set, else ``$OLEARN_CACHE_DIR``, else the
 platform cache folder (``$XDG_CACHE_HOME/olearn`` or ``~/.cache/olearn``).
 """
@@ -16,14 +15,16 @@ from pathlib import Path
 import numba
 from numba.core import config as _numba_config
 
-_HERE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def _source_hash():
     h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(_HERE.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        text = path.read_bytes()
+        if b"from numba" in text or b"import numba" in text:
+            h.update(str(path.relative_to(_PACKAGE)).encode())
+            h.update(text)
     return h.hexdigest()[:16]
 
 

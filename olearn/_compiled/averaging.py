@@ -19,10 +19,10 @@ The helpers below therefore take the arrays they need, never the tuple.
 Scale.  Rules that multiply the whole weight matrix (an L2 decay, a projection onto a
 ball, ROMMA's ``c w``, ALMA's normalisation) change the scalar ``s`` instead of
 touching ``K d`` numbers, and sparse changes divide by ``s``: every row still costs
-O(non-zeros).  ``finish`` folds ``s`` back into ``W`` at the end of each pass (and a
-pass folds early if ``s`` leaves [1e-3, 1e3]), so ``W`` holds the true weights after
-a learner's own entry points; code that runs a learner's rule in another loop
-(one-vs-rest) may leave ``s != 1``, so readers use ``s W``.
+O(non-zeros).  The scale is folded back into ``W`` (O(K d)) only when it leaves
+[1e-3, 1e3], never at the end of a call, so that one-example calls cost O(non-zeros)
+too: ``W`` is the weights in scale units (the lazy-state contract, ARCHITECTURE.md),
+and every reader uses ``s W`` (``LinearModel._predict_weights``, ``_row_scores``).
 
 Lazy averaging (Polyak and Juditsky 1992; Ruppert 1988).  Let ``w_i = s_i v_i`` be the
 weights after round ``i`` (``v`` is ``W`` in scale units) and ``d_j`` the change of
@@ -198,10 +198,3 @@ def project_ball(W, U, A, radius):
     sq = sq_weight_norm(A)
     if sq > radius * radius:
         scale_weights(W, U, A, radius / np.sqrt(sq))
-
-
-@njit(inline="always")
-def finish(state, n_updates):
-    """End of a pass: fold the scale; returns ``n_updates`` (entry points end with it)."""
-    fold(state[0], state[1], state[2])
-    return n_updates

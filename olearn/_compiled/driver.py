@@ -14,14 +14,15 @@ supplies only
 
 A row is always a pair ``(idx, val)`` of column indices and values: for CSR input the
 slices of ``indices`` and ``data`` (cost O(non-zeros)), for dense input ``arange(d)``
-and the row itself.  The layout is chosen by numba's type dispatch (``get_row``), so
-one compiled entry point per learner serves both, and both give identical results.
+and the row itself; with an intercept, the constant feature is column 0 of a row
+buffer filled as the row is read (``get_row``), so no batch is ever copied to add it.
+The layout is chosen by numba's type dispatch, so one entry point serves every
+layout, with identical results.
 
-Every helper here is ``inline="always"``: each learner module owns small
-``@njit(cache=True)`` entry points that call :func:`online_pass` with its own rule,
-so the whole loop is compiled as one function, cached on disk, with no calls through
-function pointers (numba never disk-caches closures or functions passed as arguments
-to a top-level call, numba issue 6264).
+Every helper here is ``inline="always"``: the entry points generated from each
+learner's declaration (``olearn._compiled.declare``) call :func:`online_pass` or
+:func:`ovr_pass` with its rule, so the whole loop is compiled as one function, cached
+on disk, with no calls through function pointers.
 
 Tasks: ``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
 the recorded prediction is 1 when the score is > 0, else 0) and ``MULTICLASS``
@@ -38,43 +39,84 @@ BINARY = 1
 MULTICLASS = 2
 
 
-def get_row(X, i, columns):
-    """Row ``i`` of ``X`` as ``(idx, val)``; ``X`` is ``(indptr, indices, data)`` or 2-D."""
+def get_row(X, i, rows):
+    """Row ``i`` of a batch ``X`` as ``(idx, val)``; ``rows = row_source(X)``."""
 
 
 @overload(get_row, inline="always")
-def _get_row(X, i, columns):
-    if isinstance(X, types.BaseTuple):
-        def impl(X, i, columns):
+def _get_row(X, i, rows):
+    layout = _layout(X)
+    if layout == "csr":
+        def impl(X, i, rows):
             lo = X[0][i]
             hi = X[0][i + 1]
             return X[1][lo:hi], X[2][lo:hi]
+    elif layout == "csr+c":
+        def impl(X, i, rows):
+            lo = X[0][i]
+            n = X[0][i + 1] - lo
+            idx, val = rows
+            idx[0] = 0
+            val[0] = X[3][0]
+            for j in range(n):
+                idx[j + 1] = X[1][lo + j] + 1
+                val[j + 1] = X[2][lo + j]
+            return idx[:n + 1], val[:n + 1]
+    elif layout == "dense+c":
+        def impl(X, i, rows):
+            columns, val = rows
+            val[0] = X[1][0]
+            val[1:] = X[0][i]
+            return columns, val
     else:
-        def impl(X, i, columns):
-            return columns, X[i]
+        def impl(X, i, rows):
+            return rows[0], X[i]
     return impl
 
 
+def _layout(X):
+    """The batch layouts (numba types): a CSR triple ``(indptr, indices, data)``, a 2-D
+    array, and either with a constant feature ``c`` put in front as column 0:
+    ``(indptr, indices, data, c)``, ``(dense, c)`` (``c`` a one-element array).  The
+    constant is written into a row buffer, one row at a time: no batch is copied."""
+    if isinstance(X, types.BaseTuple):
+        return {3: "csr", 4: "csr+c", 2: "dense+c"}[len(X)]
+    return "dense"
+
+
+def row_source(X):
+    """The column numbers and row buffers that :func:`get_row` needs for ``X``."""
+
+
+@overload(row_source, inline="always")
+def _row_source(X):
+    layout = _layout(X)
+    if layout == "csr":
+        return lambda X: (np.empty(0, X[1].dtype), np.empty(0))
+    if layout == "csr+c":
+        def impl(X):
+            longest = 0
+            for i in range(X[0].shape[0] - 1):
+                longest = max(longest, X[0][i + 1] - X[0][i])
+            return np.empty(longest + 1, X[1].dtype), np.empty(longest + 1)
+        return impl
+    if layout == "dense+c":
+        return lambda X: (np.arange(X[0].shape[1] + 1), np.empty(X[0].shape[1] + 1))
+    return lambda X: (np.arange(X.shape[1]), np.empty(0))
+
+
 def n_rows(X):
-    """Number of rows of a CSR triple or a dense matrix."""
+    """Number of rows of a batch."""
 
 
 @overload(n_rows, inline="always")
 def _n_rows(X):
-    if isinstance(X, types.BaseTuple):
+    layout = _layout(X)
+    if layout in ("csr", "csr+c"):
         return lambda X: X[0].shape[0] - 1
+    if layout == "dense+c":
+        return lambda X: X[0].shape[0]
     return lambda X: X.shape[0]
-
-
-def dense_columns(X):
-    """``arange(d)`` for a dense matrix (the ``idx`` of every row), empty for CSR."""
-
-
-@overload(dense_columns, inline="always")
-def _dense_columns(X):
-    if isinstance(X, types.BaseTuple):
-        return lambda X: np.empty(0, X[1].dtype)
-    return lambda X: np.arange(X.shape[1])
 
 
 @njit(inline="always")
@@ -85,10 +127,10 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
     predicted class index (classification only).  ``seen`` (K,) flags the classes
     seen so far (multiclass only; updated in place).
     """
-    columns = dense_columns(X)
+    rows = row_source(X)
     n_updates = 0
     for i in range(n_rows(X)):
-        idx, val = get_row(X, i, columns)
+        idx, val = get_row(X, i, rows)
         out = scores[i]
         score_fn(state, idx, val, out)
         if task == MULTICLASS:
@@ -97,6 +139,54 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
         elif task == BINARY:
             pred[i] = 1 if out[0] > 0.0 else 0
         n_updates += update_fn(state, params, idx, val, y[i], sw[i], out, seen)
+    return n_updates
+
+
+# ---------------------------------------------------------------- one-vs-rest
+def class_state(state, k):
+    """The tuple ``(state[0][k], state[1][k], ...)``: class ``k``'s block of every slot."""
+
+
+@overload(class_state, inline="always")
+def _class_state(state, k):
+    if len(state.types) == 1:
+        return lambda state, k: (state[0][k],)
+    return lambda state, k: (state[0][k],) + class_state(state[1:], k)
+
+
+@njit(inline="always")
+def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, after_fn):
+    """One-vs-rest over every row of ``X``; returns the number of binary updates.
+
+    ``state``: the base's slots with a leading class axis; ``y``: class indices;
+    ``scores`` (n, K) receives each class model's pre-update score, ``pred`` (n,) the
+    arg-max over the classes seen so far (``seen``, updated in place as in
+    :func:`olearn._compiled.driver.online_pass`).  A class not seen yet takes part in
+    nothing (its score is recorded as 0); class k's model learns from the first row of
+    class k on.  ``after_fn(block, n_updates)``, the base's end-of-pass step, then
+    runs on every class block.
+    """
+    rows = row_source(X)
+    K = scores.shape[1]
+    out = np.empty(1)
+    no_seen = np.zeros(1, dtype=np.uint8)
+    n_updates = 0
+    for i in range(n_rows(X)):
+        idx, val = get_row(X, i, rows)
+        yi = int(y[i])
+        for k in range(K):
+            if seen[k] or k == yi:
+                block = class_state(state, k)
+                score_fn(block, idx, val, out)
+                scores[i, k] = out[0]
+                n_updates += update_fn(block, params, idx, val, 1.0 if k == yi else -1.0,
+                                       sw[i], out, no_seen)
+            else:
+                scores[i, k] = 0.0
+        pred[i] = masked_argmax(scores[i], seen)
+        seen[yi] = 1
+    for k in range(K):
+        after_fn(class_state(state, k), n_updates)
     return n_updates
 
 
@@ -119,13 +209,6 @@ def sq_norm(val):
     for j in range(val.shape[0]):
         s += val[j] * val[j]
     return s
-
-
-@njit(inline="always")
-def axpy(W, k, a, idx, val):
-    """``W[k] += a * x`` over the row's non-zeros."""
-    for j in range(idx.shape[0]):
-        W[k, idx[j]] += a * val[j]
 
 
 @njit(inline="always")

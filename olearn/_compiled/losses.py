@@ -3,9 +3,9 @@
 A loss enters a rule through its gradient with respect to the scores: a function
 ``grad(A, seen, y, eps)`` that reads the raw scores ``r_k = A[k, 0]`` of one row
 (``olearn._compiled.averaging``), writes ``g_k = dL/dr_k`` into ``A[k, 1]`` and returns
-1 when some ``g_k`` is not zero.  Each learner file binds
-one such function per loss into its own rule and its own ``cache=True`` entry
-points, so the loss is chosen when the kernel is built, never by a switch per row.
+1 when some ``g_k`` is not zero.  A learner declares its rule once with ``GRADS``
+(``olearn._compiled.declare``); each loss is bound into it when its kernel is built,
+never chosen by a switch per row.
 
 Classification (binary: one score, ``y`` in {-1, +1}; the loss is ``phi(z)`` of the
 margin ``z = y r``, so ``dL/dr = y phi'(z)``):
@@ -44,6 +44,8 @@ done by the rule).  The schedule is a scalar switch once per row.
 import math
 
 from numba import njit
+
+from .driver import top_wrong
 
 
 CLASSIFICATION_LOSSES = ("hinge", "squared_hinge", "logistic", "perceptron",
@@ -87,17 +89,6 @@ def modified_huber_dz(z):
 
 
 @njit(inline="always")
-def top_wrong(A, seen, yi):
-    """The seen class other than ``yi`` with the highest raw score (lowest index on
-    ties), or -1."""
-    best = -1
-    for k in range(A.shape[0]):
-        if k != yi and seen[k] and (best < 0 or A[k, 0] > A[best, 0]):
-            best = k
-    return best
-
-
-@njit(inline="always")
 def margin_grad(A, seen, y, dz):
     """Binary: ``g = y phi'(y r)``; multiclass: the max-score margin form."""
     if A.shape[0] == 1:
@@ -107,7 +98,7 @@ def margin_grad(A, seen, y, dz):
     for k in range(A.shape[0]):
         A[k, 1] = 0.0
     yi = int(y)
-    s = top_wrong(A, seen, yi)
+    s = top_wrong(A[:, 0], seen, yi)
     if s < 0:
         return 0
     d = dz(A[yi, 0] - A[s, 0])
@@ -194,6 +185,15 @@ def huber_grad(A, seen, y, eps):
     e = A[0, 0] - y
     A[0, 1] = eps if e > eps else (-eps if e < -eps else e)
     return 1 if A[0, 1] != 0.0 else 0
+
+
+#: every loss by name: the gradient a learner declares its rule with (``declare(...,
+#: losses=GRADS)``); its kernels for one loss are ``KERNELS.loss(name)``
+GRADS = {"hinge": hinge_grad, "squared_hinge": squared_hinge_grad,
+         "logistic": logistic_grad, "perceptron": perceptron_grad,
+         "modified_huber": modified_huber_grad, "squared": squared_grad,
+         "absolute": absolute_grad, "epsilon_insensitive": epsilon_insensitive_grad,
+         "huber": huber_grad}
 
 
 # ------------------------------------------------------------------ schedules

@@ -243,3 +243,18 @@ def cw_precision(alpha, v, phi):
     avp = alpha * v * phi
     sqrt_u = 2.0 * v / (math.sqrt(avp * avp + 4.0 * v) + avp)
     return alpha * phi / sqrt_u
+
+
+def cw_rules(wants, step):
+    """The binary and multiclass rules of a confidence-weighted learner from its test
+    ``wants(params, m)`` and its step ``step(params, m, v, sw)``, as keyword arguments
+    of ``declare`` (inlined into the learner's generated entry points)."""
+    @njit(inline="always")
+    def binary(state, params, idx, val, y, sw, out, seen):
+        return cw_binary(state, params, idx, val, y, sw, out, wants, step)
+
+    @njit(inline="always")
+    def multiclass(state, params, idx, val, y, sw, out, seen):
+        return cw_multiclass(state, params, idx, val, y, sw, out, seen, wants, step)
+
+    return {"binary": binary, "multiclass": multiclass}

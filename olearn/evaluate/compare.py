@@ -117,12 +117,14 @@ def _kind_of_target(y):
 
 
 def _supports(est, task):
+    from collections.abc import Mapping
+
     from .._compiled.driver import BINARY, MULTICLASS
     try:
         kernels = getattr(est, "_kernels", None)
     except Exception:           # a property that needs more than a fresh estimator
         return True
-    if not isinstance(kernels, dict) or not kernels:
+    if not isinstance(kernels, Mapping) or not kernels:
         return True
     if task == "binary":
         return BINARY in kernels or MULTICLASS in kernels

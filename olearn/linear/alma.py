@@ -32,10 +32,11 @@ import math
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import (add_row, avg_scores, finish, scale_weights,
+from .._compiled.averaging import (add_row, avg_scores, scale_weights,
                                  sq_weight_norm)
-from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from .._compiled.losses import top_wrong
+from .._compiled.driver import sq_norm, top_wrong
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_number
 
@@ -73,7 +74,7 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     A = state[2]
     yi = int(y)
-    s = top_wrong(A, seen, yi)
+    s = top_wrong(A[:, 0], seen, yi)
     if s < 0:
         return 0
     nx = math.sqrt(2.0 * sq_norm(val))
@@ -83,16 +84,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
                       s, sw, idx, val)
 
 
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _binary_rule))
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _multiclass_rule))
+KERNELS = declare("linear.alma", score=avg_scores, binary=_binary_rule,
+                  multiclass=_multiclass_rule)
 
 
 class ALMAClassifier(LinearModel, OnlineClassifier):
@@ -109,19 +102,11 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
 
     The number of updates so far is ``state_["A"][0, 6]``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
     def __init__(self, p=2, alpha=1.0, B=None, C=math.sqrt(2.0), average=False,
-                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
-        self.p = p
-        self.alpha = alpha
-        self.B = B
-        self.C = C
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         if self.p != 2:

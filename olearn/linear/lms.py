@@ -15,6 +15,7 @@ Juditsky 1992).
 This is ``OGDRegressor(loss="squared")`` with its kernels; a sample weight multiplies
 the step.
 """
+from .._params import store_params
 from ..registry import register
 from ._linear import check_choice
 from .ogd import OGDRegressor
@@ -39,15 +40,8 @@ class LMSRegressor(OGDRegressor):
     epsilon = 0.0
 
     def __init__(self, eta=0.01, schedule="constant", power=0.5, average=False,
-                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
-        self.eta = eta
-        self.schedule = schedule
-        self.power = power
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         check_choice("schedule", self.schedule, LMS_SCHEDULES)

@@ -44,12 +44,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import add_at, begin_round, finish, weight
-from .._compiled.driver import BINARY, MULTICLASS, REGRESSION, online_pass
-from .._compiled.losses import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, absolute_grad,
-                              epsilon_insensitive_grad, hinge_grad, huber_grad,
-                              logistic_grad, modified_huber_grad, perceptron_grad,
-                              squared_grad, squared_hinge_grad)
+from .._compiled.averaging import add_at, begin_round, weight
+from .._compiled.declare import declare
+from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 
@@ -119,149 +117,10 @@ def _ndag(state, params, idx, val, y, sw, seen, grad):
     return moved
 
 
-@njit(inline="always")
-def _hinge(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, hinge_grad)
 
 
-@njit(inline="always")
-def _squared_hinge(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, squared_hinge_grad)
-
-
-@njit(inline="always")
-def _logistic(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, logistic_grad)
-
-
-@njit(inline="always")
-def _perceptron(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, perceptron_grad)
-
-
-@njit(inline="always")
-def _modified_huber(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, modified_huber_grad)
-
-
-@njit(inline="always")
-def _squared(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, squared_grad)
-
-
-@njit(inline="always")
-def _absolute(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, absolute_grad)
-
-
-@njit(inline="always")
-def _epsilon_insensitive(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, epsilon_insensitive_grad)
-
-
-@njit(inline="always")
-def _huber(state, params, idx, val, y, sw, out, seen):
-    return _ndag(state, params, idx, val, y, sw, seen, huber_grad)
-
-
-@njit(cache=True)
-def _hinge_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     _scores, _hinge))
-
-
-@njit(cache=True)
-def _hinge_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     _scores, _hinge))
-
-
-@njit(cache=True)
-def _squared_hinge_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     _scores, _squared_hinge))
-
-
-@njit(cache=True)
-def _squared_hinge_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     _scores, _squared_hinge))
-
-
-@njit(cache=True)
-def _logistic_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     _scores, _logistic))
-
-
-@njit(cache=True)
-def _logistic_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     _scores, _logistic))
-
-
-@njit(cache=True)
-def _perceptron_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     _scores, _perceptron))
-
-
-@njit(cache=True)
-def _perceptron_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     _scores, _perceptron))
-
-
-@njit(cache=True)
-def _modified_huber_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     _scores, _modified_huber))
-
-
-@njit(cache=True)
-def _modified_huber_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     _scores, _modified_huber))
-
-
-@njit(cache=True)
-def _squared_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     _scores, _squared))
-
-
-@njit(cache=True)
-def _absolute_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     _scores, _absolute))
-
-
-@njit(cache=True)
-def _epsilon_insensitive_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     _scores, _epsilon_insensitive))
-
-
-@njit(cache=True)
-def _huber_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     _scores, _huber))
-
-
-CLASSIFIER_KERNELS = {
-    "hinge": {BINARY: _hinge_b, MULTICLASS: _hinge_m},
-    "squared_hinge": {BINARY: _squared_hinge_b, MULTICLASS: _squared_hinge_m},
-    "logistic": {BINARY: _logistic_b, MULTICLASS: _logistic_m},
-    "perceptron": {BINARY: _perceptron_b, MULTICLASS: _perceptron_m},
-    "modified_huber": {BINARY: _modified_huber_b, MULTICLASS: _modified_huber_m},
-}
-REGRESSOR_KERNELS = {
-    "squared": {REGRESSION: _squared_r},
-    "absolute": {REGRESSION: _absolute_r},
-    "epsilon_insensitive": {REGRESSION: _epsilon_insensitive_r},
-    "huber": {REGRESSION: _huber_r},
-}
-
+KERNELS = declare("linear.ndag", score=_scores, binary=_ndag, multiclass=_ndag,
+                  regression=_ndag, losses=GRADS)
 
 class _NDAG(LinearModel):
     _losses = ()
@@ -316,18 +175,12 @@ class NDAGClassifier(_NDAG, OnlineClassifier):
     epsilon = 0.0
 
     def __init__(self, loss="logistic", eta=0.5, average=False, fit_intercept=True,
-                 epochs=1, shuffle=False, random_state=None):
-        self.loss = loss
-        self.eta = eta
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     @property
     def _kernels(self):
-        return CLASSIFIER_KERNELS[self.loss]
+        return KERNELS.loss(self.loss)
 
 
 class NDAGRegressor(_NDAG, OnlineRegressor):
@@ -344,19 +197,12 @@ class NDAGRegressor(_NDAG, OnlineRegressor):
     _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", eta=0.5, epsilon=0.1, average=False,
-                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
-        self.loss = loss
-        self.eta = eta
-        self.epsilon = epsilon
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     @property
     def _kernels(self):
-        return REGRESSOR_KERNELS[self.loss]
+        return KERNELS.loss(self.loss)
 
 
 register("ndag", NDAGClassifier)

@@ -27,8 +27,8 @@ Losses and schedules are listed in ``olearn._compiled.losses``; in short
   delta = 0: a coordinate moves only once it has had a gradient).
 
 The round ``t`` counts rows (every row is a round, also when its gradient is 0).
-Each loss has its own compiled entry points (chosen when the model is built); the
-schedule is a scalar switch once per row.  The L2 decay and the projection scale the
+Each loss has its own compiled kernel (the loss is bound into the one rule when the
+kernel is built, ``olearn._compiled.declare``); the schedule is a scalar switch once per row.  The L2 decay and the projection scale the
 whole weight vector in O(1) (``olearn._compiled.averaging``), so a row costs
 O(non-zeros).  With ``fit_intercept`` the intercept is a weight like the others: it
 is decayed by ``alpha`` and counts in the projection's norm (scikit-learn does not
@@ -55,13 +55,12 @@ from numba import njit
 from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import add_at, add_row, avg_scores, finish, project_ball, \
+from .._compiled.averaging import add_at, add_row, avg_scores, project_ball, \
     scale_weights
-from .._compiled.driver import BINARY, MULTICLASS, REGRESSION, online_pass
-from .._compiled.losses import (ADAGRAD, CLASSIFICATION_LOSSES, REGRESSION_LOSSES, SCHEDULES,
-                              absolute_grad, epsilon_insensitive_grad, hinge_grad,
-                              huber_grad, logistic_grad, modified_huber_grad,
-                              perceptron_grad, squared_grad, squared_hinge_grad, step_size)
+from .._compiled.declare import declare
+from .._compiled.losses import (ADAGRAD, CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES,
+                              SCHEDULES, step_size)
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 
@@ -98,150 +97,10 @@ def _ogd(state, params, idx, val, y, sw, seen, grad):
     return moved
 
 
-# One rule and two entry points per loss (the loss is fixed when the kernel is built).
-@njit(inline="always")
-def _hinge(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, hinge_grad)
 
 
-@njit(inline="always")
-def _squared_hinge(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, squared_hinge_grad)
-
-
-@njit(inline="always")
-def _logistic(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, logistic_grad)
-
-
-@njit(inline="always")
-def _perceptron(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, perceptron_grad)
-
-
-@njit(inline="always")
-def _modified_huber(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, modified_huber_grad)
-
-
-@njit(inline="always")
-def _squared(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, squared_grad)
-
-
-@njit(inline="always")
-def _absolute(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, absolute_grad)
-
-
-@njit(inline="always")
-def _epsilon_insensitive(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, epsilon_insensitive_grad)
-
-
-@njit(inline="always")
-def _huber(state, params, idx, val, y, sw, out, seen):
-    return _ogd(state, params, idx, val, y, sw, seen, huber_grad)
-
-
-@njit(cache=True)
-def _hinge_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _hinge))
-
-
-@njit(cache=True)
-def _hinge_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _hinge))
-
-
-@njit(cache=True)
-def _squared_hinge_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _squared_hinge))
-
-
-@njit(cache=True)
-def _squared_hinge_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _squared_hinge))
-
-
-@njit(cache=True)
-def _logistic_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _logistic))
-
-
-@njit(cache=True)
-def _logistic_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _logistic))
-
-
-@njit(cache=True)
-def _perceptron_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _perceptron))
-
-
-@njit(cache=True)
-def _perceptron_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _perceptron))
-
-
-@njit(cache=True)
-def _modified_huber_b(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _modified_huber))
-
-
-@njit(cache=True)
-def _modified_huber_m(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _modified_huber))
-
-
-@njit(cache=True)
-def _squared_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     avg_scores, _squared))
-
-
-@njit(cache=True)
-def _absolute_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     avg_scores, _absolute))
-
-
-@njit(cache=True)
-def _epsilon_insensitive_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     avg_scores, _epsilon_insensitive))
-
-
-@njit(cache=True)
-def _huber_r(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     avg_scores, _huber))
-
-
-CLASSIFIER_KERNELS = {
-    "hinge": {BINARY: _hinge_b, MULTICLASS: _hinge_m},
-    "squared_hinge": {BINARY: _squared_hinge_b, MULTICLASS: _squared_hinge_m},
-    "logistic": {BINARY: _logistic_b, MULTICLASS: _logistic_m},
-    "perceptron": {BINARY: _perceptron_b, MULTICLASS: _perceptron_m},
-    "modified_huber": {BINARY: _modified_huber_b, MULTICLASS: _modified_huber_m},
-}
-REGRESSOR_KERNELS = {
-    "squared": {REGRESSION: _squared_r},
-    "absolute": {REGRESSION: _absolute_r},
-    "epsilon_insensitive": {REGRESSION: _epsilon_insensitive_r},
-    "huber": {REGRESSION: _huber_r},
-}
-
+KERNELS = declare("linear.ogd", score=avg_scores, binary=_ogd, multiclass=_ogd,
+                  regression=_ogd, losses=GRADS)
 
 def optimal_t0(alpha):
     """Bottou's offset: the first "optimal" step is ``typw = alpha^(-1/4)``."""
@@ -292,23 +151,13 @@ class OGDClassifier(_OGD, OnlineClassifier):
     epsilon = 0.0
 
     def __init__(self, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alpha=0.0,
-                 radius=None, average=False, fit_intercept=True, epochs=1, shuffle=False,
+                 radius=None, average=False, fit_intercept=True, epochs=1, shuffle=True,
                  random_state=None):
-        self.loss = loss
-        self.eta = eta
-        self.schedule = schedule
-        self.power = power
-        self.alpha = alpha
-        self.radius = radius
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+        store_params(self, locals())
 
     @property
     def _kernels(self):
-        return CLASSIFIER_KERNELS[self.loss]
+        return KERNELS.loss(self.loss)
 
     @available_if(lambda self: self.loss == "logistic")
     def predict_proba(self, X):
@@ -356,23 +205,12 @@ class OGDRegressor(_OGD, OnlineRegressor):
 
     def __init__(self, loss="squared", eta=0.1, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, epsilon=0.1, average=False, fit_intercept=True, epochs=1,
-                 shuffle=False, random_state=None):
-        self.loss = loss
-        self.eta = eta
-        self.schedule = schedule
-        self.power = power
-        self.alpha = alpha
-        self.radius = radius
-        self.epsilon = epsilon
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 shuffle=True, random_state=None):
+        store_params(self, locals())
 
     @property
     def _kernels(self):
-        return REGRESSOR_KERNELS[self.loss]
+        return KERNELS.loss(self.loss)
 
 
 register("ogd", OGDClassifier)

@@ -31,9 +31,10 @@ import numbers
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import add_row, avg_scores, finish
-from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from .._compiled.losses import top_wrong
+from .._compiled.averaging import add_row, avg_scores
+from .._compiled.driver import sq_norm, top_wrong
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel
 
@@ -75,7 +76,7 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     U = state[1]
     A = state[2]
     yi = int(y)
-    s = top_wrong(A, seen, yi)
+    s = top_wrong(A[:, 0], seen, yi)
     if s < 0:
         return 0
     loss = 1.0 - (A[yi, 0] - A[s, 0])
@@ -90,16 +91,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _binary_rule))
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _multiclass_rule))
+KERNELS = declare("linear.pa", score=avg_scores, binary=_binary_rule,
+                  multiclass=_multiclass_rule)
 
 
 class PAClassifier(LinearModel, OnlineClassifier):
@@ -112,17 +105,11 @@ class PAClassifier(LinearModel, OnlineClassifier):
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
     def __init__(self, C=1.0, variant="PA-I", average=False, fit_intercept=True, epochs=1,
-                 shuffle=False, random_state=None):
-        self.C = C
-        self.variant = variant
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         pa_step_params(self.variant, self.C)

@@ -10,8 +10,10 @@ epsilon = 0 cases.  A row of zeros makes no update; a sample weight multiplies t
 from numba import njit
 
 from ..base import OnlineRegressor
-from .._compiled.averaging import add_row, avg_scores, finish
-from .._compiled.driver import REGRESSION, online_pass, sq_norm
+from .._compiled.averaging import add_row, avg_scores
+from .._compiled.driver import sq_norm
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_number
 from .pa import pa_step_params
@@ -33,10 +35,7 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-@njit(cache=True)
-def _regression(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                                     avg_scores, _rule))
+KERNELS = declare("linear.pa_regressor", score=avg_scores, regression=_rule)
 
 
 class PARegressor(LinearModel, OnlineRegressor):
@@ -50,18 +49,11 @@ class PARegressor(LinearModel, OnlineRegressor):
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {REGRESSION: _regression}
+    _kernels = KERNELS
 
     def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", average=False, fit_intercept=True,
-                 epochs=1, shuffle=False, random_state=None):
-        self.C = C
-        self.epsilon = epsilon
-        self.variant = variant
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         pa_step_params(self.variant, self.C)

@@ -32,9 +32,10 @@ classic Perceptron makes at most (R/gamma)^2 mistakes.
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import add_row, avg_scores, finish
-from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from .._compiled.losses import top_wrong
+from .._compiled.averaging import add_row, avg_scores
+from .._compiled.driver import sq_norm, top_wrong
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 
@@ -58,7 +59,7 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     U = state[1]
     A = state[2]
     yi = int(y)
-    s = top_wrong(A, seen, yi)
+    s = top_wrong(A[:, 0], seen, yi)
     if s < 0 or A[yi, 0] - A[s, 0] > margin or sq_norm(val) == 0.0:
         return 0
     add_row(W, U, A, yi, eta * sw, idx, val)
@@ -79,16 +80,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _binary_rule))
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _multiclass_rule))
+KERNELS = declare("linear.perceptron", score=avg_scores, binary=_binary_rule,
+                  multiclass=_multiclass_rule)
 
 
 class Perceptron(LinearModel, OnlineClassifier):
@@ -102,18 +95,11 @@ class Perceptron(LinearModel, OnlineClassifier):
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
     def __init__(self, eta=1.0, margin=0.0, multiclass="max", average=False,
-                 fit_intercept=True, epochs=1, shuffle=False, random_state=None):
-        self.eta = eta
-        self.margin = margin
-        self.multiclass = multiclass
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         check_number("eta", self.eta, low=0.0, low_open=True)

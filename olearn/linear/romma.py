@@ -32,10 +32,11 @@ Frobenius norm.  LIBOL's first multiclass step is ``Phi`` itself, here ``Phi /
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import (add_row, avg_scores, finish, scale_weights,
+from .._compiled.averaging import (add_row, avg_scores, scale_weights,
                                  sq_weight_norm)
-from .._compiled.driver import BINARY, MULTICLASS, online_pass, sq_norm
-from .._compiled.losses import top_wrong
+from .._compiled.driver import sq_norm, top_wrong
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_bool
 
@@ -87,7 +88,7 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     A = state[2]
     yi = int(y)
-    s = top_wrong(A, seen, yi)
+    s = top_wrong(A[:, 0], seen, yi)
     if s < 0:
         return 0
     m = A[yi, 0] - A[s, 0]
@@ -99,16 +100,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     return _romma_step(state[0], state[1], A, 2.0 * X, m, yi, 1.0, s, idx, val)
 
 
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, BINARY,
-                                     avg_scores, _binary_rule))
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return finish(state, online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                                     avg_scores, _multiclass_rule))
+KERNELS = declare("linear.romma", score=avg_scores, binary=_binary_rule,
+                  multiclass=_multiclass_rule)
 
 
 class ROMMAClassifier(LinearModel, OnlineClassifier):
@@ -121,16 +114,11 @@ class ROMMAClassifier(LinearModel, OnlineClassifier):
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
     def __init__(self, aggressive=False, average=False, fit_intercept=True, epochs=1,
-                 shuffle=False, random_state=None):
-        self.aggressive = aggressive
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         check_bool("aggressive", self.aggressive)

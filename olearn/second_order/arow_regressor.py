@@ -14,8 +14,10 @@ weights the squared loss (``r`` becomes ``r / h``).
 from numba import njit
 
 from ..base import OnlineRegressor
-from .._compiled.driver import REGRESSION, linear_scores, online_pass
+from .._compiled.driver import linear_scores
 from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -34,10 +36,7 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-@njit(cache=True)
-def _regression(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                       linear_scores, _rule)
+KERNELS = declare("second_order.arow_regressor", score=linear_scores, regression=_rule)
 
 
 class AROWRegressor(SecondOrderMixin, OnlineRegressor):
@@ -49,16 +48,11 @@ class AROWRegressor(SecondOrderMixin, OnlineRegressor):
     covariance : "full", "diag" or "auto".
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {REGRESSION: _regression}
+    _kernels = KERNELS
 
-    def __init__(self, r=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+    def __init__(self, r=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=True,
                  random_state=None):
-        self.r = r
-        self.covariance = covariance
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+        store_params(self, locals())
 
     def _check_params(self):
         check_positive("r", self.r)

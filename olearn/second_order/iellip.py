@@ -27,8 +27,10 @@ import numbers
 from numba import njit
 
 from ..base import OnlineClassifier, Slot
-from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
+from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_binary, cw_multiclass, scale_cov
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._base import SecondOrderMixin
 
@@ -79,16 +81,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     return _rescale(state, updated, ct)
 
 
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
-                       _binary_rule)
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                       linear_scores, _multiclass_rule)
+KERNELS = declare("second_order.iellip", score=linear_scores, binary=_binary_rule,
+                  multiclass=_multiclass_rule)
 
 
 class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
@@ -103,7 +97,7 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
 
     Fitted: as the other second-order learners, plus the row counter in ``state_["t"]``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
     _extra_slots = (Slot("t", (1,), 0.0),)
     # scikit-learn checks IELLIP departs from, and why (read by tests/test_estimators)
     _expected_failed_checks = {
@@ -113,14 +107,8 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
     }
 
     def __init__(self, b=0.3, c=0.1, covariance="auto", fit_intercept=True, epochs=1,
-                 shuffle=False, random_state=None):
-        self.b = b
-        self.c = c
-        self.covariance = covariance
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_params(self):
         for name in ("b", "c"):

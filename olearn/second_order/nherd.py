@@ -22,8 +22,10 @@ x'Sigma_s x``; see ``olearn/_compiled/second_order.py``).  A sample weight ``h``
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from .._compiled.second_order import cw_binary, cw_multiclass
+from .._compiled.driver import linear_scores
+from .._compiled.second_order import cw_rules
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -39,26 +41,7 @@ def _step(params, m, v, sw):
     return True, (1.0 - m) / (v + 1.0 / C), C * (2.0 + C * v)
 
 
-@njit(inline="always")
-def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
-
-
-@njit(inline="always")
-def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
-
-
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
-                       _binary_rule)
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                       linear_scores, _multiclass_rule)
+KERNELS = declare("second_order.nherd", score=linear_scores, **cw_rules(_wants, _step))
 
 
 class NHERDClassifier(SecondOrderMixin, OnlineClassifier):
@@ -70,16 +53,11 @@ class NHERDClassifier(SecondOrderMixin, OnlineClassifier):
     covariance : "full", "diag" or "auto".
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
-    def __init__(self, C=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+    def __init__(self, C=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=True,
                  random_state=None):
-        self.C = C
-        self.covariance = covariance
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+        store_params(self, locals())
 
     def _check_params(self):
         check_positive("C", self.C)

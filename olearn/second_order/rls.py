@@ -27,8 +27,10 @@ from numba import njit, types
 from numba.extending import overload
 
 from ..base import OnlineRegressor
-from .._compiled.driver import REGRESSION, linear_scores, online_pass
+from .._compiled.driver import linear_scores
 from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer, scale_cov
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -68,10 +70,7 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1 if v > 0.0 else 0
 
 
-@njit(cache=True)
-def _regression(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, REGRESSION,
-                       linear_scores, _rule)
+KERNELS = declare("second_order.rls", score=linear_scores, regression=_rule)
 
 
 class RLSRegressor(SecondOrderMixin, OnlineRegressor):
@@ -86,17 +85,11 @@ class RLSRegressor(SecondOrderMixin, OnlineRegressor):
 
     Fitted: ``coef_``, ``intercept_``, ``cov_`` (the matrix ``P`` over the features).
     """
-    _kernels = {REGRESSION: _regression}
+    _kernels = KERNELS
 
     def __init__(self, lam=1.0, forgetting=1.0, covariance="auto", fit_intercept=True,
-                 epochs=1, shuffle=False, random_state=None):
-        self.lam = lam
-        self.forgetting = forgetting
-        self.covariance = covariance
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     @property
     def _sigma0(self):

@@ -28,8 +28,10 @@ import math
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from .._compiled.second_order import cw_alpha, cw_binary, cw_multiclass, cw_precision
+from .._compiled.driver import linear_scores
+from .._compiled.second_order import cw_alpha, cw_rules, cw_precision
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._base import ProbitMixin, SecondOrderMixin, check_positive
 from .cw import probit_params
@@ -60,26 +62,7 @@ def _step(params, m, v, sw):
     return True, alpha, cw_precision(alpha, v, phi)
 
 
-@njit(inline="always")
-def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
-
-
-@njit(inline="always")
-def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
-
-
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
-                       _binary_rule)
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                       linear_scores, _multiclass_rule)
+KERNELS = declare("second_order.scw", score=linear_scores, **cw_rules(_wants, _step))
 
 
 class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
@@ -93,18 +76,11 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
     covariance : "full", "diag" or "auto".
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
     def __init__(self, C=1.0, eta=0.95, variant="I", covariance="auto", fit_intercept=True,
-                 epochs=1, shuffle=False, random_state=None):
-        self.C = C
-        self.eta = eta
-        self.variant = variant
-        self.covariance = covariance
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+                 epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_params(self):
         if self.variant not in VARIANTS:

@@ -25,8 +25,10 @@ the top-scoring wrong class ``s``), i.e. the max-score form with per-class covar
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.driver import BINARY, MULTICLASS, linear_scores, online_pass
-from .._compiled.second_order import cw_binary, cw_multiclass
+from .._compiled.driver import linear_scores
+from .._compiled.second_order import cw_rules
+from .._compiled.declare import declare
+from .._params import store_params
 from ..registry import register
 from ._base import SecondOrderMixin, check_positive
 
@@ -41,26 +43,7 @@ def _step(params, m, v, sw):
     return True, sw * (1.0 - m) / (1.0 + sw * v), sw
 
 
-@njit(inline="always")
-def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    return cw_binary(state, params, idx, val, y, sw, out, _wants, _step)
-
-
-@njit(inline="always")
-def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    return cw_multiclass(state, params, idx, val, y, sw, out, seen, _wants, _step)
-
-
-@njit(cache=True)
-def _binary(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, BINARY, linear_scores,
-                       _binary_rule)
-
-
-@njit(cache=True)
-def _multiclass(X, y, sw, state, params, seen, scores, pred):
-    return online_pass(X, y, sw, state, params, seen, scores, pred, MULTICLASS,
-                       linear_scores, _multiclass_rule)
+KERNELS = declare("second_order.sop", score=linear_scores, **cw_rules(_wants, _step))
 
 
 class SOPClassifier(SecondOrderMixin, OnlineClassifier):
@@ -72,16 +55,11 @@ class SOPClassifier(SecondOrderMixin, OnlineClassifier):
     covariance : "full", "diag" or "auto".
     fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
     """
-    _kernels = {BINARY: _binary, MULTICLASS: _multiclass}
+    _kernels = KERNELS
 
-    def __init__(self, a=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=False,
+    def __init__(self, a=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=True,
                  random_state=None):
-        self.a = a
-        self.covariance = covariance
-        self.fit_intercept = fit_intercept
-        self.epochs = epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
+        store_params(self, locals())
 
     @property
     def _sigma0(self):
