@@ -1,4 +1,4 @@
-"""Estimator layer: what every supervised online learner shares.
+"""Estimator layer: the scikit-learn facade and the online protocol of every learner.
 
 A learner class declares
 
@@ -7,59 +7,103 @@ A learner class declares
   From the slots the base class allocates, grows (new classes, new dict features),
   converts (binary to multiclass), saves and loads the state: no learner writes that;
 * ``_kernels``: its compiled entry points by task (``driver.BINARY``,
-  ``driver.MULTICLASS``, ``driver.REGRESSION``), each a two-line ``@njit(cache=True)``
-  function calling :func:`olearn._compiled.driver.online_pass` with its update rule;
+  ``driver.MULTICLASS``, ``driver.REGRESSION``), each taking
+  ``(X, y, sw, state, params, seen, scores, pred)`` and returning the number of updates;
 * ``_kernel_params()``: its hyper-parameters as a tuple of floats, and
   ``_check_params()`` to validate them (once per call).
 
-Conventions (documented in ARCHITECTURE.md): weights start at zero; with
-``fit_intercept`` a constant feature 1 is column 0 of ``W`` (it takes part in norms and
-updates like any other feature); ``coef_`` excludes it and ``intercept_`` is its weight.
+Every learner takes ``fit_intercept`` (a constant feature 1 is column 0 of ``W``; it
+takes part in norms and updates like any other feature; ``coef_`` excludes it and
+``intercept_`` is its weight), ``epochs`` (passes of ``fit``), ``shuffle`` (default
+True: ``fit`` visits the rows in a random order each epoch, as scikit-learn's SGD does;
+``partial_fit``, ``predict_learn`` and the one-example methods always keep the stream's
+order) and ``random_state`` (seeds that order; None gives a fresh order each ``fit``).
 
-Labels: two classes are kept sorted in ``classes_`` and mapped to -1/+1
-(``classes_[1]`` is +1, the side of positive decision values).  Every binary rule is
-symmetric under (y, w) -> (-y, -w), so when a second label arrives that sorts before
-the first, negating the signed state gives exactly the model learned with that order.
-A third label switches the model to K weight rows (``W[0] = -w/2``, ``W[1] = +w/2``,
-which keeps every margin; later classes start at zero).  So: the first two labels are
-kept sorted, and the labels new in a later call are appended to ``classes_``, sorted
-among themselves (one example at a time, that is the order they first appear; ``fit``
-sees every label at once and sorts them all, scikit-learn's convention).  Labels given
-up front with
-``classes=`` keep the given order.  Only classes already seen take part in predictions
-and max-score updates.
+The parts, one module each:
+
+* ``_validation``: the checkers of hyper-parameters and of a batch;
+* ``_state``: the slots, allocation, growth, binary-to-multiclass conversion;
+* ``_labels``: the online class map of classifiers (``classes_``, ``seen_``);
+* ``_rows``: a batch's canonical rows, one example's reused row buffer;
+* here: ``fit``/``partial_fit``/``predict_learn``, the one-example protocol
+  (``learn_one``, ``predict_one``, ``predict_proba_one``, ``predict_learn_one``),
+  the divergence check, and what ``persistence`` asks for (``_export``/``_import``).
+
+A learner whose scores or weights become non-finite raises :class:`DivergenceError`
+naming the row (the model is then unusable: call ``fit`` to start afresh).
 """
 import math
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
-from ._rows import kernel_rows
-from ._compiled.driver import BINARY, MULTICLASS, REGRESSION
+from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
+from ._labels import LabelMixin, unique_labels
+from ._rows import OneRow, kernel_rows
+from ._state import Slot, StateMixin
+from ._validation import check_weight, validate_batch, validate_X
 
+__all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
+           "DivergenceError"]
 
-class Slot(NamedTuple):
-    """One state array of a learner.
-
-    ``axes``: ``"K"`` (class rows), ``"d"`` (weights, intercept included) or an int.
-    ``fill``: initial value, a float or the name of a hyper-parameter.
-    ``eye``: for two trailing ``"d"`` axes, ``fill`` on the diagonal and 0 elsewhere.
-    ``signed``: linear in the weights (flips with the binary label sign, halves into
-    the two first class rows when the model becomes multiclass).
-    """
-    name: str
-    axes: tuple
-    fill: object = 0.0
-    eye: bool = False
-    signed: bool = False
+_unique = unique_labels  # former name
 
 
-class OnlineLearner(BaseEstimator):
+class DivergenceError(ValueError):
+    """The model's scores or weights became non-finite (NaN or infinity)."""
+
+
+class _OneCall:
+    """The kernel and its constant arguments for one-example calls (rebuilt whenever the
+    state arrays are replaced or a hyper-parameter is set)."""
+    __slots__ = ("task", "kernel", "entry", "state", "params", "seen", "scores", "out",
+                 "pred", "sw", "y", "K", "scorer", "pout")
+
+    def __init__(self, task, kernel, state, params, seen):
+        self.task, self.kernel, self.entry = task, kernel, None
+        self.state, self.params, self.seen = state, params, seen
+        self.K = state[0].shape[0]
+        self.scores = np.zeros((1, self.K))
+        self.out = self.scores[0]
+        self.pred = np.zeros(1, dtype=np.int64)
+        self.sw = np.ones(1)
+        self.y = np.zeros(1)
+        self.scorer = None  # a learner's compiled one-row scorer, once resolved
+        self.pout = np.zeros(self.K)  # its output: predict_one's scores
+
+    def __call__(self, row):
+        args = (row, self.y, self.sw, self.state, self.params, self.seen, self.scores,
+                self.pred)
+        entry = self.entry
+        if entry is None:
+            n = self.kernel(*args)
+            self.entry = _entry_point(self.kernel, args)
+            return n
+        return entry(*args)
+
+
+def _entry_point(kernel, args):
+    """The compiled function numba picked for ``args``, called without type dispatch
+    (which costs more than the row's work for one example: about 1.3 us for these eight
+    arguments); the dispatcher itself when there is none (no JIT, a Python wrapper)."""
+    try:
+        sig = tuple(kernel.typeof_pyval(a) for a in args)
+        return kernel.overloads[sig].entry_point
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return kernel
+
+
+def _rng(random_state):
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    return np.random.default_rng(random_state)
+
+
+class OnlineLearner(StateMixin, BaseEstimator):
     """Base class: the online protocol, the scikit-learn contract, one-at-a-time input."""
 
-    _slots = (Slot("W", ("K", "d"), 0.0, signed=True),)
     _kernels = {}
 
     # ------------------------------------------------------------ to override
@@ -69,39 +113,21 @@ class OnlineLearner(BaseEstimator):
     def _check_params(self):
         pass
 
-    # ------------------------------------------------------------ state
-    def _fill(self, slot):
-        return float(getattr(self, slot.fill)) if isinstance(slot.fill, str) else slot.fill
-
-    def _alloc(self, slot, K, d):
-        shape = tuple(K if a == "K" else d if a == "d" else a for a in slot.axes)
-        if slot.eye:
-            arr = np.zeros(shape)
-            diag = np.arange(d)
-            arr[..., diag, diag] = self._fill(slot)
-            return arr
-        return np.full(shape, self._fill(slot), dtype=np.float64)
-
-    def _new_state(self, K, d):
+    def _state_changed(self):
         self.__dict__.pop("_one_cache", None)
-        self.state_ = {s.name: self._alloc(s, K, d) for s in self._slots}
 
-    def _resize_state(self, K, d):
-        """Grow the class rows to ``K`` and the weight axes to ``d``, keeping what is learned."""
-        self.__dict__.pop("_one_cache", None)
-        for s in self._slots:
-            old = self.state_[s.name]
-            new = self._alloc(s, K, d)
-            new[tuple(slice(0, n) for n in old.shape)] = old
-            self.state_[s.name] = new
+    def __setattr__(self, name, value):
+        if not name.endswith("_") and not name.startswith("_"):
+            d = self.__dict__  # a hyper-parameter changed: drop what was derived from it
+            d.pop("_one_cache", None)
+            d.pop("_row_buf", None)
+        object.__setattr__(self, name, value)
 
-    @property
-    def _d(self):
-        return self.state_["W"].shape[-1] if "W" in self.state_ else self._slot_d()
-
-    def _slot_d(self):
-        s = self._slots[0]
-        return self.state_[s.name].shape[s.axes.index("d")]
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_one_cache", None)
+        state.pop("_row_buf", None)
+        return state
 
     def _n_weights(self, n_features):
         return n_features + int(self.fit_intercept)
@@ -116,43 +142,52 @@ class OnlineLearner(BaseEstimator):
     def _seen(self):
         return np.zeros(1, dtype=np.uint8)
 
-    def _run(self, X, y, sample_weight):
+    def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
         rows = kernel_rows(X, self.fit_intercept)
         n = X.shape[0]
         sw = np.ones(n) if sample_weight is None else sample_weight
-        W = self.state_[self._slots[0].name]
-        scores = np.empty((n, W.shape[0]), dtype=np.float64)
+        scores = np.empty((n, self._n_rows), dtype=np.float64)
         pred = np.zeros(n, dtype=np.int64)
-        state = tuple(self.state_[s.name] for s in self._slots)
         params = tuple(float(p) for p in self._kernel_params())
         kernel = self._kernels[self._task()]
-        self.n_updates_ += int(kernel(rows, y, sw, state, params, self._seen(), scores, pred))
+        self.n_updates_ += int(kernel(rows, y, sw, self._state_tuple(), params, self._seen(),
+                                      scores, pred))
         self.t_ += n
+        self._check_finite(scores, order)
         return scores, pred
+
+    # ------------------------------------------------------------ divergence
+    def _diverged(self, where):
+        return DivergenceError(
+            f"{type(self).__name__} diverged at {where}: the weights became non-finite "
+            "(try a smaller step, a stronger regularisation or scaled features; call fit() "
+            "to start afresh)")
+
+    def _check_finite(self, scores, order=None):
+        """O(n K): every pre-update score finite, and the learner's own O(1) test of the
+        weights after the pass (``_weights_finite``)."""
+        if not np.isfinite(scores).all():
+            i = int(np.argmin(np.isfinite(scores).all(axis=1)))
+            where = f"row {i} of this batch" if order is None else \
+                f"row {int(order[i])} of X (shuffled pass)"
+            raise self._diverged(where)
+        if not self._weights_finite():
+            n = scores.shape[0] - 1
+            where = f"row {n} of this batch" if order is None else \
+                f"row {int(order[n])} of X (shuffled pass)"
+            raise self._diverged(where)
+
+    def _weights_finite(self):
+        """A cheap (O(1)) test that the weights are finite; True when a learner has none."""
+        return True
 
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, reset):
-        return validate_data(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
-                             order="C")
+        return validate_X(self, X, reset)
 
     def _validate(self, X, y, sample_weight, reset):
-        X = self._validate_X(X, reset)
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
-        if X.shape[0] == 0:
-            raise ValueError("Found array with 0 sample(s): need at least one row")
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64)
-            if sample_weight.ndim == 0:
-                sample_weight = np.full(X.shape[0], float(sample_weight))
-            if sample_weight.shape != (X.shape[0],):
-                raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected "
-                                 f"({X.shape[0]},)")
-            if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-                raise ValueError("sample_weight must be finite and non-negative")
-        return X, y, sample_weight
+        return validate_batch(self, X, y, sample_weight, reset)
 
     def _is_fresh(self):
         return not hasattr(self, "state_")
@@ -161,11 +196,13 @@ class OnlineLearner(BaseEstimator):
         self.t_ = 0
         self.n_updates_ = 0
         self.vocabulary_ = None
+        self.__dict__.pop("_row_buf", None)
         self._new_state(1, self._n_weights(n_features))
 
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
-                     "vocabulary_", "_class_index", "_classes_given"):
+                     "vocabulary_", "_class_index", "_classes_given", "_one_cache",
+                     "_row_buf"):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------ public API
@@ -183,7 +220,7 @@ class OnlineLearner(BaseEstimator):
         scores, pred = self._partial(X, y, None, None)
         return self._progressive_output(scores, pred, return_scores)
 
-    def _partial(self, X, y, classes, sample_weight):
+    def _partial(self, X, y, classes, sample_weight, order=None):
         self._check_params()
         fresh = self._is_fresh()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=fresh)
@@ -193,25 +230,25 @@ class OnlineLearner(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but the model has "
                              f"{self.n_features_in_}")
         yk = self._kernel_labels(self._prepare_labels(y, classes))
-        return self._run(X, yk, sample_weight)
+        return self._run(X, yk, sample_weight, order)
 
     def fit(self, X, y, sample_weight=None):
-        """Start afresh, then ``epochs`` passes over the data (shuffled if ``shuffle``)."""
+        """Start afresh, then ``epochs`` passes over the data, each in a random order
+        seeded by ``random_state`` when ``shuffle`` (the default), else in order."""
         self._reset()
         self._check_params()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
         if sample_weight is not None and not np.any(sample_weight):
             raise ValueError("Sample weights must contain at least one non-zero number.")
         classes = self._fit_classes(y)
-        rng = np.random.default_rng(self.random_state)
+        rng = _rng(self.random_state) if self.shuffle else None
         for _ in range(max(1, int(self.epochs))):
-            if self.shuffle:
+            if rng is not None:
                 order = rng.permutation(X.shape[0])
-                Xe, ye = X[order], y[order]
                 swe = None if sample_weight is None else sample_weight[order]
+                self._partial(X[order], y[order], classes, swe, order)
             else:
-                Xe, ye, swe = X, y, sample_weight
-            self._partial(Xe, ye, classes, swe)
+                self._partial(X, y, classes, sample_weight)
         return self
 
     def _fit_classes(self, y):
@@ -257,7 +294,10 @@ class OnlineLearner(BaseEstimator):
 
     # ------------------------------------------------------------ one at a time
     def _row_lists(self, x, grow):
-        """Feature columns and values of one example (dict or 1-D array) as Python lists."""
+        """Feature columns and values of one example (dict or 1-D array) as Python
+        lists, starting the model on its first example and growing the vocabulary and
+        the state for new dict features when ``grow``.  The general path: a later dict
+        example whose features are all known takes ``OneRow.put_known`` instead."""
         if isinstance(x, dict):
             if self._is_fresh():
                 from .io.dicts import Vocabulary
@@ -281,8 +321,7 @@ class OnlineLearner(BaseEstimator):
                     self.n_features_in_ = len(self.vocabulary_)
                     need = self._n_weights(self.n_features_in_)
                     if need > self._d:
-                        self._resize_state(self.state_[self._slots[0].name].shape[0],
-                                           max(need, 2 * self._d))
+                        self._resize_state(self._n_rows, max(need, 2 * self._d))
             try:
                 finite = math.isfinite(sum(vals))
             except (TypeError, OverflowError):
@@ -306,84 +345,74 @@ class OnlineLearner(BaseEstimator):
         return idx.tolist(), x[idx].tolist()
 
     def _one_row(self, x, grow):
-        """One example as the kernel's CSR triple in a reused buffer, and its length.
-
-        Columns are sorted (so that sums run in the same order as for a batch) and
-        shifted past the intercept column."""
-        cols, vals = self._row_lists(x, grow)
-        b = int(self.fit_intercept)
-        n = len(cols) + b
+        """One example as the kernel's CSR triple in a reused buffer, and its length:
+        ``((indptr, indices, data), n)``, columns shifted past the intercept column."""
         buf = self.__dict__.get("_row_buf")
-        if buf is None or buf[1].shape[0] < n:
-            cap = max(64, 2 * n)
-            buf = self._row_buf = (np.zeros(2, np.int32), np.zeros(cap, np.int32),
-                                   np.zeros(cap))
-        indptr, indices, data = buf
-        if b:
-            indices[0] = 0
-            data[0] = 1.0
-        if cols:
-            ordered = sorted(cols)
-            if ordered != cols:
-                vals = [vals[i] for i in sorted(range(len(cols)), key=cols.__getitem__)]
-                cols = ordered
-            indices[b:n] = cols
-            data[b:n] = vals
-            if b:
-                indices[1:n] += 1
-        indptr[1] = n
-        return buf, n
-
-    def __setattr__(self, name, value):
-        if not name.endswith("_") and not name.startswith("_"):
-            self.__dict__.pop("_one_cache", None)  # a hyper-parameter changed
-        object.__setattr__(self, name, value)
+        if buf is not None and type(x) is dict:
+            if buf.last is x and buf.copy == x:  # predict_one(x) then learn_one(x)
+                return buf.row, buf.n
+            n = buf.put_known(x, not grow)
+            if n >= 0:
+                return buf.row, n
+        cols, vals = self._row_lists(x, grow)
+        buf = self.__dict__.get("_row_buf")
+        if buf is None:
+            vocabulary = self.vocabulary_
+            buf = self._row_buf = OneRow(int(self.fit_intercept),
+                                         None if vocabulary is None else vocabulary._index)
+        return buf.row, buf.put(cols, vals)
 
     def _one_call(self):
-        """The kernel and its constant arguments for one-row calls, cached between calls;
-        dropped whenever the state arrays are replaced or a hyper-parameter is set."""
-        cached = self.__dict__.get("_one_cache")
-        if cached is None:
+        call = self.__dict__.get("_one_cache")
+        if call is None:
             self._check_params()
             task = self._task()
-            state = tuple(self.state_[s.name] for s in self._slots)
-            cached = (task, state, tuple(float(p) for p in self._kernel_params()),
-                      self._kernels[task], self._seen(), np.empty((1, state[0].shape[0])),
-                      np.zeros(1, dtype=np.int64), np.ones(1), np.empty(1))
-            self._one_cache = cached
-        return cached
+            call = self._one_cache = _OneCall(
+                task, self._kernels[task], self._state_tuple(),
+                tuple(float(p) for p in self._kernel_params()), self._seen())
+        return call
 
     def _one_label(self, y):
         return self._check_targets(np.array([y]))[0]
 
+    def _learn_row(self, row, label, sample_weight):
+        """The kernel on one prepared row; returns the call (its ``out``, ``pred``)."""
+        if sample_weight != 1.0:
+            sample_weight = check_weight(sample_weight)
+        call = self.__dict__.get("_one_cache") or self._one_call()
+        call.y[0] = label
+        call.sw[0] = sample_weight
+        fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
+        fitted["n_updates_"] += call(row)
+        fitted["t_"] += 1
+        out = call.out
+        if not (math.isfinite(out[0]) if call.K == 1 else
+                all(map(math.isfinite, out.tolist()))):
+            raise self._diverged(f"example {self.t_} of the stream")
+        return call
+
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
         row, _ = self._one_row(x, grow=True)
-        label = self._one_label(y)
-        if not sample_weight >= 0:
-            raise ValueError("sample_weight must be finite and non-negative")
-        task, state, params, kernel, seen, scores, pred, sw, yk = self._one_call()
-        yk[0] = label
-        sw[0] = sample_weight
-        fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
-        fitted["n_updates_"] += kernel(row, yk, sw, state, params, seen, scores, pred)
-        fitted["t_"] += 1
+        self._learn_row(row, self._one_label(y), sample_weight)
         return self
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_one_cache", None)
-        state.pop("_row_buf", None)
-        return state
-
     def _scores_one(self, x):
+        """The current model's scores of one example, (K,) (possibly a buffer reused by
+        the next call); None before any example."""
         if self._is_fresh():
             return None
-        (_, indices, data), n = self._one_row(x, grow=False)
-        return self._predict_weights()[:, indices[:n]] @ data[:n]
+        row, n = self._one_row(x, grow=False)
+        return self._row_scores(row, n)
+
+    def _row_scores(self, row, n):
+        """Scores of the one-row CSR triple ``row`` of length ``n``; O(non-zeros) when
+        the prediction weights are at hand (lazy learners override this)."""
+        return self._predict_weights()[:, row[1][:n]] @ row[2][:n]
 
     def predict_one(self, x):
-        """Prediction for one example (dict or 1-D array) from the current model."""
+        """Prediction for one example (dict or 1-D array) from the current model: a
+        classifier answers None until it knows a class, a regressor 0.0."""
         return self._predict_from_scores(self._scores_one(x))
 
     # ------------------------------------------------------------ persistence
@@ -392,137 +421,40 @@ class OnlineLearner(BaseEstimator):
         from .persistence import save
         save(self, path)
 
+    def _export(self):
+        """The fitted model as (JSON-able metadata, named arrays), for ``persistence``."""
+        meta = {"n_features_in_": int(self.n_features_in_), "t_": int(self.t_),
+                "n_updates_": int(self.n_updates_)}
+        if self.vocabulary_ is not None:
+            meta["vocabulary"] = self.vocabulary_.to_list()
+        return meta, self._export_state()
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        """A model from ``_export``'s output (and the hyper-parameters)."""
+        model = cls(**params)
+        model._import_state(arrays)
+        model.n_features_in_ = int(meta["n_features_in_"])
+        model.t_ = int(meta["t_"])
+        model.n_updates_ = int(meta["n_updates_"])
+        model.vocabulary_ = None
+        if "vocabulary" in meta:
+            from .io.dicts import Vocabulary
+            model.vocabulary_ = Vocabulary.from_list(meta["vocabulary"])
+        return model
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
 
-class OnlineClassifier(ClassifierMixin, OnlineLearner):
+def _has_proba(model):
+    return hasattr(model, "predict_proba")
+
+
+class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     """Binary and multiclass classification: label bookkeeping on top of the base."""
-
-    def _task(self):
-        return MULTICLASS if self.state_["W"].shape[0] > 1 else BINARY
-
-    def _check_targets(self, y):
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
-        if y.dtype.kind == "f" and np.any(y != np.floor(y)):
-            raise ValueError("Unknown label type: continuous (class labels cannot be "
-                             "non-integer numbers; use a regressor)")
-        if y.dtype.kind == "O":
-            for v in y:
-                if isinstance(v, float) and not np.isfinite(v):
-                    raise ValueError("y contains NaN or infinity")
-        return y
-
-    def _prepare_labels(self, y, classes):
-        """Register new labels and return each row's class index."""
-        if len(y) == 1 and classes is None and y[0] in self.__dict__.get("_class_index", ()):
-            i = self._class_index[y[0]]  # one known label
-            if self._task() == BINARY:
-                self.seen_[i] = 1
-            return np.array([i], dtype=np.int64)
-        if (len(self.__dict__.get("classes_", ())) == 2 and y.dtype.kind in "biuf"
-                and self.classes_.dtype.kind in "biuf"):
-            positive = y == self.classes_[1]  # two known numeric labels: no sorting
-            n_pos, n_neg = np.count_nonzero(positive), np.count_nonzero(y == self.classes_[0])
-            if n_pos + n_neg == len(y):
-                if self._task() == BINARY:
-                    self.seen_[0] |= n_neg > 0
-                    self.seen_[1] |= n_pos > 0
-                return positive.astype(np.int64)
-        if not hasattr(self, "classes_"):
-            y = self._check_targets(y)
-            self.classes_ = np.asarray(y[:0])
-            self._class_index = {}
-            self._classes_given = False
-            self.seen_ = np.zeros(0, dtype=np.uint8)
-            if classes is not None:
-                given = list(np.asarray(classes).ravel())
-                if len(set(given)) != len(given):
-                    raise ValueError("classes contains repeated labels")
-                self._classes_given = True
-                self._add_classes(given, np.asarray(classes).ravel())
-        uniq, inverse = _unique(y)
-        new = [i for i, u in enumerate(uniq) if u not in self._class_index]
-        if new:
-            self._check_targets(uniq[new])
-            self._add_classes([uniq[i] for i in new], uniq)
-        lut = np.array([self._class_index[u] for u in uniq], dtype=np.int64)
-        if self._task() == BINARY:
-            self.seen_[lut] = 1  # (multiclass passes mark labels row by row)
-        return lut[inverse]
-
-    def _add_classes(self, new, like):
-        old_n = len(self.classes_)
-        labels = list(self.classes_) + list(new)
-        flip = False
-        if (old_n < 2 and len(labels) >= 2 and not self._classes_given
-                and _sorts_before(labels[1], labels[0])):  # the first two labels sorted
-            labels[0], labels[1] = labels[1], labels[0]
-            flip = old_n == 1
-        kinds = {np.asarray(like).dtype.kind, self.classes_.dtype.kind} if old_n else \
-            {np.asarray(like).dtype.kind}
-        if kinds <= set("biuf") or kinds <= set("U") or kinds <= set("S"):
-            dtype = np.result_type(np.asarray(like).dtype, self.classes_.dtype)
-        else:
-            dtype = object  # numbers and strings together: keep each label as given
-        try:
-            self.classes_ = np.array(labels, dtype=dtype)
-        except (TypeError, ValueError):
-            self.classes_ = np.array(labels, dtype=object)
-        self._class_index = {c: i for i, c in enumerate(labels)}
-        self.__dict__.pop("_one_cache", None)
-        n = len(labels)
-        self.seen_ = np.concatenate([self.seen_, np.zeros(n - len(self.seen_), np.uint8)])
-        if flip:
-            self.seen_[:2] = self.seen_[1::-1].copy()
-            for s in self._slots:
-                if s.signed:
-                    self.state_[s.name] *= -1.0
-        if n > 2 and self.state_[self._slots[0].name].shape[0] == 1:
-            self._to_multiclass(old_n, n)
-        elif n > 2:
-            self._resize_state(n, self._d)
-
-    def _to_multiclass(self, old_n, n):
-        """Binary (one weight row) to K rows: ``-w/2`` and ``+w/2`` keep every margin."""
-        d = self._d
-        for s in self._slots:
-            old = self.state_[s.name]
-            if "K" not in s.axes:
-                continue
-            new = self._alloc(s, n, d)
-            if s.signed:
-                new[0] = -0.5 * old[0]
-                if old_n == 2:
-                    new[1] = 0.5 * old[0]
-            else:
-                new[0] = old[0]
-                if old_n == 2:
-                    new[1] = old[0]
-            self.state_[s.name] = new
-
-    def _one_label(self, y):
-        index = self.__dict__.get("_class_index")
-        try:
-            i = index[y] if index is not None and y in index else None
-        except TypeError:
-            raise ValueError(f"label {y!r} is not hashable") from None
-        if i is None:
-            i = int(self._prepare_labels(np.array([y]), None)[0])
-        elif self._task() == BINARY:
-            self.seen_[i] = 1
-        return 2.0 * i - 1.0 if self._task() == BINARY else float(i)
-
-    def _kernel_labels(self, yi):
-        if self._task() == BINARY:
-            return 2.0 * yi - 1.0
-        return yi.astype(np.float64)
-
-    def _seen(self):
-        return self.seen_ if self._task() == MULTICLASS else np.zeros(1, dtype=np.uint8)
 
     def _progressive_output(self, scores, pred, return_scores):
         if return_scores:
@@ -540,23 +472,58 @@ class OnlineClassifier(ClassifierMixin, OnlineLearner):
         scores = self.decision_function(X)
         return self.classes_[self._class_of(scores.reshape(scores.shape[0], -1))]
 
-    def _class_of(self, scores):
-        """Class indices of a (n, K) score array: sign for binary, masked arg-max else."""
-        if self._task() == BINARY:
-            return np.minimum((scores[:, 0] > 0).astype(np.int64), len(self.classes_) - 1)
-        s = scores.copy()
-        s[:, self.seen_ == 0] = -np.inf
-        return np.argmax(s, axis=1)
-
     def _predict_from_scores(self, scores):
-        if scores is None:
-            raise ValueError("the model has not seen any example yet")
+        classes = self.__dict__.get("classes_")
+        if scores is None or classes is None or not len(classes):
+            return None
         if scores.shape[0] == 1:
-            return self.classes_[min(int(scores[0] > 0), len(self.classes_) - 1)]
-        return self.classes_[self._class_of(scores.reshape(1, -1))[0]]
+            return classes[min(int(scores[0] > 0), len(classes) - 1)]
+        return classes[self._class_of(scores.reshape(1, -1))[0]]
 
-    def _fit_classes(self, y):
-        return _unique(self._check_targets(y))[0]
+    def predict_learn_one(self, x, y, sample_weight=1.0):
+        """Learn from one example and return the prediction made just before (what
+        ``predict_one(x)`` answered), in one compiled call."""
+        row, _ = self._one_row(x, grow=True)
+        classes = self.__dict__.get("classes_")
+        known = 0 if classes is None else len(classes)
+        before = classes[0] if known == 1 else None
+        call = self._learn_row(row, self._one_label(y), sample_weight)
+        if known < 2:
+            return before
+        classes = self.classes_
+        return classes[min(int(call.pred[0]), len(classes) - 1)]
+
+    @available_if(_has_proba)
+    def predict_proba_one(self, x):
+        """``{label: probability}`` for one example ({} before any class is known)."""
+        if self._is_fresh() or not len(self.__dict__.get("classes_", ())):
+            return {}
+        p = self.predict_proba(self._one_matrix(x))[0]
+        return dict(zip(self.classes_.tolist(), p.tolist()))
+
+    def _one_matrix(self, x):
+        """One example as a 1-row matrix of the model's columns (unknown features dropped)."""
+        if type(x) is not dict:
+            return np.asarray(x, dtype=np.float64).reshape(1, -1)
+        import scipy.sparse as sp
+        (_, indices, data), n = self._one_row(x, grow=False)
+        b = int(self.fit_intercept)
+        return sp.csr_matrix((data[b:n].copy(), indices[b:n] - b, np.array([0, n - b])),
+                             shape=(1, self.n_features_in_))
+
+    # ------------------------------------------------------------ persistence
+    def _export(self):
+        meta, arrays = super()._export()
+        labels, label_arrays = self._export_labels()
+        meta.update(labels)
+        arrays.update(label_arrays)
+        return meta, arrays
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        model = super()._import(params, meta, arrays)
+        model._import_labels(meta, arrays)
+        return model
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -580,7 +547,19 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
     def _predict_from_scores(self, scores):
         if scores is None:
             return 0.0
-        return float(np.asarray(scores).ravel()[0])
+        return float(scores[0])
+
+    def predict_learn_one(self, x, y, sample_weight=1.0):
+        """Learn from one example and return the prediction made just before (what
+        ``predict_one(x)`` answered), in one compiled call."""
+        row, _ = self._one_row(x, grow=True)
+        return float(self._learn_row(row, self._one_label(y), sample_weight).out[0])
+
+    def _one_label(self, y):
+        y = float(y)
+        if not math.isfinite(y):
+            raise ValueError("y contains NaN or infinity")
+        return y
 
     @property
     def coef_(self):
@@ -589,31 +568,3 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
     @property
     def intercept_(self):
         return OnlineLearner.intercept_.fget(self)
-
-
-def _unique(y):
-    """Sorted unique labels and the inverse map; falls back to first-seen order for
-    labels that cannot be sorted together (mixed types).  One or two numeric labels
-    (the common binary case) take two linear passes instead of a sort."""
-    if y.dtype.kind in "biuf" and len(y):
-        lo, hi = y.min(), y.max()
-        if lo == hi:
-            return y[:1].copy(), np.zeros(len(y), dtype=np.int64)
-        upper = y == hi
-        if np.count_nonzero(upper) + np.count_nonzero(y == lo) == len(y):
-            return np.array([lo, hi], dtype=y.dtype), upper.astype(np.int64)
-    try:
-        return np.unique(y, return_inverse=True)
-    except TypeError:
-        index = {}
-        inverse = np.empty(len(y), dtype=np.int64)
-        for i, v in enumerate(y):
-            inverse[i] = index.setdefault(v, len(index))
-        return np.array(list(index), dtype=object), inverse
-
-
-def _sorts_before(a, b):
-    try:
-        return bool(a < b)
-    except TypeError:
-        return False

@@ -9,14 +9,18 @@
   while the raw iterate keeps learning;
 * a check that hyper-parameters which shape the state (``average``, a schedule that
   needs per-coordinate memory) were not changed after learning started;
-* one-line validation helpers.
+* predictions of one example in O(non-zeros) from the lazy state (``_row_scores``),
+  and an O(1) test of the weights for the divergence check (``_weights_finite``);
+* the validation helpers, re-exported from ``olearn._validation``.
 """
-import numbers
+import math
 
 import numpy as np
+from numba import njit
 
-from ..base import Slot
 from .._compiled.averaging import AUX_COLUMNS, SCALE_, SQ_, SUM_, T_
+from .._state import Slot
+from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
 def linear_slots(average):
@@ -63,36 +67,57 @@ class LinearModel:
             return W if s == 1.0 else s * W
         return ((A[0, SUM_] + s) * W - U) / t
 
+    def _row_scores(self, row, n):
+        """Scores of one row from the lazy state in O(non-zeros), never materialising
+        the weights (``_one_scores``); a buffer reused by the next call."""
+        call = self.__dict__.get("_one_cache") or self._one_call()
+        state = call.state
+        scorer = call.scorer
+        if scorer is None:
+            from ..base import _entry_point
+            args = (row, state[0], state[1], state[2], call.pout)
+            _one_scores(*args)
+            call.scorer = _entry_point(_one_scores, args)
+        else:
+            scorer(row, state[0], state[1], state[2], call.pout)
+        return call.pout
+
+    def _weights_finite(self):
+        """O(1): the tracked ``||W||^2`` and the scale are finite (an infinite or NaN
+        weight makes them so)."""
+        A = self.state_["A"]
+        return math.isfinite(A[0, SQ_]) and math.isfinite(A[0, SCALE_])
+
     def _to_multiclass(self, old_n, n):
         super()._to_multiclass(old_n, n)
         W = self.state_["W"]
         self.state_["A"][0, SQ_] = float(np.sum(W * W))  # -w/2 and +w/2: ||W||^2 halves
 
 
-# ---------------------------------------------------------------- validation helpers
-def check_bool(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+@njit(cache=True)
+def _one_scores(row, W, U, A, out):
+    """``out[k]``: the prediction score of class ``k`` for the one-row CSR triple ``row``:
+    ``s (W_k . x)``, or with averaging ``((S + s) (W_k . x) - U_k . x) / t`` (the mean of
+    the iterates ``w_1 .. w_t``, see ``olearn._compiled.averaging``)."""
+    n = row[0][1]
+    idx = row[1]
+    val = row[2]
+    t = A[0, T_]
+    s = A[0, SCALE_] if t > 0.0 else 1.0
+    averaged = U.shape[1] > 0 and t > 0.0
+    S = A[0, SUM_] + s
+    for k in range(W.shape[0]):
+        a = 0.0
+        for j in range(n):
+            a += W[k, idx[j]] * val[j]
+        if averaged:
+            b = 0.0
+            for j in range(n):
+                b += U[k, idx[j]] * val[j]
+            out[k] = (S * a - b) / t
+        else:
+            out[k] = s * a
 
 
-def check_choice(name, value, choices):
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
-                         f"got {value!r}")
-
-
-def check_number(name, value, low=None, high=None, low_open=False, high_open=False):
-    """A finite real number within the given bounds (open or closed)."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        and np.isfinite(value)
-    if ok and low is not None:
-        ok = value > low if low_open else value >= low
-    if ok and high is not None:
-        ok = value < high if high_open else value <= high
-    if not ok:
-        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
-        hi = "" if high is None else (f"< {high}" if high_open else f"<= {high}")
-        bounds = " and ".join(b for b in (lo, hi) if b)
-        raise ValueError(f"{name} must be a finite number{' ' + bounds if bounds else ''}, "
-                         f"got {value!r}")
-    return float(value)
+# the validation helpers, now in ``olearn._validation`` (one set of checkers)
+__all__ = ["LinearModel", "linear_slots", "check_bool", "check_choice", "check_number"]

@@ -1,0 +1,82 @@
+"""Validation, done once per call and never per row: the one set of checkers.
+
+* hyper-parameters: ``check_number``, ``check_bool``, ``check_choice`` (a learner's
+  ``_check_params`` calls them; they raise ``ValueError`` naming the parameter);
+* a batch: ``validate_X`` (scikit-learn's ``validate_data``: finite, 2-D, CSR or
+  C-contiguous float64) and ``validate_batch`` (``X``, ``y`` and ``sample_weight``
+  together);
+* one example's weight: ``check_weight``.
+"""
+import math
+import numbers
+
+import numpy as np
+
+
+def check_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
+                         f"got {value!r}")
+
+
+def check_number(name, value, low=None, high=None, low_open=False, high_open=False):
+    """A finite real number within the given bounds (open or closed); returns it as float."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) \
+        and np.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
+        hi = "" if high is None else (f"< {high}" if high_open else f"<= {high}")
+        bounds = " and ".join(b for b in (lo, hi) if b)
+        raise ValueError(f"{name} must be a finite number{' ' + bounds if bounds else ''}, "
+                         f"got {value!r}")
+    return float(value)
+
+
+def check_weight(sample_weight):
+    """One example's weight: a finite number >= 0, as float."""
+    try:
+        w = float(sample_weight)
+    except (TypeError, ValueError):
+        w = math.nan
+    if not 0.0 <= w < math.inf:
+        raise ValueError(f"sample_weight must be finite and non-negative, got "
+                         f"{sample_weight!r}")
+    return w
+
+
+def validate_X(estimator, X, reset):
+    """``X`` as CSR or C-contiguous float64, finite, with the estimator's width."""
+    from sklearn.utils.validation import validate_data
+    return validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype=np.float64,
+                         order="C")
+
+
+def validate_batch(estimator, X, y, sample_weight, reset):
+    """``(X, y, sample_weight)`` of one call, checked together; ``sample_weight`` is
+    None or a float64 array of one finite non-negative weight per row."""
+    from sklearn.utils.validation import column_or_1d
+    X = estimator._validate_X(X, reset)
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    if X.shape[0] == 0:
+        raise ValueError("Found array with 0 sample(s): need at least one row")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.ndim == 0:
+            sample_weight = np.full(X.shape[0], float(sample_weight))
+        if sample_weight.shape != (X.shape[0],):
+            raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected "
+                             f"({X.shape[0]},)")
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be finite and non-negative")
+    return X, y, sample_weight

@@ -1,0 +1,190 @@
+"""The one-example protocol (``predict_one``, ``learn_one``, ``predict_learn_one``,
+``predict_proba_one``), ``fit``'s shuffling, divergence, and model files."""
+import os
+import stat
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier
+
+import olearn
+from olearn.base import DivergenceError
+from olearn.persistence import ModelFileError
+from olearn.registry import available, lookup
+
+# a few learners covering the state layouts: plain, averaged with an L2 scale,
+# second order, regression (compiling every learner here would take minutes)
+LEARNERS = [("pa1", {}), ("ogd", {"loss": "logistic", "average": True, "alpha": 1e-3}),
+            ("perceptron", {}), ("arow", {}), ("pa-reg", {}),
+            ("ogd-reg", {"alpha": 1e-3, "average": True})]
+
+
+def _stream(classifier, n=80, d=6, n_classes=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.6)
+    if classifier:
+        y = np.argmax(X @ rng.standard_normal((d, n_classes))
+                      + 0.5 * rng.standard_normal((n, n_classes)), axis=1)
+        y = np.array(["a", "b", "c", "d"])[y]
+    else:
+        y = X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _as_dicts(X):
+    return [{f"f{j}": float(v) for j, v in enumerate(row) if v != 0.0} for row in X]
+
+
+@pytest.mark.parametrize("name", available())
+def test_a_fresh_model_predicts_none_or_zero(name):
+    cls, defaults = lookup(name)
+    if name == "ovr":
+        pytest.skip("needs a base")
+    m = cls(**defaults)
+    want = None if is_classifier(m) else 0.0
+    assert m.predict_one({"a": 1.0}) == want
+    assert m.predict_one(np.ones(3)) == want
+    if hasattr(m, "predict_proba_one"):
+        assert m.predict_proba_one({"a": 1.0}) == {}
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("name,params", LEARNERS)
+def test_predict_learn_one_is_predict_one_then_learn_one(name, params, n_classes):
+    m = olearn.make(name, **params)
+    if n_classes > 2 and not is_classifier(m):
+        pytest.skip("regressors have no classes")
+    X, y = _stream(is_classifier(m), n_classes=n_classes)
+    fused, pair = clone(m), clone(m)
+    for xi, yi in zip(_as_dicts(X), y):
+        want = pair.predict_one(xi)
+        pair.learn_one(xi, yi)
+        got = fused.predict_learn_one(xi, yi)
+        if is_classifier(m):
+            assert got == want
+        else:
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    np.testing.assert_allclose(fused.coef_, pair.coef_, rtol=1e-12, atol=1e-14)
+    assert fused.t_ == pair.t_ == len(y) and fused.n_updates_ == pair.n_updates_
+
+
+@pytest.mark.parametrize("name,params", LEARNERS)
+def test_predict_learn_one_equals_predict_learn(name, params):
+    m = olearn.make(name, **params)
+    X, y = _stream(is_classifier(m))
+    batch = clone(m).predict_learn(X, y)
+    one = clone(m)
+    got = [one.predict_learn_one(xi, yi) for xi, yi in zip(X, y)]
+    if is_classifier(m):
+        assert got[0] is None  # no class known before the first example
+        assert list(got[1:]) == list(batch[1:])
+    else:
+        np.testing.assert_allclose(got, batch, rtol=1e-9, atol=1e-12)
+
+
+def test_predict_one_uses_the_lazy_state_on_the_row_only():
+    """Averaged weights and an L2 scale: predict_one equals the batch prediction."""
+    X, y = _stream(True, n=200, d=30)
+    for params in ({"average": True}, {"alpha": 1e-2}, {"alpha": 1e-2, "average": True}):
+        m = olearn.make("ogd", **params).partial_fit(X, y)
+        for xi in X[:20]:
+            assert m.predict_one(xi) == m.predict(xi[None])[0]
+        r = olearn.make("ogd-reg", **params).partial_fit(X, X[:, 0])
+        got = [r.predict_one(xi) for xi in X[:20]]
+        np.testing.assert_allclose(got, r.predict(X[:20]), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_predict_proba_one_sums_to_one(n_classes):
+    X, y = _stream(True, n_classes=n_classes)
+    m = olearn.make("ogd", loss="logistic")
+    for xi, yi in zip(_as_dicts(X), y):
+        m.learn_one(xi, yi)
+    p = m.predict_proba_one(_as_dicts(X[:1])[0])
+    assert set(p) == set(m.classes_) and sum(p.values()) == pytest.approx(1.0)
+    want = m.predict_proba(m._one_matrix(_as_dicts(X[:1])[0]))[0]
+    np.testing.assert_allclose([p[c] for c in m.classes_], want)
+    assert not hasattr(olearn.make("ogd", loss="hinge"), "predict_proba_one")
+
+
+def test_learn_one_reuses_the_predicted_row_only_when_unchanged():
+    a, b = olearn.make("pa1"), olearn.make("pa1")
+    for m in (a, b):
+        m.learn_one({"x": 1.0, "y": -1.0}, 1)
+        m.learn_one({"x": -1.0, "z": 2.0}, 0)
+    x = {"x": 0.5, "y": 1.0}
+    a.predict_one(x)
+    x["y"] = -3.0  # changed between the prediction and the update
+    a.learn_one(x, 0)
+    b.learn_one({"x": 0.5, "y": -3.0}, 0)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+# ------------------------------------------------------------------ fit shuffles
+def test_fit_shuffles_by_default_reproducibly():
+    X, y = _stream(True, n=60)
+    m = olearn.make("pa1")
+    assert m.get_params()["shuffle"] is True
+    in_order = clone(m).partial_fit(X, y)
+    a = clone(m).set_params(random_state=5).fit(X, y)
+    b = clone(m).set_params(random_state=5).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.allclose(a.coef_, in_order.coef_)
+    kept = clone(m).set_params(shuffle=False).fit(X, y)
+    np.testing.assert_array_equal(kept.coef_, in_order.coef_)
+    fresh = [clone(m).fit(X, y).coef_ for _ in range(3)]  # random_state=None
+    assert not all(np.array_equal(fresh[0], c) for c in fresh[1:])
+
+
+# ------------------------------------------------------------------ divergence
+def test_divergence_names_the_row():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 3))
+    X[20:] *= 1e150
+    y = X[:, 0]
+    m = olearn.make("ogd-reg", schedule="constant", eta=1.0)
+    with pytest.raises(DivergenceError, match=r"OGDRegressor diverged at row 2\d of this batch"):
+        m.partial_fit(X, y)
+    one = olearn.make("ogd-reg", schedule="constant", eta=1.0)
+    with pytest.raises(DivergenceError, match="diverged at example"):
+        for xi, yi in zip(X, y):
+            one.learn_one(xi, yi)
+    assert issubclass(DivergenceError, ValueError)
+
+
+def test_ogd_regressor_diverges_on_cpusmall_with_defaults(data_dir):
+    from olearn.io import load_libsvm
+    path = data_dir / "cpusmall" / "cpusmall.converted"
+    if not path.exists():
+        pytest.skip("cpusmall not found")
+    X, y = load_libsvm(path)
+    with pytest.raises(DivergenceError, match=r"diverged at row \d+ of this batch"):
+        olearn.make("ogd-reg").partial_fit(X, y)
+
+
+# ------------------------------------------------------------------ model files
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_saved_files_follow_the_umask(tmp_path, umask):
+    model = olearn.make("pa1").partial_fit(np.eye(3), [0, 1, 1])
+    old = os.umask(umask)
+    try:
+        model.save(tmp_path / "m.olm")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "m.olm").stat().st_mode)
+    assert mode == 0o666 & ~umask
+
+
+def test_a_file_that_is_not_a_model(tmp_path):
+    rng = np.random.default_rng(0)
+    for name, content in (("random.olm", rng.bytes(4000)), ("text.olm", b"hello\n")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ModelFileError, match="not an olearn model file") as err:
+            olearn.load(tmp_path / name)
+        assert "pickle" not in str(err.value)
+    np.save(tmp_path / "array.npy", np.arange(3))
+    with pytest.raises(ModelFileError, match="not an olearn model file"):
+        olearn.load(tmp_path / "array.npy")
+    np.savez(tmp_path / "other.npz", a=np.arange(3))
+    with pytest.raises(ModelFileError, match="not an olearn model file"):
+        olearn.load(tmp_path / "other.npz")
