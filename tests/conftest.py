@@ -48,6 +48,17 @@ def data_dir():
     return root
 
 
+def weights(model):
+    """The current iterate ``w`` of a linear learner, materialised.  The lazy-state
+    contract: ``state_["W"]`` is in units of the scale ``s = A[0, 5]`` (0 before the
+    first row, read as 1), folded only when it leaves [1e-3, 1e3]."""
+    W = model.state_["W"]
+    A = model.state_.get("A")
+    if A is None or A.ndim != W.ndim or A.shape[-1] < 6 or A[..., 0, 2].max() == 0:
+        return W
+    return A[..., 0:1, 5:6] * W
+
+
 def with_intercept(X):
     """``X`` with the constant column olearn puts in front when ``fit_intercept``."""
     return np.hstack([np.ones((X.shape[0], 1)), X])

@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import ALMAClassifier
 
-from conftest import close, data_path, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 def ref_alma(X, y, K=1, alpha=1.0, B=None, C=math.sqrt(2.0), average=False, sw=None):
@@ -68,7 +68,7 @@ def test_binary_matches_reference(alpha, B, C, average):
     for data in (X, sp.csr_matrix(X)):
         m = ALMAClassifier(alpha=alpha, B=B, C=C, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
-        close(m.state_["W"], W)
+        close(weights(m), W)
         close(m._predict_weights(), Wbar if average else W)
         assert m.n_updates_ == k == m.state_["A"][0, 6]
     m = ALMAClassifier(alpha=alpha, B=B, C=C, average=average)
@@ -76,7 +76,7 @@ def test_binary_matches_reference(alpha, B, C, average):
     for i in range(1, X.shape[0]):
         close(m.decision_function(X[i][None])[0], scores[i, 0])
         m.learn_one(X[i], y[i])
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 def test_sample_weight_multiplies_the_step():
@@ -85,7 +85,7 @@ def test_sample_weight_multiplies_the_step():
     _, W, _, _ = ref_alma(X, y, alpha=0.5, sw=sw)
     m = ALMAClassifier(alpha=0.5, fit_intercept=False)
     m.partial_fit(sp.csr_matrix(X), y, sample_weight=sw)
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 def test_a9a_matches_reference():
@@ -94,7 +94,7 @@ def test_a9a_matches_reference():
     scores, W, Wbar, _ = ref_alma(with_intercept(X.toarray()), y, alpha=0.8, average=True)
     m = ALMAClassifier(alpha=0.8, average=True)
     close(m.predict_learn(X, y, return_scores=True), scores[:, 0])
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m.coef_, Wbar[:, 1:])
 
 
@@ -106,9 +106,9 @@ def test_multiclass_matches_reference(alpha, average):
     scores, W, Wbar, _ = ref_alma(with_intercept(X), y, K=4, alpha=alpha, average=average)
     m = ALMAClassifier(alpha=alpha, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m._predict_weights(), Wbar if average else W)
-    assert np.linalg.norm(m.state_["W"]) <= 1.0 + 1e-12
+    assert np.linalg.norm(weights(m)) <= 1.0 + 1e-12
 
 
 def test_reaches_a_fraction_of_the_best_margin_on_separable_data():

@@ -12,7 +12,7 @@ from olearn.linear import COCOBClassifier, COCOBRegressor
 from test_linear_ogd import score_grad
 from test_linear_ogd_regressor import dloss
 
-from conftest import close, data_path, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 def ref_cocob(X, y, K=1, loss="logistic", alpha=100.0, epsilon=0.1, average=False,
@@ -65,7 +65,7 @@ def test_binary_matches_reference(loss, alpha, average):
                                 average=average)
     m = COCOBClassifier(loss=loss, alpha=alpha, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores[:, 0])
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m._predict_weights(), Wbar if average else W)
     if loss == "logistic":
         m = COCOBClassifier(loss=loss, alpha=alpha, average=average)
@@ -75,7 +75,7 @@ def test_binary_matches_reference(loss, alpha, average):
         for i in range(1, X.shape[0]):
             close(m.decision_function(X[i][None])[0], scores[i, 0])
             m.learn_one(X[i], y[i])
-        close(m.state_["W"], W)
+        close(weights(m), W)
 
 
 def test_multiclass_matches_reference():
@@ -93,7 +93,7 @@ def test_regression_matches_reference(loss):
                                 regression=True)
     m = COCOBRegressor(loss=loss, average=True)
     close(m.predict_learn(sp.csr_matrix(X), z), scores[:, 0])
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m._predict_weights(), Wbar)
 
 
@@ -103,7 +103,7 @@ def test_real_data_matches_reference():
     scores, W, _ = ref_cocob(with_intercept(X.toarray()), y)
     m = COCOBClassifier()
     close(m.predict_learn(X, y, return_scores=True), scores[:, 0])
-    close(m.state_["W"], W)
+    close(weights(m), W)
     X, y = load_svmlight_file(str(data_path("cpusmall", "cpusmall.converted")),
                               n_features=12)
     X, y = X[:2000].tocsr(), y[:2000]
@@ -111,7 +111,7 @@ def test_real_data_matches_reference():
                              regression=True)
     m = COCOBRegressor()
     close(m.predict_learn(X, y), scores[:, 0], rtol=1e-9)
-    close(m.state_["W"], W, rtol=1e-9)
+    close(weights(m), W, rtol=1e-9)
 
 
 def test_weights_follow_the_betting_state_through_flips_and_new_classes():
@@ -120,7 +120,7 @@ def test_weights_follow_the_betting_state_through_flips_and_new_classes():
     m.partial_fit(X[y == 2][:10], y[y == 2][:10])   # one label: a single binary row
     m.partial_fit(X[y < 2], y[y < 2])                # two labels that sort before it
     m.partial_fit(X, y)                              # three: K rows
-    W, Q, T = m.state_["W"], m.state_["Q"], m.state_["T"]
+    W, Q, T = weights(m), m.state_["Q"], m.state_["T"]
     L, G, R = Q[..., 0], Q[..., 1], Q[..., 2]
     has = L > 0
     bet = T[has] / (L[has] * np.maximum(G[has] + L[has], 5.0 * L[has])) * (L[has] + R[has])

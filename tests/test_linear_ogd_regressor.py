@@ -12,7 +12,7 @@ from sklearn.linear_model import SGDRegressor
 
 from olearn.linear import OGDRegressor
 
-from conftest import close, data_path, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 def dloss(loss, e, eps):
@@ -88,7 +88,7 @@ def test_matches_reference(cfg):
     scores, w, wbar = ref_ogd_regression(with_intercept(X), y, **cfg)
     m = OGDRegressor(**cfg)
     close(m.predict_learn(sp.csr_matrix(X), y), scores)
-    close(m.state_["W"][0], w)
+    close(weights(m)[0], w)
     close(m._predict_weights()[0], wbar if cfg.get("average") else w)
 
 
@@ -106,7 +106,7 @@ def test_dense_and_one_at_a_time_agree():
         seen.append(m.predict(X[i][None])[0] if i else 0.0)
         m.learn_one(X[i], y[i])
     close(seen, scores)
-    close(m.state_["W"][0], w)
+    close(weights(m)[0], w)
 
 
 def test_cpusmall_matches_reference(cpusmall):
@@ -128,7 +128,7 @@ def test_equals_sklearn_sgd_regressor(cpusmall, loss, sk):
                          (dict(schedule="invsqrt", eta=0.05, alpha=1e-3, average=True),
                           dict(learning_rate="invscaling", eta0=0.05, power_t=0.5,
                                penalty="l2", alpha=1e-3, average=True))):
-        m = OGDRegressor(loss=loss, epsilon=2.0, fit_intercept=False, **ours).fit(X, y)
+        m = OGDRegressor(loss=loss, epsilon=2.0, fit_intercept=False, **ours, shuffle=False).fit(X, y)
         s = SGDRegressor(loss=sk, epsilon=2.0, fit_intercept=False, shuffle=False,
                          max_iter=1, tol=None, **theirs)
         s.partial_fit(X, y)

@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 
 from olearn.linear import PAClassifier, PARegressor
 
-from conftest import close, data_path, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 STEP = {"PA": lambda C: (math.inf, 0.0), "PA-I": lambda C: (C, 0.0),
         "PA-II": lambda C: (math.inf, 0.5 / C)}
@@ -110,11 +110,11 @@ def test_binary_matches_reference(variant, C, average):
     for data in (X, sp.csr_matrix(X)):
         m = PAClassifier(C=C, variant=variant, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
-        close(m.state_["W"], W)
+        close(weights(m), W)
         close(m._predict_weights(), Wbar if average else W)
     m = PAClassifier(C=C, variant=variant, average=average)
     close(learn_rows(m, X, y), scores[:, 0])
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 def test_binary_sample_weight():
@@ -123,7 +123,7 @@ def test_binary_sample_weight():
     _, W, _ = ref_pa(X, y, variant="PA-II", C=0.5, sw=sw)
     m = PAClassifier(C=0.5, variant="PA-II", fit_intercept=False)
     m.partial_fit(sp.csr_matrix(X), y, sample_weight=sw)
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 @pytest.mark.parametrize("variant,average", [("PA", True), ("PA-I", False),
@@ -137,12 +137,12 @@ def test_multiclass_matches_reference(variant, average):
     for data in (X, sp.csr_matrix(X)):
         m = PAClassifier(C=0.4, variant=variant, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores)
-        close(m.state_["W"], W)
+        close(weights(m), W)
         close(m._predict_weights(), Wbar if average else W)
     m = PAClassifier(C=0.4, variant=variant, average=average)
     m.predict_learn(X[:30], y[:30])
     close(learn_rows(m, X[30:], y[30:]), scores[30:])
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 def test_a9a_matches_reference(a9a):
@@ -154,7 +154,7 @@ def test_a9a_matches_reference(a9a):
         for data in (X, Xd):
             m = PAClassifier(C=0.1, variant=variant, average=average)
             close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
-            close(m.state_["W"], W)
+            close(weights(m), W)
             close(m._predict_weights(), Wbar if average else W)
 
 
@@ -170,11 +170,11 @@ def test_regression_matches_reference(variant, average):
     for data in (X, sp.csr_matrix(X)):
         m = PARegressor(C=0.6, epsilon=0.2, variant=variant, average=average)
         close(m.predict_learn(data, y), scores)
-        close(m.state_["W"][0], w)
+        close(weights(m)[0], w)
         close(m._predict_weights()[0], wbar if average else w)
     m = PARegressor(C=0.6, epsilon=0.2, variant=variant, average=average)
     close(learn_rows(m, X, y), scores)
-    close(m.state_["W"][0], w)
+    close(weights(m)[0], w)
 
 
 def test_cpusmall_matches_reference(cpusmall):
@@ -186,7 +186,7 @@ def test_cpusmall_matches_reference(cpusmall):
         for data in (X, Xd):
             m = PARegressor(C=0.05, epsilon=1.0, variant=variant, average=average)
             close(m.predict_learn(data, y), scores)
-            close(m.state_["W"][0], w)
+            close(weights(m)[0], w)
             close(m._predict_weights()[0], wbar if average else w)
 
 
@@ -213,14 +213,14 @@ def test_a_zero_row_never_updates():
     Z = np.zeros((3, X.shape[1]))
     for average in (False, True):
         for conv in (np.asarray, sp.csr_matrix):
-            m = PAClassifier(fit_intercept=False, average=average).fit(conv(X), y)
-            W, n = m.state_["W"].copy(), m.n_updates_
+            m = PAClassifier(fit_intercept=False, average=average, shuffle=False).fit(conv(X), y)
+            W, n = weights(m).copy(), m.n_updates_
             m.partial_fit(conv(Z), [1.0, -1.0, 1.0])
-            assert m.n_updates_ == n and np.array_equal(m.state_["W"], W)
-            r = PARegressor(fit_intercept=False, average=average).fit(conv(X), X[:, 0] + 3)
-            W, n = r.state_["W"].copy(), r.n_updates_
+            assert m.n_updates_ == n and np.array_equal(weights(m), W)
+            r = PARegressor(fit_intercept=False, average=average, shuffle=False).fit(conv(X), X[:, 0] + 3)
+            W, n = weights(r).copy(), r.n_updates_
             r.partial_fit(conv(Z), [5.0, -5.0, 2.0])
-            assert r.n_updates_ == n and np.array_equal(r.state_["W"], W)
+            assert r.n_updates_ == n and np.array_equal(weights(r), W)
 
 
 @pytest.mark.parametrize("params", [{"C": 0}, {"variant": "PA-III"}, {"average": 1}])

@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import OGDClassifier, Perceptron
 
-from conftest import close, data_path, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 # ---------------------------------------------------------------- reference
@@ -94,12 +94,12 @@ def test_binary_matches_reference_dense_sparse_learn_one(eta, margin, average):
     for data in (X, sp.csr_matrix(X)):
         m = Perceptron(eta=eta, margin=margin, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
-        close(m.state_["W"], W)
+        close(weights(m), W)
         close(m.coef_, (Wbar if average else W)[:, 1:])
         close(m.intercept_, (Wbar if average else W)[:, 0])
     m = Perceptron(eta=eta, margin=margin, average=average)
     close(learn_rows(m, X, y), scores[:, 0])
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 def test_sample_weight_multiplies_the_step():
@@ -108,7 +108,7 @@ def test_sample_weight_multiplies_the_step():
     _, W, Wbar = ref_perceptron(X, y, eta=0.5, sw=sw, average=True)
     m = Perceptron(eta=0.5, fit_intercept=False, average=True)
     m.partial_fit(sp.csr_matrix(X), y, sample_weight=sw)
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m.coef_, Wbar)
 
 
@@ -119,7 +119,7 @@ def test_a9a_matches_reference(a9a):
         for data in (X, X.toarray()):
             m = Perceptron(average=average)
             close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
-            close(m.state_["W"], W)
+            close(weights(m), W)
             close(m._predict_weights(), Wbar if average else W)
 
 
@@ -132,7 +132,7 @@ def test_multiclass_matches_reference(mode, margin, average):
                                      mode=mode, average=average)
     m = Perceptron(eta=0.8, margin=margin, multiclass=mode, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m._predict_weights(), Wbar if average else W)
     assert np.array_equal(m.predict_learn(X[:0 or 1], y[:1]).shape, (1,))
 
@@ -148,7 +148,7 @@ def test_multiclass_dense_and_one_at_a_time_equal_batch():
     s_first = m.predict_learn(X[:20], y[:20], return_scores=True)
     close(s_first, s_full[:20])
     close(learn_rows(m, X[20:], y[20:]), s_full[20:])
-    close(m.state_["W"], full.state_["W"])
+    close(weights(m), weights(full))
     close(m.coef_, full.coef_)
 
 
@@ -157,19 +157,19 @@ def test_single_is_proportional():
     m = Perceptron(multiclass="single", fit_intercept=False)
     m.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2])
     W0 = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0]])
-    m.state_["W"][:] = W0
+    weights(m)[:] = W0
     m.state_["A"][0, 4] = np.sum(W0 ** 2)
     m.seen_[:] = 1
     x = np.array([1.0, 1.0])
     m.partial_fit(x[None], [0])
     expected = W0 + np.outer([1.0, -2.0 / 3.0, -1.0 / 3.0], x)
-    close(m.state_["W"], expected)
+    close(weights(m), expected)
     u = Perceptron(multiclass="uniform", fit_intercept=False)
     u.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2])
-    u.state_["W"][:] = W0
+    weights(u)[:] = W0
     u.seen_[:] = 1
     u.partial_fit(x[None], [0])
-    close(u.state_["W"], W0 + np.outer([1.0, -0.5, -0.5], x))
+    close(weights(u), W0 + np.outer([1.0, -0.5, -0.5], x))
 
 
 # ---------------------------------------------------------------- theory
@@ -186,28 +186,28 @@ def test_a_zero_row_never_updates():
     X, y = binary_data(n=20)
     for average in (False, True):
         for data in (X, sp.csr_matrix(X)):
-            m = Perceptron(fit_intercept=False, average=average).fit(data, y)
-            W, n = m.state_["W"].copy(), m.n_updates_
+            m = Perceptron(fit_intercept=False, average=average, shuffle=False).fit(data, y)
+            W, n = weights(m).copy(), m.n_updates_
             zeros = np.zeros((3, X.shape[1]))
             m.partial_fit(zeros if isinstance(data, np.ndarray) else sp.csr_matrix(zeros),
                           [1.0, -1.0, 1.0])
             assert m.n_updates_ == n
-            assert np.array_equal(m.state_["W"], W)
+            assert np.array_equal(weights(m), W)
     m = Perceptron(fit_intercept=False, multiclass="uniform")
     m.partial_fit(np.zeros((3, 4)), [0, 1, 2])
-    assert m.n_updates_ == 0 and not m.state_["W"].any()
+    assert m.n_updates_ == 0 and not weights(m).any()
 
 
 def test_averaged_weights_are_the_mean_of_the_iterates():
     X, y = multiclass_data(n=40, seed=7)
     m = Perceptron(average=True, multiclass="single")
     m.partial_fit(X[:1], y[:1], classes=[0, 1, 2, 3])
-    iterates = [m.state_["W"].copy()]
+    iterates = [weights(m).copy()]
     for i in range(1, X.shape[0]):
         m.learn_one(X[i], y[i])
-        iterates.append(m.state_["W"].copy())
+        iterates.append(weights(m).copy())
         close(m._predict_weights(), np.mean(iterates, axis=0), rtol=1e-12)
-    assert not np.allclose(m._predict_weights(), m.state_["W"])
+    assert not np.allclose(m._predict_weights(), weights(m))
 
 
 def test_equals_ogd_with_perceptron_loss_and_step_one(a9a):
@@ -217,13 +217,13 @@ def test_equals_ogd_with_perceptron_loss_and_step_one(a9a):
         o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0, average=average)
         close(p.predict_learn(X, y, return_scores=True),
               o.predict_learn(X, y, return_scores=True), rtol=0)
-        close(p.state_["W"], o.state_["W"], rtol=0)
+        close(weights(p), weights(o), rtol=0)
         close(p.coef_, o.coef_)
     Xm, ym = multiclass_data(seed=11)
-    p = Perceptron().fit(sp.csr_matrix(Xm), ym)
-    o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0).fit(
+    p = Perceptron(shuffle=False).fit(sp.csr_matrix(Xm), ym)
+    o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0, shuffle=False).fit(
         sp.csr_matrix(Xm), ym)
-    close(p.state_["W"], o.state_["W"], rtol=0)
+    close(weights(p), weights(o), rtol=0)
 
 
 @pytest.mark.parametrize("params", [{"eta": 0}, {"margin": -1}, {"multiclass": "all"},

@@ -9,7 +9,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import ROMMAClassifier
 
-from conftest import close, data_path, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 def romma_update(W, Phi, m):
@@ -67,14 +67,14 @@ def test_binary_matches_reference(aggressive, average):
     for data in (X, sp.csr_matrix(X)):
         m = ROMMAClassifier(aggressive=aggressive, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
-        close(m.state_["W"], W)
+        close(weights(m), W)
         close(m._predict_weights(), Wbar if average else W)
     m = ROMMAClassifier(aggressive=aggressive, average=average)
     m.partial_fit(X[:1], y[:1], classes=[-1.0, 1.0])
     for i in range(1, X.shape[0]):
         close(m.decision_function(X[i][None])[0], scores[i, 0])
         m.learn_one(X[i], y[i])
-    close(m.state_["W"], W)
+    close(weights(m), W)
 
 
 def test_a9a_matches_reference():
@@ -85,7 +85,7 @@ def test_a9a_matches_reference():
                                     average=True)
         m = ROMMAClassifier(aggressive=aggressive, average=True)
         close(m.predict_learn(X, y, return_scores=True), scores[:, 0], rtol=1e-9)
-        close(m.state_["W"], W, rtol=1e-9)
+        close(weights(m), W, rtol=1e-9)
         close(m.coef_, Wbar[:, 1:], rtol=1e-9)
 
 
@@ -98,7 +98,7 @@ def test_multiclass_matches_reference(aggressive, average):
                                 average=average)
     m = ROMMAClassifier(aggressive=aggressive, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
-    close(m.state_["W"], W)
+    close(weights(m), W)
     close(m._predict_weights(), Wbar if average else W)
 
 
@@ -124,11 +124,11 @@ def test_mistakes_within_the_perceptron_bound_on_separable_data():
 
 def test_zero_weight_or_zero_row_skips():
     X, y = binary_data(n=30, seed=4)
-    m = ROMMAClassifier(fit_intercept=False).fit(X, y)
-    W, n = m.state_["W"].copy(), m.n_updates_
+    m = ROMMAClassifier(fit_intercept=False, shuffle=False).fit(X, y)
+    W, n = weights(m).copy(), m.n_updates_
     m.partial_fit(np.zeros((2, X.shape[1])), [1.0, -1.0])
     m.partial_fit(X, -y, sample_weight=np.zeros(X.shape[0]))
-    assert m.n_updates_ == n and np.array_equal(m.state_["W"], W)
+    assert m.n_updates_ == n and np.array_equal(weights(m), W)
 
 
 def test_bad_parameters():

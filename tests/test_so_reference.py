@@ -278,7 +278,7 @@ def test_theta_forms_of_sop_and_narow():
         score = theta @ np.linalg.solve(A + np.outer(x, x), x)
         if yt * score <= 0:
             theta, A, mistakes = theta + yt * x, A + np.outer(x, x), mistakes + 1
-    model = SOPClassifier(a=a, covariance="full").fit(X, y)
+    model = SOPClassifier(a=a, covariance="full", shuffle=False).fit(X, y)
     _close(model.state_["W"][0], np.linalg.solve(A, theta))
     _close(model._sigma()[0], np.linalg.inv(A))
     assert model.n_updates_ == mistakes > 5
@@ -291,7 +291,7 @@ def test_theta_forms_of_sop_and_narow():
         At = A + np.outer(x, x) / r if np.isfinite(r) else A
         if yt * (np.linalg.solve(At, theta) @ x) < 1:
             theta, A = theta + yt * x, At
-    model = NAROWClassifier(b=b, covariance="full").fit(X, y)
+    model = NAROWClassifier(b=b, covariance="full", shuffle=False).fit(X, y)
     _close(model.state_["W"][0], np.linalg.solve(A, theta), 1e-9)
     _close(model._sigma()[0], np.linalg.inv(A), 1e-9)
 

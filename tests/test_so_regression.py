@@ -144,7 +144,7 @@ def test_rls_sample_weight_is_weighted_least_squares():
     X, y = _random(4)
     weights = np.random.default_rng(0).uniform(0, 3, len(y))
     weights[::7] = 0.0
-    model = RLSRegressor(lam=1.3, fit_intercept=False).fit(X, y, sample_weight=weights)
+    model = RLSRegressor(lam=1.3, fit_intercept=False, shuffle=False).fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(model.coef_, _ridge(X, y, 1.3, weights), rtol=1e-9)
     assert model.n_updates_ == np.count_nonzero(weights)
 
@@ -154,8 +154,8 @@ def test_arow_regression_equals_rls(cov):
     """AROW regression with Sigma = I at start is RLS with lam = r (P = Sigma / r)."""
     X, y = _random(5)
     r = 0.4
-    arow = AROWRegressor(r=r, covariance=cov).fit(X, y)
-    rls = RLSRegressor(lam=r, covariance=cov).fit(X, y)
+    arow = AROWRegressor(r=r, covariance=cov, shuffle=False).fit(X, y)
+    rls = RLSRegressor(lam=r, covariance=cov, shuffle=False).fit(X, y)
     _close(arow.coef_, rls.coef_)
     _close(arow.intercept_, rls.intercept_)
     _close(arow.cov_, r * rls.cov_)
@@ -167,8 +167,8 @@ def test_diag_rls_forgets_only_touched_coordinates():
     X = np.zeros((50, 2))
     X[:, 0] = 1.0
     y = np.ones(50)
-    diag = RLSRegressor(forgetting=0.9, covariance="diag", fit_intercept=False).fit(X, y)
-    full = RLSRegressor(forgetting=0.9, covariance="full", fit_intercept=False).fit(X, y)
+    diag = RLSRegressor(forgetting=0.9, covariance="diag", fit_intercept=False, shuffle=False).fit(X, y)
+    full = RLSRegressor(forgetting=0.9, covariance="full", fit_intercept=False, shuffle=False).fit(X, y)
     assert diag.cov_[1] == 1.0
     np.testing.assert_allclose(full.cov_[1, 1], 0.9 ** -50, rtol=1e-12)
     np.testing.assert_allclose(diag.cov_[0], full.cov_[0, 0], rtol=1e-12)
