@@ -57,18 +57,19 @@ class OneRow:
     """One example as the kernel's CSR triple ``row = (indptr, indices, data)``, in
     buffers reused between calls (grown when a row does not fit; ``row`` is then new).
 
-    ``shift`` is 1 with an intercept (column 0 holds the constant 1, features start at
-    column 1), else 0.  ``index`` is the vocabulary's name -> column dict of a model
+    ``shift`` is 1 with an intercept (column 0 holds the constant ``constant``, the
+    learner's ``intercept_scaling``; features start at column 1), else 0.  ``index`` is the vocabulary's name -> column dict of a model
     learning from dicts, else None.  ``last``/``copy``: the dict whose row the buffer
     holds when it was written by a prediction, and a copy of it, so that
     ``learn_one(x)`` right after ``predict_one(x)`` reuses the row when ``x`` is
     unchanged.
     """
-    __slots__ = ("shift", "index", "row", "indptr", "indices", "data", "n", "last", "copy",
-                 "packers")
+    __slots__ = ("shift", "constant", "index", "row", "indptr", "indices", "data", "n",
+                 "last", "copy", "packers")
 
-    def __init__(self, shift, index=None, capacity=64):
+    def __init__(self, shift, index=None, capacity=64, constant=1.0):
         self.shift = shift
+        self.constant = constant
         self.index = index
         self.packers = {}  # length -> struct packers of the columns and values
         self.last = self.copy = None
@@ -80,7 +81,7 @@ class OneRow:
         self.indices = np.zeros(capacity, np.int32)
         self.data = np.zeros(capacity)
         if self.shift:
-            self.data[0] = 1.0  # the intercept's constant feature, column 0
+            self.data[0] = self.constant  # the intercept's constant feature, column 0
         self.row = (self.indptr, self.indices, self.data)
 
     def put_known(self, x, remember):

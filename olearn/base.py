@@ -12,9 +12,13 @@ A learner class declares
 * ``_kernel_params()``: its hyper-parameters as a tuple of floats, and
   ``_check_params()`` to validate them (once per call).
 
-Every learner takes ``fit_intercept`` (a constant feature 1 is column 0 of ``W``; it
-takes part in norms and updates like any other feature; ``coef_`` excludes it and
-``intercept_`` is its weight), ``epochs`` (passes of ``fit``), ``shuffle`` (default
+Every learner takes ``fit_intercept`` and ``intercept_scaling`` (a constant feature of
+value ``c = intercept_scaling`` is column 0 of ``W``; it takes part in norms and
+updates like any other feature; ``coef_`` excludes it and ``intercept_`` is ``c``
+times its weight: ``c = 1`` is the seed texts' convention, LIBLINEAR's
+``intercept_scaling`` is the same device; the first-order linear classifiers default to
+``c = 0.1``, so that on normalised sparse rows the constant does not weigh as much as
+the whole row in ``||x||^2``: see README, "Conventions"), ``epochs`` (passes of ``fit``), ``shuffle`` (default
 True: ``fit`` visits the rows in a random order each epoch, as scikit-learn's SGD does;
 ``partial_fit``, ``predict_learn`` and the one-example methods always keep the stream's
 order) and ``random_state`` (seeds that order; None gives a fresh order each ``fit``).
@@ -43,7 +47,7 @@ from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-e
 from ._labels import LabelMixin, unique_labels
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
-from ._validation import check_weight, validate_batch, validate_X
+from ._validation import check_number, check_weight, validate_batch, validate_X
 
 __all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
            "DivergenceError"]
@@ -132,6 +136,14 @@ class OnlineLearner(StateMixin, BaseEstimator):
     def _n_weights(self, n_features):
         return n_features + int(self.fit_intercept)
 
+    def _constant(self):
+        """The value of the constant feature that carries the intercept (0 without one):
+        ``intercept_scaling``, checked here (once per call)."""
+        if not self.fit_intercept:
+            return 0.0
+        c = getattr(self, "intercept_scaling", 1.0)
+        return check_number("intercept_scaling", c, low=0.0, low_open=True)
+
     # ------------------------------------------------------------ task plumbing
     def _task(self):
         return REGRESSION
@@ -144,7 +156,7 @@ class OnlineLearner(StateMixin, BaseEstimator):
 
     def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
-        rows = kernel_rows(X, self.fit_intercept)
+        rows = kernel_rows(X, self.fit_intercept, self._constant())
         n = X.shape[0]
         sw = np.ones(n) if sample_weight is None else sample_weight
         scores = np.empty((n, self._n_rows), dtype=np.float64)
@@ -272,7 +284,7 @@ class OnlineLearner(StateMixin, BaseEstimator):
         scores = X @ W[:, int(self.fit_intercept):int(self.fit_intercept) + nf].T
         scores = np.asarray(scores)
         if self.fit_intercept:
-            scores = scores + W[:, 0]
+            scores = scores + self._constant() * W[:, 0]
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def _predict_weights(self):
@@ -290,7 +302,7 @@ class OnlineLearner(StateMixin, BaseEstimator):
     def intercept_(self):
         check_is_fitted(self, "state_")
         W = self._predict_weights()
-        return W[:, 0].copy() if self.fit_intercept else np.zeros(W.shape[0])
+        return self._constant() * W[:, 0] if self.fit_intercept else np.zeros(W.shape[0])
 
     # ------------------------------------------------------------ one at a time
     def _row_lists(self, x, grow):
@@ -359,7 +371,8 @@ class OnlineLearner(StateMixin, BaseEstimator):
         if buf is None:
             vocabulary = self.vocabulary_
             buf = self._row_buf = OneRow(int(self.fit_intercept),
-                                         None if vocabulary is None else vocabulary._index)
+                                         None if vocabulary is None else vocabulary._index,
+                                         constant=self._constant())
         return buf.row, buf.put(cols, vals)
 
     def _one_call(self):

@@ -34,7 +34,9 @@ _scanned = None
 #: meanings of the parameters every learner takes (``OnlineLearner``'s), for the
 #: docstrings that only say "see ``OnlineLearner``"
 COMMON_PARAMETERS = {
-    "fit_intercept": "bool, learn an intercept (a constant feature 1 in the weights).",
+    "fit_intercept": "bool, learn an intercept (a constant feature in the weights).",
+    "intercept_scaling": "float > 0, value of that constant feature (1: the seed texts' "
+                         "convention; smaller: the intercept weighs less in norms and steps).",
     "epochs": "int, passes over the data in fit() (the command line makes one).",
     "shuffle": "bool, shuffle the rows before each epoch of fit().",
     "random_state": "int or None, seed of the shuffle.",

@@ -59,9 +59,15 @@ def weights(model):
     return A[..., 0:1, 5:6] * W
 
 
-def with_intercept(X):
-    """``X`` with the constant column olearn puts in front when ``fit_intercept``."""
-    return np.hstack([np.ones((X.shape[0], 1)), X])
+#: the default ``intercept_scaling`` of the first-order linear classifiers
+CLF = 0.1
+
+
+def with_intercept(X, c=1.0):
+    """``X`` with the constant column ``c`` olearn puts in front when ``fit_intercept``
+    (``c`` is the learner's ``intercept_scaling``: ``CLF`` for the first-order linear
+    classifiers, 1 for the others)."""
+    return np.hstack([np.full((X.shape[0], 1), c), X])
 
 
 def close(actual, expected, rtol=1e-10):

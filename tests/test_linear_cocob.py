@@ -12,7 +12,7 @@ from olearn.linear import COCOBClassifier, COCOBRegressor
 from test_linear_ogd import score_grad
 from test_linear_ogd_regressor import dloss
 
-from conftest import close, data_path, weights, with_intercept
+from conftest import CLF, close, data_path, weights, with_intercept
 
 
 def ref_cocob(X, y, K=1, loss="logistic", alpha=100.0, epsilon=0.1, average=False,
@@ -61,7 +61,7 @@ def data(n=100, d=7, seed=0, K=1):
                                                 ("hinge", 10.0, True)])
 def test_binary_matches_reference(loss, alpha, average):
     X, y, _ = data()
-    scores, W, Wbar = ref_cocob(with_intercept(X), y, loss=loss, alpha=alpha,
+    scores, W, Wbar = ref_cocob(with_intercept(X, CLF), y, loss=loss, alpha=alpha,
                                 average=average)
     m = COCOBClassifier(loss=loss, alpha=alpha, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores[:, 0])
@@ -80,7 +80,7 @@ def test_binary_matches_reference(loss, alpha, average):
 
 def test_multiclass_matches_reference():
     X, y, _ = data(K=4, seed=1)
-    scores, W, Wbar = ref_cocob(with_intercept(X), y, K=4, average=True)
+    scores, W, Wbar = ref_cocob(with_intercept(X, CLF), y, K=4, average=True)
     m = COCOBClassifier(average=True)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
     close(m._predict_weights(), Wbar)
@@ -100,7 +100,7 @@ def test_regression_matches_reference(loss):
 def test_real_data_matches_reference():
     X, y = load_svmlight_file(str(data_path("a9a", "a9a")), n_features=123)
     X, y = X[:2000].tocsr(), y[:2000]
-    scores, W, _ = ref_cocob(with_intercept(X.toarray()), y)
+    scores, W, _ = ref_cocob(with_intercept(X.toarray(), CLF), y)
     m = COCOBClassifier()
     close(m.predict_learn(X, y, return_scores=True), scores[:, 0])
     close(weights(m), W)

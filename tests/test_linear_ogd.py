@@ -14,7 +14,7 @@ from sklearn.linear_model import SGDClassifier
 
 from olearn.linear import OGDClassifier
 
-from conftest import close, data_path, weights, with_intercept
+from conftest import CLF, close, data_path, weights, with_intercept
 
 
 # ---------------------------------------------------------------- reference
@@ -120,7 +120,7 @@ CONFIGS = [
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[c["loss"] for c in CONFIGS])
 def test_binary_matches_reference(cfg):
     X, y = binary_data()
-    scores, W, Wbar = ref_ogd(with_intercept(X), y, **cfg)
+    scores, W, Wbar = ref_ogd(with_intercept(X, CLF), y, **cfg)
     m = OGDClassifier(**cfg)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores[:, 0])
     close(weights(m), W)
@@ -130,7 +130,7 @@ def test_binary_matches_reference(cfg):
 def test_dense_sparse_and_one_at_a_time_agree():
     X, y = binary_data(seed=2)
     cfg = CONFIGS[0]
-    scores, W, Wbar = ref_ogd(with_intercept(X), y, **cfg)
+    scores, W, Wbar = ref_ogd(with_intercept(X, CLF), y, **cfg)
     m = OGDClassifier(**cfg)
     close(m.predict_learn(X, y, return_scores=True), scores[:, 0])
     close(m.coef_, Wbar[:, 1:])
@@ -156,7 +156,7 @@ def test_sample_weight_multiplies_the_loss():
 
 def test_a9a_matches_reference(a9a):
     X, y = a9a
-    Xd = with_intercept(X.toarray())
+    Xd = with_intercept(X.toarray(), CLF)
     for cfg in (dict(loss="logistic", schedule="invsqrt", eta=0.5, radius=4.0, average=True),
                 dict(loss="hinge", schedule="optimal", alpha=1e-3, average=True)):
         scores, W, Wbar = ref_ogd(Xd, y, **cfg)
@@ -172,7 +172,7 @@ def test_scale_folds_and_zeroing_keep_the_average():
     X, y = binary_data(n=120, seed=3)
     for cfg in (dict(loss="hinge", schedule="constant", eta=0.5, alpha=1.0, average=True),
                 dict(loss="hinge", schedule="constant", eta=2.0, alpha=0.5, average=True)):
-        scores, W, Wbar = ref_ogd(with_intercept(X), y, **cfg)
+        scores, W, Wbar = ref_ogd(with_intercept(X, CLF), y, **cfg)
         m = OGDClassifier(**cfg)
         close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores[:, 0])
         close(weights(m), W)

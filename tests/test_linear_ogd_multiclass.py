@@ -9,7 +9,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.linear import OGDClassifier
 from test_linear_ogd import ref_ogd
 
-from conftest import close, data_path, weights, with_intercept
+from conftest import CLF, close, data_path, weights, with_intercept
 
 
 def multiclass_data(n=90, d=6, K=4, seed=1):
@@ -31,7 +31,7 @@ CONFIGS = [
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[c["loss"] for c in CONFIGS])
 def test_multiclass_matches_reference(cfg):
     X, y = multiclass_data()
-    scores, W, Wbar = ref_ogd(with_intercept(X), y, K=4, **cfg)
+    scores, W, Wbar = ref_ogd(with_intercept(X, CLF), y, K=4, **cfg)
     m = OGDClassifier(**cfg)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
     close(weights(m), W)
@@ -42,7 +42,7 @@ def test_pendigits_softmax_matches_reference():
     X, y = load_svmlight_file(str(data_path("pendigits", "pendigits")), n_features=16)
     X, y = X[:1500].toarray() / 100.0, y[:1500].astype(int)
     cfg = dict(loss="logistic", schedule="invsqrt", eta=0.5, average=True)
-    scores, W, Wbar = ref_ogd(with_intercept(X), np.searchsorted(np.unique(y), y), K=10,
+    scores, W, Wbar = ref_ogd(with_intercept(X, CLF), np.searchsorted(np.unique(y), y), K=10,
                               **cfg)
     m = OGDClassifier(**cfg)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)

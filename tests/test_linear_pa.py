@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 
 from olearn.linear import PAClassifier, PARegressor
 
-from conftest import close, data_path, weights, with_intercept
+from conftest import CLF, close, data_path, weights, with_intercept
 
 STEP = {"PA": lambda C: (math.inf, 0.0), "PA-I": lambda C: (C, 0.0),
         "PA-II": lambda C: (math.inf, 0.5 / C)}
@@ -106,7 +106,7 @@ def cpusmall():
                                                ("PA-II", 0.7, False)])
 def test_binary_matches_reference(variant, C, average):
     X, y = binary_data()
-    scores, W, Wbar = ref_pa(with_intercept(X), y, variant=variant, C=C, average=average)
+    scores, W, Wbar = ref_pa(with_intercept(X, CLF), y, variant=variant, C=C, average=average)
     for data in (X, sp.csr_matrix(X)):
         m = PAClassifier(C=C, variant=variant, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
@@ -132,7 +132,7 @@ def test_multiclass_matches_reference(variant, average):
     rng = np.random.default_rng(2)
     X = rng.standard_normal((90, 6)) * (rng.random((90, 6)) < 0.7)
     y = np.argmax(X @ rng.standard_normal((6, 4)) + 0.5 * rng.standard_normal((90, 4)), 1)
-    scores, W, Wbar = ref_pa(with_intercept(X), y, K=4, variant=variant, C=0.4,
+    scores, W, Wbar = ref_pa(with_intercept(X, CLF), y, K=4, variant=variant, C=0.4,
                              average=average)
     for data in (X, sp.csr_matrix(X)):
         m = PAClassifier(C=0.4, variant=variant, average=average)
@@ -149,7 +149,7 @@ def test_a9a_matches_reference(a9a):
     X, y = a9a
     Xd = X.toarray()
     for variant, average in (("PA-I", False), ("PA", True)):
-        scores, W, Wbar = ref_pa(with_intercept(Xd), y, variant=variant, C=0.1,
+        scores, W, Wbar = ref_pa(with_intercept(Xd, CLF), y, variant=variant, C=0.1,
                                  average=average)
         for data in (X, Xd):
             m = PAClassifier(C=0.1, variant=variant, average=average)

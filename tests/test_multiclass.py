@@ -158,7 +158,8 @@ def test_binary_behaviour_is_unchanged_with_two_labels(name):
     state = tuple(ref.state_[s.name] for s in ref._slots)
     scores = np.empty((250, 1))
     pred = np.zeros(250, dtype=np.int64)
-    ref._kernels[BINARY](kernel_rows(X, ref.fit_intercept), signs.astype(float), np.ones(250),
+    rows = kernel_rows(X, ref.fit_intercept, ref._constant())
+    ref._kernels[BINARY](rows, signs.astype(float), np.ones(250),
                          state, tuple(float(p) for p in ref._kernel_params()),
                          np.zeros(1, np.uint8), scores, pred)
     _same_state(_state(a), _state(ref), rtol=0, atol=0)
@@ -310,7 +311,7 @@ def _ovr_reference(name, X, y, K, chunk):
         count = 0
         for lo, hi in zip(cuts[:-1], cuts[1:]):
             out = np.empty((hi - lo, 1))
-            count += b._kernels[BINARY](kernel_rows(X[lo:hi], b.fit_intercept),
+            count += b._kernels[BINARY](kernel_rows(X[lo:hi], b.fit_intercept, b._constant()),
                                         np.where(y[lo:hi] == k, 1.0, -1.0), np.ones(hi - lo),
                                         state, params, np.zeros(1, np.uint8), out,
                                         np.zeros(hi - lo, np.int64))

@@ -98,14 +98,16 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
     B : float > 0 or None (``1 / alpha``), scale of the margin target ``gamma_k``.
     C : float > 0, scale of the step ``eta_k``.
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
 
     The number of updates so far is ``state_["A"][0, 6]``.
     """
     _kernels = KERNELS
 
     def __init__(self, p=2, alpha=1.0, B=None, C=math.sqrt(2.0), average=False,
-                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+                 fit_intercept=True, intercept_scaling=0.1, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     def _check_hyper(self):

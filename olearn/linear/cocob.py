@@ -97,13 +97,14 @@ class COCOBClassifier(_COCOB, OnlineClassifier):
         "modified_huber".
     alpha : float > 0, caps the first bets at ``1 / alpha`` of the wealth (100).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _losses = CLASSIFICATION_LOSSES
     epsilon = 0.0
 
     def __init__(self, loss="logistic", alpha=100.0, average=False, fit_intercept=True,
-                 epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property
@@ -120,12 +121,14 @@ class COCOBRegressor(_COCOB, OnlineRegressor):
     alpha : float > 0, caps the first bets at ``1 / alpha`` of the wealth (100).
     epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", alpha=100.0, epsilon=0.1, average=False,
-                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     @property

@@ -32,7 +32,8 @@ class LMSRegressor(OGDRegressor):
     schedule : "constant", "invsqrt" or "power".
     power : float in (0, 1], exponent of the "power" schedule (``eta n^-power``).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     loss = "squared"
     alpha = 0.0
@@ -40,7 +41,8 @@ class LMSRegressor(OGDRegressor):
     epsilon = 0.0
 
     def __init__(self, eta=0.01, schedule="constant", power=0.5, average=False,
-                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     def _check_hyper(self):

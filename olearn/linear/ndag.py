@@ -169,13 +169,14 @@ class NDAGClassifier(_NDAG, OnlineClassifier):
         "modified_huber".
     eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _losses = CLASSIFICATION_LOSSES
     epsilon = 0.0
 
     def __init__(self, loss="logistic", eta=0.5, average=False, fit_intercept=True,
-                 epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property
@@ -192,12 +193,14 @@ class NDAGRegressor(_NDAG, OnlineRegressor):
     eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
     epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", eta=0.5, epsilon=0.1, average=False,
-                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     @property

@@ -145,14 +145,15 @@ class OGDClassifier(_OGD, OnlineClassifier):
     alpha : float, L2 term (>= 0; "optimal" needs > 0).
     radius : float or None, project onto the L2 ball of this radius after each step.
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _losses = CLASSIFICATION_LOSSES
     epsilon = 0.0
 
     def __init__(self, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alpha=0.0,
-                 radius=None, average=False, fit_intercept=True, epochs=1, shuffle=True,
-                 random_state=None):
+                 radius=None, average=False, fit_intercept=True, intercept_scaling=0.1,
+                 epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property
@@ -199,13 +200,14 @@ class OGDRegressor(_OGD, OnlineRegressor):
     radius : float or None, project onto the L2 ball of this radius after each step.
     epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", eta=0.1, schedule="invsqrt", power=0.5, alpha=0.0,
-                 radius=None, epsilon=0.1, average=False, fit_intercept=True, epochs=1,
-                 shuffle=True, random_state=None):
+                 radius=None, epsilon=0.1, average=False, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property

@@ -103,12 +103,13 @@ class PAClassifier(LinearModel, OnlineClassifier):
     C : float, aggressiveness (> 0; unused by "PA").
     variant : "PA", "PA-I" or "PA-II".
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
-    def __init__(self, C=1.0, variant="PA-I", average=False, fit_intercept=True, epochs=1,
-                 shuffle=True, random_state=None):
+    def __init__(self, C=1.0, variant="PA-I", average=False, fit_intercept=True,
+                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     def _check_hyper(self):

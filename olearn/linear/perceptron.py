@@ -93,12 +93,14 @@ class Perceptron(LinearModel, OnlineClassifier):
     margin : float, update when the margin is at most this (>= 0).
     multiclass : "max", "uniform" or "single" (see the module docstring).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
     def __init__(self, eta=1.0, margin=0.0, multiclass="max", average=False,
-                 fit_intercept=True, epochs=1, shuffle=True, random_state=None):
+                 fit_intercept=True, intercept_scaling=0.1, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     def _check_hyper(self):

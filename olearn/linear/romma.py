@@ -112,12 +112,13 @@ class ROMMAClassifier(LinearModel, OnlineClassifier):
     aggressive : bool, update whenever the margin is below 1 (aROMMA) instead of only
         on mistakes (ROMMA).
     average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
-    def __init__(self, aggressive=False, average=False, fit_intercept=True, epochs=1,
-                 shuffle=True, random_state=None):
+    def __init__(self, aggressive=False, average=False, fit_intercept=True,
+                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -115,6 +115,7 @@ class OneVsRest(OnlineClassifier):
         self.__dict__.pop("_proto", None)
 
     fit_intercept = property(lambda self: self._base().fit_intercept)
+    intercept_scaling = property(lambda self: getattr(self._base(), "intercept_scaling", 1.0))
     epochs = property(lambda self: self._base().epochs)
     shuffle = property(lambda self: self._base().shuffle)
     random_state = property(lambda self: self._base().random_state)

@@ -125,9 +125,9 @@ class SecondOrderMixin:
         i = int(self.fit_intercept)
         n, nf = X.shape
         if sp.issparse(X) and i:
-            X = sp.hstack([np.ones((n, 1)), X], format="csr")
+            X = sp.hstack([np.full((n, 1), self._constant()), X], format="csr")
         elif i:
-            X = np.hstack([np.ones((n, 1)), X])
+            X = np.hstack([np.full((n, 1), self._constant()), X])
         if "L" in self.state_:
             B = np.asarray(X @ self.state_["L"][0][:nf + i])      # rows b = L'x
             return np.einsum("ij,ij->i", B, B)

@@ -50,14 +50,15 @@ class AROWClassifier(SecondOrderMixin, OnlineClassifier):
     ----------
     r : float > 0, regularization (larger: smaller, more cautious steps).
     covariance : "full", "diag" or "auto" (see ``olearn.second_order._base``).
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
 
     Fitted: ``coef_``, ``intercept_`` (the mean), ``cov_``, ``covariance_``.
     """
     _kernels = KERNELS
 
-    def __init__(self, r=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=True,
-                 random_state=None):
+    def __init__(self, r=1.0, covariance="auto", fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     def _check_params(self):

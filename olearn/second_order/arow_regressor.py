@@ -46,12 +46,13 @@ class AROWRegressor(SecondOrderMixin, OnlineRegressor):
     ----------
     r : float > 0, regularization.
     covariance : "full", "diag" or "auto".
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
-    def __init__(self, r=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=True,
-                 random_state=None):
+    def __init__(self, r=1.0, covariance="auto", fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     def _check_params(self):

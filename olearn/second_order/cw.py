@@ -71,12 +71,13 @@ class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
     eta : float in (0.5, 1), the confidence the update enforces.
     a : float > 0, initial variance (``Sigma = a I``).
     covariance : "full", "diag" or "auto".
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
-    def __init__(self, eta=0.95, a=1.0, covariance="auto", fit_intercept=True, epochs=1,
-                 shuffle=True, random_state=None):
+    def __init__(self, eta=0.95, a=1.0, covariance="auto", fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property

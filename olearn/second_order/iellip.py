@@ -93,7 +93,8 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
     b : float in (0, 1), decay of ``c_t``.
     c : float in (0, 1), initial shrink ``c_1``.
     covariance : "full", "diag" or "auto".
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
 
     Fitted: as the other second-order learners, plus the row counter in ``state_["t"]``.
     """
@@ -106,8 +107,8 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
             "accuracy after one pass on the check's 3-blob problem, which asks for > 0.83",
     }
 
-    def __init__(self, b=0.3, c=0.1, covariance="auto", fit_intercept=True, epochs=1,
-                 shuffle=True, random_state=None):
+    def __init__(self, b=0.3, c=0.1, covariance="auto", fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     def _check_params(self):

@@ -81,14 +81,15 @@ class RLSRegressor(SecondOrderMixin, OnlineRegressor):
     lam : float > 0, ridge penalty (``P = I / lam`` at start).
     forgetting : float in (0, 1], exponential forgetting factor (1: plain RLS = ridge).
     covariance : "full", "diag" or "auto".
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
 
     Fitted: ``coef_``, ``intercept_``, ``cov_`` (the matrix ``P`` over the features).
     """
     _kernels = KERNELS
 
     def __init__(self, lam=1.0, forgetting=1.0, covariance="auto", fit_intercept=True,
-                 epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property

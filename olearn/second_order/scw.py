@@ -74,12 +74,14 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
     eta : float in (0.5, 1), confidence.
     variant : "I" or "II".
     covariance : "full", "diag" or "auto".
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
-    def __init__(self, C=1.0, eta=0.95, variant="I", covariance="auto", fit_intercept=True,
-                 epochs=1, shuffle=True, random_state=None):
+    def __init__(self, C=1.0, eta=0.95, variant="I", covariance="auto",
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     def _check_params(self):

@@ -53,12 +53,13 @@ class SOPClassifier(SecondOrderMixin, OnlineClassifier):
     ----------
     a : float > 0, the paper's regularization ``a I`` (``Sigma = I / a`` at start).
     covariance : "full", "diag" or "auto".
-    fit_intercept, epochs, shuffle, random_state : see ``OnlineLearner``.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
     """
     _kernels = KERNELS
 
-    def __init__(self, a=1.0, covariance="auto", fit_intercept=True, epochs=1, shuffle=True,
-                 random_state=None):
+    def __init__(self, a=1.0, covariance="auto", fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
     @property
