@@ -16,9 +16,9 @@ Every learner takes ``fit_intercept`` and ``intercept_scaling`` (a constant feat
 value ``c = intercept_scaling`` is column 0 of ``W``; it takes part in norms and
 updates like any other feature; ``coef_`` excludes it and ``intercept_`` is ``c``
 times its weight: ``c = 1`` is the seed texts' convention, LIBLINEAR's
-``intercept_scaling`` is the same device; the first-order linear classifiers default to
+``intercept_scaling`` is the same device; the PA, OGD and COCOB classifiers default to
 ``c = 0.1``, so that on normalised sparse rows the constant does not weigh as much as
-the whole row in ``||x||^2``: see README, "Conventions"), ``epochs`` (passes of ``fit``), ``shuffle`` (default
+the whole row in ``||x||^2``: see README, "Learners"), ``epochs`` (passes of ``fit``), ``shuffle`` (default
 True: ``fit`` visits the rows in a random order each epoch, as scikit-learn's SGD does;
 ``partial_fit``, ``predict_learn`` and the one-example methods always keep the stream's
 order) and ``random_state`` (seeds that order; None gives a fresh order each ``fit``).

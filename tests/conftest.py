@@ -59,13 +59,13 @@ def weights(model):
     return A[..., 0:1, 5:6] * W
 
 
-#: the default ``intercept_scaling`` of the first-order linear classifiers
+#: the default ``intercept_scaling`` of PA, OGD and COCOB classifiers
 CLF = 0.1
 
 
 def with_intercept(X, c=1.0):
     """``X`` with the constant column ``c`` olearn puts in front when ``fit_intercept``
-    (``c`` is the learner's ``intercept_scaling``: ``CLF`` for the first-order linear
+    (``c`` is the learner's ``intercept_scaling``: ``CLF`` for the PA, OGD and COCOB
     classifiers, 1 for the others)."""
     return np.hstack([np.full((X.shape[0], 1), c), X])
 

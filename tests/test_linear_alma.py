@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import ALMAClassifier
 
-from conftest import CLF, close, data_path, weights, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 def ref_alma(X, y, K=1, alpha=1.0, B=None, C=math.sqrt(2.0), average=False, sw=None):
@@ -63,7 +63,7 @@ def binary_data(n=100, d=7, seed=0):
                                                (0.3, 2.0, 0.5, False)])
 def test_binary_matches_reference(alpha, B, C, average):
     X, y = binary_data()
-    scores, W, Wbar, k = ref_alma(with_intercept(X, CLF), y, alpha=alpha, B=B, C=C,
+    scores, W, Wbar, k = ref_alma(with_intercept(X), y, alpha=alpha, B=B, C=C,
                                   average=average)
     for data in (X, sp.csr_matrix(X)):
         m = ALMAClassifier(alpha=alpha, B=B, C=C, average=average)
@@ -91,7 +91,7 @@ def test_sample_weight_multiplies_the_step():
 def test_a9a_matches_reference():
     X, y = load_svmlight_file(str(data_path("a9a", "a9a")), n_features=123)
     X, y = X[:3000].tocsr(), y[:3000]
-    scores, W, Wbar, _ = ref_alma(with_intercept(X.toarray(), CLF), y, alpha=0.8, average=True)
+    scores, W, Wbar, _ = ref_alma(with_intercept(X.toarray()), y, alpha=0.8, average=True)
     m = ALMAClassifier(alpha=0.8, average=True)
     close(m.predict_learn(X, y, return_scores=True), scores[:, 0])
     close(weights(m), W)
@@ -103,7 +103,7 @@ def test_multiclass_matches_reference(alpha, average):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((90, 6)) * (rng.random((90, 6)) < 0.7)
     y = np.argmax(X @ rng.standard_normal((6, 4)) + 0.5 * rng.standard_normal((90, 4)), 1)
-    scores, W, Wbar, _ = ref_alma(with_intercept(X, CLF), y, K=4, alpha=alpha, average=average)
+    scores, W, Wbar, _ = ref_alma(with_intercept(X), y, K=4, alpha=alpha, average=average)
     m = ALMAClassifier(alpha=alpha, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
     close(weights(m), W)

@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import OGDClassifier, Perceptron
 
-from conftest import CLF, close, data_path, weights, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 # ---------------------------------------------------------------- reference
@@ -89,14 +89,14 @@ def a9a():
 @pytest.mark.parametrize("eta,margin,average", [(1.0, 0.0, False), (0.7, 0.5, True)])
 def test_binary_matches_reference_dense_sparse_learn_one(eta, margin, average):
     X, y = binary_data()
-    scores, W, Wbar = ref_perceptron(with_intercept(X, CLF), y, eta=eta, margin=margin,
+    scores, W, Wbar = ref_perceptron(with_intercept(X), y, eta=eta, margin=margin,
                                      average=average)
     for data in (X, sp.csr_matrix(X)):
         m = Perceptron(eta=eta, margin=margin, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
         close(weights(m), W)
         close(m.coef_, (Wbar if average else W)[:, 1:])
-        close(m.intercept_, CLF * (Wbar if average else W)[:, 0])
+        close(m.intercept_, (Wbar if average else W)[:, 0])
     m = Perceptron(eta=eta, margin=margin, average=average)
     close(learn_rows(m, X, y), scores[:, 0])
     close(weights(m), W)
@@ -115,7 +115,7 @@ def test_sample_weight_multiplies_the_step():
 def test_a9a_matches_reference(a9a):
     X, y = a9a
     for average in (False, True):
-        scores, W, Wbar = ref_perceptron(with_intercept(X.toarray(), CLF), y, average=average)
+        scores, W, Wbar = ref_perceptron(with_intercept(X.toarray()), y, average=average)
         for data in (X, X.toarray()):
             m = Perceptron(average=average)
             close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
@@ -128,7 +128,7 @@ def test_a9a_matches_reference(a9a):
 @pytest.mark.parametrize("margin,average", [(0.0, False), (0.3, True)])
 def test_multiclass_matches_reference(mode, margin, average):
     X, y = multiclass_data()
-    scores, W, Wbar = ref_perceptron(with_intercept(X, CLF), y, K=4, eta=0.8, margin=margin,
+    scores, W, Wbar = ref_perceptron(with_intercept(X), y, K=4, eta=0.8, margin=margin,
                                      mode=mode, average=average)
     m = Perceptron(eta=0.8, margin=margin, multiclass=mode, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)
@@ -214,14 +214,16 @@ def test_equals_ogd_with_perceptron_loss_and_step_one(a9a):
     X, y = a9a
     for average in (False, True):
         p = Perceptron(average=average)
-        o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0, average=average)
+        o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0, average=average,
+                          intercept_scaling=1.0)
         close(p.predict_learn(X, y, return_scores=True),
               o.predict_learn(X, y, return_scores=True), rtol=0)
         close(weights(p), weights(o), rtol=0)
         close(p.coef_, o.coef_)
     Xm, ym = multiclass_data(seed=11)
     p = Perceptron(shuffle=False).fit(sp.csr_matrix(Xm), ym)
-    o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0, shuffle=False).fit(
+    o = OGDClassifier(loss="perceptron", schedule="constant", eta=1.0, shuffle=False,
+                      intercept_scaling=1.0).fit(
         sp.csr_matrix(Xm), ym)
     close(weights(p), weights(o), rtol=0)
 

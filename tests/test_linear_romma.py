@@ -9,7 +9,7 @@ from sklearn.datasets import load_svmlight_file
 from olearn.datasets import make_separable
 from olearn.linear import ROMMAClassifier
 
-from conftest import CLF, close, data_path, weights, with_intercept
+from conftest import close, data_path, weights, with_intercept
 
 
 def romma_update(W, Phi, m):
@@ -63,7 +63,7 @@ def binary_data(n=100, d=7, seed=0):
 @pytest.mark.parametrize("aggressive,average", [(False, False), (True, True), (True, False)])
 def test_binary_matches_reference(aggressive, average):
     X, y = binary_data()
-    scores, W, Wbar = ref_romma(with_intercept(X, CLF), y, aggressive=aggressive, average=average)
+    scores, W, Wbar = ref_romma(with_intercept(X), y, aggressive=aggressive, average=average)
     for data in (X, sp.csr_matrix(X)):
         m = ROMMAClassifier(aggressive=aggressive, average=average)
         close(m.predict_learn(data, y, return_scores=True), scores[:, 0])
@@ -81,7 +81,7 @@ def test_a9a_matches_reference():
     X, y = load_svmlight_file(str(data_path("a9a", "a9a")), n_features=123)
     X, y = X[:2000].tocsr(), y[:2000]
     for aggressive in (False, True):
-        scores, W, Wbar = ref_romma(with_intercept(X.toarray(), CLF), y, aggressive=aggressive,
+        scores, W, Wbar = ref_romma(with_intercept(X.toarray()), y, aggressive=aggressive,
                                     average=True)
         m = ROMMAClassifier(aggressive=aggressive, average=True)
         close(m.predict_learn(X, y, return_scores=True), scores[:, 0], rtol=1e-9)
@@ -94,7 +94,7 @@ def test_multiclass_matches_reference(aggressive, average):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((90, 6)) * (rng.random((90, 6)) < 0.7)
     y = np.argmax(X @ rng.standard_normal((6, 4)) + 0.5 * rng.standard_normal((90, 4)), 1)
-    scores, W, Wbar = ref_romma(with_intercept(X, CLF), y, K=4, aggressive=aggressive,
+    scores, W, Wbar = ref_romma(with_intercept(X), y, K=4, aggressive=aggressive,
                                 average=average)
     m = ROMMAClassifier(aggressive=aggressive, average=average)
     close(m.predict_learn(sp.csr_matrix(X), y, return_scores=True), scores)

@@ -144,9 +144,9 @@ class _NDAG(LinearModel):
     def _scores_one(self, x):
         if self._is_fresh():
             return None
-        (_, indices, data), n = self._one_row(x, grow=False)
-        cols = indices[:n]
-        return self._predict_weights()[:, cols] @ self._clip(cols, data[:n])
+        row, n = self._one_row(x, grow=False)
+        clipped = self._clip(row[1][:n], row[2][:n])  # O(non-zeros), never O(d)
+        return self._row_scores((row[0], row[1], clipped), n).copy()
 
     def _extra_slots(self):
         return (Slot("S", ("d",), 0.0), Slot("G", ("K", "d"), 0.0))
