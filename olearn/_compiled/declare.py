@@ -127,7 +127,7 @@ def run_declared(key, X, y, sw, state, params, seen, scores, pred):
     """One pass of the declared learner named by the constant string ``key``."""
 
 
-@overload(run_declared, inline="always")
+@overload(run_declared)
 def _run_declared(key, X, y, sw, state, params, seen, scores, pred):
     if not isinstance(key, types.Literal):
         return None  # numba retries with the literal string

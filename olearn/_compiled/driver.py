@@ -66,7 +66,9 @@ def _get_row(X, i, rows):
         def impl(X, i, rows):
             columns, val = rows
             val[0] = X[1][0]
-            val[1:] = X[0][i]
+            row = X[0][i]
+            for j in range(row.shape[0]):
+                val[j + 1] = row[j]
             return columns, val
     else:
         def impl(X, i, rows):
