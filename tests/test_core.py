@@ -222,11 +222,18 @@ def test_second_label_sorting_first_flips_the_model_exactly():
 def test_intercept_is_a_constant_feature():
     X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, -2.0]])
     y = np.array([1, -1, 1])
-    with_b = olearn.make("pa1", C=10.0, shuffle=False).fit(X, y)
-    explicit = olearn.make("pa1", C=10.0, fit_intercept=False, shuffle=False).fit(
-        np.hstack([np.ones((3, 1)), X]), y)
-    np.testing.assert_allclose(with_b.intercept_, explicit.coef_[:, 0], rtol=1e-12)
-    np.testing.assert_allclose(with_b.coef_, explicit.coef_[:, 1:], rtol=1e-12)
+    for c in (None, 1.0, 0.37):  # None: the learner's default (0.1 for PA)
+        params = {} if c is None else {"intercept_scaling": c}
+        with_b = olearn.make("pa1", C=10.0, shuffle=False, **params).fit(X, y)
+        c = with_b.intercept_scaling
+        explicit = olearn.make("pa1", C=10.0, fit_intercept=False, shuffle=False).fit(
+            np.hstack([np.full((3, 1), c), X]), y)
+        np.testing.assert_allclose(with_b.intercept_, c * explicit.coef_[:, 0], rtol=1e-12)
+        np.testing.assert_allclose(with_b.coef_, explicit.coef_[:, 1:], rtol=1e-12)
+        np.testing.assert_allclose(with_b.decision_function(X), explicit.decision_function(
+            np.hstack([np.full((3, 1), c), X])), rtol=1e-12)
+    with pytest.raises(ValueError, match="intercept_scaling"):
+        olearn.make("pa1", intercept_scaling=0.0).fit(X, y)
 
 
 def test_dict_examples_use_a_growing_vocabulary():

@@ -157,7 +157,7 @@ def test_single_is_proportional():
     m = Perceptron(multiclass="single", fit_intercept=False)
     m.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2])
     W0 = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0]])
-    weights(m)[:] = W0
+    m.state_["W"][:] = W0  # scale 1: set the weights directly
     m.state_["A"][0, 4] = np.sum(W0 ** 2)
     m.seen_[:] = 1
     x = np.array([1.0, 1.0])
@@ -166,7 +166,7 @@ def test_single_is_proportional():
     close(weights(m), expected)
     u = Perceptron(multiclass="uniform", fit_intercept=False)
     u.partial_fit(np.zeros((1, 2)), [0], classes=[0, 1, 2])
-    weights(u)[:] = W0
+    u.state_["W"][:] = W0
     u.seen_[:] = 1
     u.partial_fit(x[None], [0])
     close(weights(u), W0 + np.outer([1.0, -0.5, -0.5], x))

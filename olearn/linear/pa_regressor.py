@@ -51,6 +51,13 @@ class PARegressor(LinearModel, OnlineRegressor):
         ``OnlineLearner``.
     """
     _kernels = KERNELS
+    # scikit-learn checks PA regression departs from, and why (read by tests/test_estimators)
+    _expected_failed_checks = {
+        "check_regressors_train":
+            "one pass: the last iterate's R^2 on the check's 200 rows depends on the row "
+            "order; with fit's seeded shuffle plain PA reaches 0.37 (0.68 unshuffled), "
+            "under the check's 0.5",
+    }
 
     def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
