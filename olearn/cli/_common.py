@@ -433,3 +433,23 @@ def check_finite(model, algo, where="", saved_note=""):
     """Raise :class:`Diverged` if the model's weights are not all finite."""
     if non_finite(model) is not None:
         raise Diverged(divergence_message(algo, model, where or "at the end", saved_note))
+
+
+def learn_progressively(model, reader, args, note="", on_checkpoint=None):
+    """Progressive validation of ``model`` over the chunks of ``reader`` (train and
+    evaluate): the compile notice, the finiteness checks, and a learner's own
+    ``DivergenceError`` turned into one line that names the file's row."""
+    from ..evaluate.progressive import progressive
+    diverged = divergence_error()
+    stream = guarded(model, checked_chunks(reader), args.algo, note)
+    try:
+        with learning(f"the {args.algo} kernels"):
+            result = progressive(model, stream, on_checkpoint=on_checkpoint)
+            check_finite(model, args.algo, saved_note=note)
+    except Diverged:
+        raise
+    except ValueError as exc:
+        if diverged is not None and isinstance(exc, diverged):
+            raise stream.error(exc, args.data) from exc
+        raise
+    return result

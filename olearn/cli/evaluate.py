@@ -10,10 +10,9 @@ the file's row order; a table of the results.  Rows per second are measured afte
 the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
 reported as diverged.  'olearn evaluate --algo NAME --help' lists its parameters.
 """
-from ._common import (CLIError, Diverged, add_algo_args, add_data_args, check_algos,
-                      check_finite, checked_chunks, divergence_error, guarded, learning,
-                      make_model, one_line, open_data, parse_params, require_data,
-                      split_algos, user_errors)
+from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_finite,
+                      learn_progressively, learning, make_model, one_line, open_data,
+                      parse_params, require_data, split_algos, user_errors)
 
 
 def add_parser(subparsers):
@@ -40,21 +39,9 @@ def run(args):
         raise CLIError("give either DATA or --dataset, not both")
     if len(split_algos(args.algo)) != 1:
         raise CLIError("evaluate DATA takes one --algo NAME (several: without DATA)")
-    from ..evaluate.progressive import progressive
     from .train import summary
     model = make_model(args.algo, params)
-    diverged = divergence_error()
-    try:
-        with learning(f"the {args.algo} kernels"):
-            stream = guarded(model, checked_chunks(open_data(args)), args.algo)
-            result = progressive(model, stream)
-            check_finite(model, args.algo)
-    except Diverged:
-        raise
-    except ValueError as exc:
-        if diverged is not None and isinstance(exc, diverged):
-            raise stream.error(exc, args.data) from exc
-        raise
+    result = learn_progressively(model, open_data(args), args)
     print(f"progressive validation: {args.algo} on {args.data}")
     print(summary(result))
     return 0

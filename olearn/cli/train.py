@@ -10,9 +10,8 @@ all finite: a learner that diverges stops the run with an error and saves nothin
 """
 import sys
 
-from ._common import (CLIError, Diverged, add_algo_args, add_data_args, check_algos,
-                      check_finite, check_writable, checked_chunks, divergence_error,
-                      format_value, guarded, learning, make_model, open_data,
+from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_writable,
+                      format_value, learn_progressively, make_model, open_data,
                       parse_params, require_data)
 
 
@@ -80,23 +79,11 @@ def run(args):
     check_algos([args.algo])
     if args.model:
         check_writable(args.model, "model")
-    from ..evaluate.progressive import progressive
     model = make_model(args.algo, params)
     reader = open_data(args)
     printer = None if args.quiet else ProgressPrinter()
     note = "; the model was not saved" if args.model else ""
-    diverged = divergence_error()
-    try:
-        with learning(f"the {args.algo} kernels"):
-            stream = guarded(model, checked_chunks(reader), args.algo, note)
-            result = progressive(model, stream, on_checkpoint=printer)
-            check_finite(model, args.algo, saved_note=note)
-    except Diverged:
-        raise
-    except ValueError as exc:
-        if diverged is not None and isinstance(exc, diverged):
-            raise stream.error(exc, args.data) from exc
-        raise
+    result = learn_progressively(model, reader, args, note, on_checkpoint=printer)
     print(f"\nfinished: {args.algo} on {args.data}")
     print(summary(result))
     if args.model:
