@@ -12,6 +12,7 @@ What a model holds is its own business: ``save`` asks it through ``model._export
 (JSON-able metadata and named arrays) and ``load`` rebuilds it with
 ``cls._import(params, metadata, arrays)``; this module names no private attribute.
 """
+import importlib
 import json
 import os
 import secrets
@@ -28,14 +29,47 @@ class ModelFileError(ValueError):
     """A model file that cannot be read: missing, corrupt, or not an olearn model."""
 
 
+#: classes that are not registered learners but save and load through this format
+#: (portfolio strategies, recommenders, detectors ...): qualified name -> class
+_PERSISTABLE = {}
+
+
+def persistable(cls):
+    """Class decorator: ``save``/``load`` accept instances of ``cls`` (an olearn class
+    with ``get_params``, ``_export()`` and ``cls._import(params, metadata, arrays)``)."""
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if not name.startswith("olearn."):
+        raise TypeError(f"{name}: only olearn's own classes can be made persistable")
+    _PERSISTABLE[name] = cls
+    return cls
+
+
+def _known_class(name, learners):
+    """The class a model file names, or None.  A persistable class's module is imported
+    on demand, but only a module of the olearn package itself."""
+    if not isinstance(name, str):
+        return None
+    if name in learners:
+        return learners[name]
+    module = name.rpartition(".")[0]
+    if name not in _PERSISTABLE and module.startswith("olearn.") and module.isascii() \
+            and all(part.isidentifier() for part in module.split(".")):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return None
+    return _PERSISTABLE.get(name)
+
+
 def save(model, path):
     """Write ``model`` to ``path`` atomically."""
     from . import __version__
     from .registry import registered_classes
     cls_name = f"{type(model).__module__}.{type(model).__qualname__}"
-    if cls_name not in registered_classes():
+    learner = cls_name in registered_classes()
+    if not learner and cls_name not in _PERSISTABLE:
         raise TypeError(f"{cls_name} is not a registered olearn learner")
-    if not hasattr(model, "state_"):
+    if learner and not hasattr(model, "state_"):
         raise ValueError("cannot save a model that has not learned anything yet")
     params = model.get_params(deep=False)
     try:
@@ -85,10 +119,10 @@ def load(path):
     if meta.get("format_version") != FORMAT_VERSION:
         raise ModelFileError(f"{path}: model format version {meta.get('format_version')} is "
                              f"not supported (this olearn reads version {FORMAT_VERSION})")
-    classes = registered_classes()
-    if meta.get("class") not in classes:
+    cls = _known_class(meta.get("class"), registered_classes())
+    if cls is None:
         raise ModelFileError(f"{path}: unknown learner class {meta.get('class')!r}")
     try:
-        return classes[meta["class"]]._import(meta["params"], meta["fitted"], arrays)
+        return cls._import(meta["params"], meta["fitted"], arrays)
     except (TypeError, ValueError, KeyError) as exc:
         raise ModelFileError(f"{path}: corrupt olearn model file ({exc})") from None
