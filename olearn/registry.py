@@ -24,7 +24,7 @@ import pkgutil
 import re
 from typing import NamedTuple
 
-LEARNER_PACKAGES = ("olearn.linear", "olearn.second_order", "olearn.multiclass",
+LEARNER_PACKAGES = ("olearn.linear", "olearn.second_order", "olearn.multiclass", "olearn.ensemble",
                     "olearn.sparse", "olearn.kernel", "olearn.unsupervised")
 
 _REGISTRY = {}
