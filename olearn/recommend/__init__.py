@@ -1,0 +1,37 @@
+"""Recommendation from a stream of ``(user, item, rating)`` events.
+
+Models (ids of any hashable type; new users and items may appear at any time):
+
+* ``Baseline``: global mean plus user and item biases;
+* ``FunkMF``: latent factors only;
+* ``BiasedMF``: Koren's biased matrix factorisation;
+
+all learned online by SGD, with ``learn_one``, ``predict_one``, ``predict_learn`` (a
+whole stream in one compiled pass, progressive predictions), ``recommend(user, k)`` and
+safe ``olearn.persistence.save``/``load``.
+
+Data and evaluation: ``load_ratings(path)``, ``load_movielens100k()``,
+``progressive_ratings``, ``hit_rate``, ``evaluate_stream``.
+
+Everything is imported on first use.
+"""
+from importlib import import_module
+
+_WHERE = {
+    "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf",
+    "load_ratings": "data", "load_movielens100k": "data", "Ratings": "data",
+    "progressive_ratings": "evaluate", "hit_rate": "evaluate", "evaluate_stream": "evaluate",
+    "make_recommender": "evaluate", "RECOMMENDERS": "evaluate",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

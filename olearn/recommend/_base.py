@@ -1,0 +1,207 @@
+"""What every recommender shares: ids that grow mid-stream, the pairs each user has
+rated, ``recommend``, stream validation, and the parts of save/load that are not the
+model's own arrays.
+
+A subclass keeps its parameters in arrays with one row per user or item code and
+implements ``_grow(n_users, n_items, order)`` (allocate the rows of new ids, ``order``
+giving the order in which the new ids appeared: ``(kind, code)``, kind 0 a user, 1 an
+item), ``_learn(u, i, r, out)`` (the compiled pass over codes), ``_scores(u, i)``
+(vectorised predictions for known-or-unknown codes, -1 meaning unknown) and
+``_export_model()`` / ``_import_model(fitted, arrays)``.
+"""
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ._ids import IdMap
+
+
+def check_stream(users, items, ratings=None):
+    """Lengths and ratings of one call: ratings as a finite float64 array."""
+    n = len(users)
+    if len(items) != n:
+        raise ValueError(f"users has {n} entries but items has {len(items)}")
+    if ratings is None:
+        return None
+    r = np.asarray(ratings, dtype=np.float64)
+    if r.ndim != 1 or r.shape[0] != n:
+        raise ValueError(f"ratings must be a 1-D sequence of {n} numbers, got shape "
+                         f"{r.shape}")
+    if not np.all(np.isfinite(r)):
+        raise ValueError("ratings must be finite numbers")
+    return np.ascontiguousarray(r)
+
+
+def grown(a, n_rows, fill):
+    """``a`` with at least ``n_rows`` rows (capacity doubled), new rows ``fill``."""
+    if a.shape[0] >= n_rows:
+        return a
+    cap = max(n_rows, 2 * a.shape[0], 16)
+    b = np.full((cap,) + a.shape[1:], fill, dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+class Recommender(BaseEstimator):
+    """Base of the recommenders: not an estimator to use directly."""
+
+    # -- state -------------------------------------------------------------------
+    def _started(self):
+        return hasattr(self, "_users")
+
+    def _start(self):
+        self._check_params()
+        self._users, self._items = IdMap(), IdMap()
+        self._pairs = np.zeros((0, 2), dtype=np.int64)
+        self._n_pairs = 0
+        self.n_seen_ = 0
+        self._init_model()
+
+    @property
+    def user_ids_(self):
+        """The users seen so far, in order of first appearance."""
+        return list(self._users.ids) if self._started() else []
+
+    @property
+    def item_ids_(self):
+        """The items seen so far, in order of first appearance."""
+        return list(self._items.ids) if self._started() else []
+
+    @property
+    def n_users_(self):
+        return len(self._users) if self._started() else 0
+
+    @property
+    def n_items_(self):
+        return len(self._items) if self._started() else 0
+
+    def _encode_growing(self, users, items):
+        """Codes of a stream's ids, new ids allocated (in order of first appearance)."""
+        nu0, ni0 = len(self._users), len(self._items)
+        u = self._users.encode(users, grow=True)
+        i = self._items.encode(items, grow=True)
+        nu, ni = len(self._users), len(self._items)
+        if nu > nu0 or ni > ni0:
+            # event index of each new id's first appearance; users before items
+            _, fu = np.unique(u, return_index=True)
+            _, fi = np.unique(i, return_index=True)
+            fu = fu[u[fu] >= nu0]
+            fi = fi[i[fi] >= ni0]
+            keys = np.concatenate([2 * fu, 2 * fi + 1])
+            codes = np.concatenate([u[fu], i[fi]])
+            kinds = np.concatenate([np.zeros(len(fu), np.int64), np.ones(len(fi), np.int64)])
+            o = np.argsort(keys, kind="stable")
+            self._grow(nu, ni, kinds[o], codes[o])
+        return u, i
+
+    def _remember(self, u, i):
+        n = self._n_pairs + len(u)
+        self._pairs = grown(self._pairs, n, 0)
+        self._pairs[self._n_pairs:n, 0] = u
+        self._pairs[self._n_pairs:n, 1] = i
+        self._n_pairs = n
+        self.n_seen_ += len(u)
+
+    # -- the online protocol ----------------------------------------------------
+    def predict_learn(self, users, items, ratings):
+        """Progressive predictions of a whole stream: each rating is predicted by the
+        model of the events before it, then learned.  Returns a float64 array."""
+        r = check_stream(users, items, ratings)
+        if not self._started():
+            self._start()
+        else:
+            self._check_params()
+        out = np.empty(len(r))
+        if len(r) == 0:
+            return out
+        u, i = self._encode_growing(users, items)
+        self._learn(u, i, r, out)
+        self._remember(u, i)
+        return out
+
+    def partial_fit(self, users, items, ratings):
+        """Learn a stream of ratings, in order.  Returns self."""
+        self.predict_learn(users, items, ratings)
+        return self
+
+    def learn_one(self, user, item, rating):
+        """Learn one rating.  Returns self."""
+        self.predict_learn([user], [item], [rating])
+        return self
+
+    def predict(self, users, items):
+        """Predicted ratings of pairs (unknown users or items get the prior's value)."""
+        check_stream(users, items)
+        if not self._started():
+            return np.full(len(users), self._clip(self._prior_value()))
+        u = self._users.encode(users, grow=False)
+        i = self._items.encode(items, grow=False)
+        return self._clip(self._scores(u, i))
+
+    def predict_one(self, user, item):
+        """The predicted rating of one pair, as a float."""
+        return float(self.predict([user], [item])[0])
+
+    def _clip(self, p):
+        low = -math.inf if self.min_rating is None else self.min_rating
+        high = math.inf if self.max_rating is None else self.max_rating
+        return np.clip(p, low, high)
+
+    def rated_items(self, user):
+        """The items ``user`` has rated (ids, in order of first rating)."""
+        if not self._started():
+            return []
+        c = self._users.code(user, grow=False)
+        if c < 0:
+            return []
+        codes = self._pairs[:self._n_pairs]
+        mine = codes[codes[:, 0] == c, 1]
+        _, first = np.unique(mine, return_index=True)
+        return [self._items.ids[j] for j in mine[np.sort(first)]]
+
+    def recommend(self, user, k=10, exclude_rated=True):
+        """The ``k`` items of highest predicted rating for ``user`` (ids, best first),
+        leaving out the items the user has already rated.  Ties keep the order in which
+        the items first appeared.  An unknown user gets the items best for the prior."""
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        if not self._started() or len(self._items) == 0:
+            return []
+        c = self._users.code(user, grow=False)
+        n_items = len(self._items)
+        scores = self._scores(np.full(n_items, c, dtype=np.int64), np.arange(n_items))
+        if exclude_rated and c >= 0:
+            codes = self._pairs[:self._n_pairs]
+            scores[codes[codes[:, 0] == c, 1]] = -np.inf
+            n_items -= np.count_nonzero(np.isneginf(scores))
+        k = min(int(k), n_items)
+        if k <= 0:
+            return []
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [self._items.ids[j] for j in top]
+
+    # -- persistence ---------------------------------------------------------------
+    def _export(self):
+        if not self._started():
+            return {"started": False}, {}
+        self._users.check_saveable("user")
+        self._items.check_saveable("item")
+        fitted, arrays = self._export_model()
+        fitted.update(started=True, users=self._users.ids, items=self._items.ids,
+                      n_seen=self.n_seen_)
+        arrays["pairs"] = self._pairs[:self._n_pairs].copy()
+        return fitted, arrays
+
+    @classmethod
+    def _import(cls, params, fitted, arrays):
+        model = cls(**params)
+        if not fitted.get("started"):
+            return model
+        model._start()
+        model._users, model._items = IdMap(fitted["users"]), IdMap(fitted["items"])
+        pairs = np.asarray(arrays["pairs"], dtype=np.int64).reshape(-1, 2)
+        model._pairs, model._n_pairs = pairs.copy(), len(pairs)
+        model.n_seen_ = int(fitted["n_seen"])
+        model._import_model(fitted, arrays)
+        return model

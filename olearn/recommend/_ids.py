@@ -1,0 +1,59 @@
+"""Ids of any hashable type, mapped to dense integer codes in order of first appearance.
+
+Codes index the rows of a recommender's arrays; a new id gets the next code.  Arrays
+of integers or strings are encoded at numpy speed (one ``np.unique`` and one dict look-up
+per distinct id); anything else goes through a Python loop.  Numpy scalars are stored
+as the equal Python value, so ``196`` and ``np.int64(196)`` are the same id.
+"""
+import numpy as np
+
+#: id types that a model file can hold (JSON's)
+SAVEABLE = (str, int, float, bool)
+
+
+class IdMap:
+    """A growing map id -> code (``ids[code]`` is the id)."""
+
+    def __init__(self, ids=()):
+        self.ids = list(ids)
+        self.index = {key: code for code, key in enumerate(self.ids)}
+        if len(self.index) != len(self.ids):
+            raise ValueError("duplicate ids")
+
+    def __len__(self):
+        return len(self.ids)
+
+    def code(self, key, grow):
+        """The code of one id; a new id gets the next code when ``grow``, else -1."""
+        if isinstance(key, np.generic):
+            key = key.item()
+        c = self.index.get(key)
+        if c is None:
+            if not grow:
+                return -1
+            c = self.index[key] = len(self.ids)
+            self.ids.append(key)
+        return c
+
+    def encode(self, values, grow):
+        """int64 codes of a sequence of ids (-1 for an unknown id when not ``grow``)."""
+        arr = values if isinstance(values, np.ndarray) else None
+        if arr is None:
+            try:
+                arr = np.asarray(values)
+            except (ValueError, TypeError):
+                arr = None
+        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iuU" and arr.size:
+            uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+            keys = uniq.tolist()
+            codes = np.empty(len(keys), dtype=np.int64)
+            for j in np.argsort(first, kind="stable").tolist():
+                codes[j] = self.code(keys[j], grow)
+            return codes[inverse.reshape(-1)]
+        return np.fromiter((self.code(v, grow) for v in values), dtype=np.int64)
+
+    def check_saveable(self, what):
+        for key in self.ids:
+            if not isinstance(key, SAVEABLE):
+                raise TypeError(f"cannot save a {what} id of type {type(key).__name__} "
+                                f"({key!r}): model files hold str, int, float or bool ids")
