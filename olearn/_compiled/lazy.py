@@ -1,0 +1,395 @@
+"""Lazy penalties of the sparse online learners (``olearn.sparse``): inline helpers.
+
+A sparse learner applies its regulariser to every weight every round, but a row
+touches only its non-zeros.  Here the penalty owed by a coordinate since it was last
+touched is applied when a row touches it again (or when the model is read), so a row
+costs O(non-zeros) whatever the number of features.  Two forms cover the learners:
+
+* closed forms (RDA, AdaRDA, FTRL-Proximal): the weight is a function of
+  per-coordinate sums and of the round ``t``; nothing is owed, the weight is computed
+  where it is needed (:func:`rda_weight`, :func:`ftrl_weight`, :func:`ada_rda_weight`);
+* shrinkage (FOBOS, truncated gradient, AdaFOBOS): between two touches a weight only
+  shrinks toward 0, and a run of shrinks composes into one.
+
+Shrinkage bookkeeping (FOBOS and truncated gradient).  A round's proximal map on one
+coordinate is ``w -> c_t sign(w) max(|w| - a_t, 0)`` (``a_t`` the l1 amount, ``c_t``
+the l2 factor ``1 / (1 + eta_t l2)``; truncated gradient: ``c_t = 1`` and only weights
+with ``|w| <= theta`` shrink).  Maps of the form ``u -> max(alpha u - beta, 0)`` compose
+into the same form, so keeping the weights in units of the running product ``P_t =
+c_1 ... c_t`` (``w = P W``) and the running sum ``Q_t = sum_s a_s / P_{s-1}``, a weight
+last settled at ``Q_s`` is now ``P_t sign(W) max(|W| - (Q_t - Q_s), 0)``.  Per
+coordinate the state keeps ``W`` and ``C`` (the ``Q`` it was settled at); per round
+``P`` and ``Q`` are two scalars.  When ``P`` underflows past ``1e-100`` every weight
+is settled and ``P`` folded back (:func:`fold_shrink`, O(K d), rare).  Since shrinking
+never raises ``|w|``, a weight above the truncated gradient's ``theta`` stays there
+until touched, and one below shrinks by the whole owed amount.
+
+AdaFOBOS owes ``lambda eta / H_i`` per round, with ``H_i = delta + sqrt(G_i)`` fixed
+between touches: ``C`` keeps the round a coordinate was settled in.
+
+Auxiliary array ``A`` (K, 12): per class row ``A[k, 0]`` the raw score and ``A[k, 1]``
+the loss gradient (the layout of ``olearn._compiled.losses``); in row 0: ``A[0, 2]``
+the round ``t``, ``A[0, 3]`` the scale ``P`` (0 before the first round, read as 1),
+``A[0, 4]`` the sum ``Q``, ``A[0, 5]`` a shrink owed from the next round on
+(truncated gradient's period), ``A[0, 6:12]`` the hyper-parameters the score needs
+(the rule writes them every round and the estimator before every call: the score
+function of the driver takes no parameters).
+"""
+import math
+
+from numba import njit
+
+R_, G_, T_, P_, Q_, PEND_ = 0, 1, 2, 3, 4, 5
+HYPER_ = 6
+AUX_COLUMNS = 12
+FOLD_BELOW = 1e-100
+
+
+@njit(inline="always")
+def begin(A):
+    """Count this round (the scale starts at 1)."""
+    if A[0, T_] == 0.0:
+        A[0, P_] = 1.0
+    A[0, T_] += 1.0
+
+
+# ------------------------------------------------------------------ shrinkage
+@njit(inline="always")
+def settle(W, C, k, i, Q, theta):
+    """Apply the shrink owed by ``W[k, i]`` since it was settled (``Q - C[k, i]``)."""
+    dq = Q - C[k, i]
+    if dq != 0.0:
+        C[k, i] = Q
+        w = W[k, i]
+        if w > 0.0:
+            if w <= theta:
+                W[k, i] = w - dq if w > dq else 0.0
+        elif w < 0.0:
+            if w >= -theta:
+                W[k, i] = w + dq if -w > dq else 0.0
+
+
+@njit(inline="always")
+def shrink_scores(state, idx, val, out):
+    """Score of FOBOS and truncated gradient: settle the row's weights, then ``P W.x``.
+    A shrink owed from this round on (truncated gradient) is added to ``Q`` first."""
+    W = state[0]
+    C = state[1]
+    A = state[2]
+    begin(A)
+    A[0, Q_] += A[0, PEND_]
+    A[0, PEND_] = 0.0
+    Q = A[0, Q_]
+    theta = A[0, HYPER_]
+    P = A[0, P_]
+    for k in range(W.shape[0]):
+        a = 0.0
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            settle(W, C, k, i, Q, theta)
+            a += W[k, i] * val[j]
+        out[k] = P * a
+        A[k, R_] = P * a
+
+
+@njit
+def fold_shrink(W, C, A):
+    """Settle every weight and move the scale ``P`` into ``W`` (O(K d))."""
+    Q = A[0, Q_]
+    theta = A[0, HYPER_]
+    P = A[0, P_]
+    for k in range(W.shape[0]):
+        for i in range(W.shape[1]):
+            settle(W, C, k, i, Q, theta)
+            W[k, i] *= P
+            C[k, i] = 0.0
+    A[0, Q_] = 0.0
+    A[0, P_] = 1.0
+
+
+@njit(inline="always")
+def shrink_rule(state, params, idx, val, y, sw, seen, grad):
+    """FOBOS (Duchi and Singer 2009) and truncated gradient (Langford, Li, Zhang 2009).
+
+    ``params = (eta, invsqrt, l1, l2, gravity, period, theta, eps)``.  The gradient
+    step ``w - eta_t g x`` on the row's (settled) weights, then FOBOS's proximal step
+    for every weight (``Q += eta_t l1 / P``, ``P /= 1 + eta_t l2``: owed, applied when
+    touched) and, for truncated gradient, the shrink ``period * gravity * eta`` owed
+    from the next round on when it is a multiple of ``period``."""
+    eta, invsqrt, l1, l2, gravity, period, theta, eps = params
+    W = state[0]
+    C = state[1]
+    A = state[2]
+    t = A[0, T_]
+    step = eta / math.sqrt(t) if invsqrt != 0.0 else eta
+    A[0, HYPER_] = theta
+    moved = grad(A, seen, y, eps)
+    P = A[0, P_]
+    if moved:
+        for k in range(A.shape[0]):
+            gk = A[k, G_]
+            if gk != 0.0:
+                b = -step * sw * gk / P
+                for j in range(idx.shape[0]):
+                    W[k, idx[j]] += b * val[j]
+    if l1 > 0.0:
+        A[0, Q_] += step * l1 / P
+    if l2 > 0.0:
+        P = P / (1.0 + step * l2)
+        A[0, P_] = P
+        if P < FOLD_BELOW:
+            fold_shrink(W, C, A)
+    if gravity > 0.0 and period > 0.0 and (t + 1.0) % period == 0.0:
+        A[0, PEND_] = period * gravity * eta
+    return moved
+
+
+# ------------------------------------------------------------------ AdaFOBOS
+@njit(inline="always")
+def ada_settle(W, G, C, k, i, t, lam_eta, delta):
+    """Apply the rounds of shrink ``lambda eta / (delta + sqrt(G))`` owed since the
+    coordinate was settled (round ``C``) up to round ``t``."""
+    owed = t - C[k, i]
+    if owed > 0.0:
+        C[k, i] = t
+        w = W[k, i]
+        if w != 0.0:
+            d = owed * lam_eta / (delta + math.sqrt(G[k, i]))
+            if w > 0.0:
+                W[k, i] = w - d if w > d else 0.0
+            else:
+                W[k, i] = w + d if -w > d else 0.0
+
+
+@njit(inline="always")
+def ada_fobos_scores(state, idx, val, out):
+    """Score of AdaFOBOS: settle the row's weights through the last round, ``W.x``."""
+    W = state[0]
+    G = state[1]
+    C = state[2]
+    A = state[3]
+    begin(A)
+    done = A[0, T_] - 1.0
+    lam_eta = A[0, HYPER_]
+    delta = A[0, HYPER_ + 1]
+    for k in range(W.shape[0]):
+        a = 0.0
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            ada_settle(W, G, C, k, i, done, lam_eta, delta)
+            a += W[k, i] * val[j]
+        out[k] = a
+        A[k, R_] = a
+
+
+@njit(inline="always")
+def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
+    """AdaFOBOS (Duchi, Hazan, Singer 2011, composite mirror descent with the diagonal
+    ``H_t = delta I + diag(G_t)^(1/2)`` and ``lambda ||w||_1``, Section 5.1):
+    ``w_i <- sign(v) [|v| - lambda eta / H_ii]_+`` with ``v = w_i - eta g_i / H_ii``;
+    ``params = (eta, lam, delta, eps)``."""
+    eta, lam, delta, eps = params
+    W = state[0]
+    G = state[1]
+    C = state[2]
+    A = state[3]
+    t = A[0, T_]
+    A[0, HYPER_] = lam * eta
+    A[0, HYPER_ + 1] = delta
+    moved = grad(A, seen, y, eps)
+    if moved:
+        for k in range(A.shape[0]):
+            gk = A[k, G_] * sw
+            if gk != 0.0:
+                for j in range(idx.shape[0]):
+                    g = gk * val[j]
+                    if g != 0.0:
+                        i = idx[j]
+                        G[k, i] += g * g
+                        h = delta + math.sqrt(G[k, i])
+                        if h > 0.0:
+                            v = W[k, i] - eta * g / h
+                            d = lam * eta / h
+                            W[k, i] = v - d if v > d else (v + d if v < -d else 0.0)
+                            C[k, i] = t
+    return moved
+
+
+# ------------------------------------------------------------------ closed forms
+@njit(inline="always")
+def rda_weight(S, n, lam_n, denom):
+    """RDA's ``w = -sign(S) max(|S| - n lambda_n, 0) / (gamma sqrt n)`` from the
+    gradient sum ``S`` of ``n`` rounds (``lam_n = n lambda + gamma rho sqrt n``,
+    ``denom = gamma sqrt n``)."""
+    if S > lam_n:
+        return -(S - lam_n) / denom
+    if S < -lam_n:
+        return -(S + lam_n) / denom
+    return 0.0
+
+
+@njit(inline="always")
+def rda_scores(state, idx, val, out):
+    """Score of RDA from the gradient sums (``A[0, 6:9] = lambda, gamma, rho``)."""
+    W = state[0]
+    A = state[1]
+    begin(A)
+    n = A[0, T_] - 1.0
+    if n == 0.0:
+        for k in range(W.shape[0]):
+            out[k] = 0.0
+            A[k, R_] = 0.0
+        return
+    lam, gamma, rho = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
+    sn = math.sqrt(n)
+    lam_n = n * lam + gamma * rho * sn
+    denom = gamma * sn
+    for k in range(W.shape[0]):
+        a = 0.0
+        for j in range(idx.shape[0]):
+            a += rda_weight(W[k, idx[j]], n, lam_n, denom) * val[j]
+        out[k] = a
+        A[k, R_] = a
+
+
+@njit(inline="always")
+def add_gradient(S, A, sw, idx, val):
+    """``S_k += sw g_k x`` for every class row with a gradient (the dual sums)."""
+    for k in range(A.shape[0]):
+        gk = A[k, G_] * sw
+        if gk != 0.0:
+            for j in range(idx.shape[0]):
+                S[k, idx[j]] += gk * val[j]
+
+
+@njit(inline="always")
+def rda_rule(state, params, idx, val, y, sw, seen, grad):
+    """RDA (Xiao 2010, Algorithm 1 with ``h = ||w||^2 / 2``, ``beta_t = gamma
+    sqrt(t)``, the enhanced l1 ``lambda_t = lambda + gamma rho / sqrt(t)``):
+    the gradient sums; the weights are their closed form.  ``params = (lam, gamma,
+    rho, eps)``."""
+    lam, gamma, rho, eps = params
+    S = state[0]
+    A = state[1]
+    A[0, HYPER_] = lam
+    A[0, HYPER_ + 1] = gamma
+    A[0, HYPER_ + 2] = rho
+    moved = grad(A, seen, y, eps)
+    if moved:
+        add_gradient(S, A, sw, idx, val)
+    return moved
+
+
+@njit(inline="always")
+def ada_rda_weight(S, G, n, eta, lam, delta):
+    """AdaRDA's ``w = -sign(S) eta max(|S| - lambda n, 0) / (delta + sqrt(G))``."""
+    h = delta + math.sqrt(G)
+    if h <= 0.0:
+        return 0.0
+    ln = lam * n
+    if S > ln:
+        return -eta * (S - ln) / h
+    if S < -ln:
+        return -eta * (S + ln) / h
+    return 0.0
+
+
+@njit(inline="always")
+def ada_rda_scores(state, idx, val, out):
+    """Score of AdaRDA (``A[0, 6:9] = eta, lambda, delta``)."""
+    S = state[0]
+    G = state[1]
+    A = state[2]
+    begin(A)
+    n = A[0, T_] - 1.0
+    eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
+    for k in range(S.shape[0]):
+        a = 0.0
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            a += ada_rda_weight(S[k, i], G[k, i], n, eta, lam, delta) * val[j]
+        out[k] = a
+        A[k, R_] = a
+
+
+@njit(inline="always")
+def ada_rda_rule(state, params, idx, val, y, sw, seen, grad):
+    """AdaRDA (Duchi, Hazan, Singer 2011, primal-dual subgradient with the diagonal
+    ``H_t`` and ``lambda ||w||_1``, Section 5.1): gradient sums ``S`` and squared
+    sums ``G``.  ``params = (eta, lam, delta, eps)``."""
+    eta, lam, delta, eps = params
+    S = state[0]
+    G = state[1]
+    A = state[2]
+    A[0, HYPER_] = eta
+    A[0, HYPER_ + 1] = lam
+    A[0, HYPER_ + 2] = delta
+    moved = grad(A, seen, y, eps)
+    if moved:
+        for k in range(A.shape[0]):
+            gk = A[k, G_] * sw
+            if gk != 0.0:
+                for j in range(idx.shape[0]):
+                    g = gk * val[j]
+                    S[k, idx[j]] += g
+                    G[k, idx[j]] += g * g
+    return moved
+
+
+@njit(inline="always")
+def ftrl_weight(z, n, alpha, beta, l1, l2):
+    """McMahan et al.'s closed form: 0 if ``|z| <= l1``, else
+    ``-(z - sign(z) l1) / ((beta + sqrt(n)) / alpha + l2)``."""
+    if z > l1:
+        return -(z - l1) / ((beta + math.sqrt(n)) / alpha + l2)
+    if z < -l1:
+        return -(z + l1) / ((beta + math.sqrt(n)) / alpha + l2)
+    return 0.0
+
+
+@njit(inline="always")
+def ftrl_scores(state, idx, val, out):
+    """Score of FTRL-Proximal from ``z`` and ``n`` (``A[0, 6:10] = alpha, beta, l1,
+    l2``)."""
+    Z = state[0]
+    N = state[1]
+    A = state[2]
+    begin(A)
+    alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
+    l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
+    for k in range(Z.shape[0]):
+        a = 0.0
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            a += ftrl_weight(Z[k, i], N[k, i], alpha, beta, l1, l2) * val[j]
+        out[k] = a
+        A[k, R_] = a
+
+
+@njit(inline="always")
+def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
+    """FTRL-Proximal (McMahan et al. 2013, Algorithm 1), per coordinate of the row:
+    ``sigma = (sqrt(n + g^2) - sqrt(n)) / alpha``, ``z += g - sigma w``, ``n += g^2``.
+    ``params = (alpha, beta, l1, l2, eps)``."""
+    alpha, beta, l1, l2, eps = params
+    Z = state[0]
+    N = state[1]
+    A = state[2]
+    A[0, HYPER_] = alpha
+    A[0, HYPER_ + 1] = beta
+    A[0, HYPER_ + 2] = l1
+    A[0, HYPER_ + 3] = l2
+    moved = grad(A, seen, y, eps)
+    if moved:
+        for k in range(A.shape[0]):
+            gk = A[k, G_] * sw
+            if gk != 0.0:
+                for j in range(idx.shape[0]):
+                    i = idx[j]
+                    g = gk * val[j]
+                    n = N[k, i]
+                    w = ftrl_weight(Z[k, i], n, alpha, beta, l1, l2)
+                    n2 = n + g * g
+                    Z[k, i] += g - (math.sqrt(n2) - math.sqrt(n)) / alpha * w
+                    N[k, i] = n2
+    return moved

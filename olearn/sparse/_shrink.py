@@ -1,0 +1,31 @@
+"""What FOBOS and truncated gradient share: the state ``(W, C, A)`` of
+``olearn._compiled.lazy`` (weights in units of the scale ``P``, the sum ``Q`` each
+weight was settled at) and its materialisation."""
+import math
+
+import numpy as np
+
+from .._compiled.lazy import Q_
+from ._sparse import SparseModel, shrink
+
+
+class ShrinkModel(SparseModel):
+    _arrays = (("W", True), ("C", False))
+
+    def _theta(self):
+        return math.inf
+
+    def _hyper(self):
+        return (self._theta(),)
+
+    def _weights_at(self, cols):
+        P, Q = self._scale_sum()
+        W = self._cols("W", cols)
+        return P * shrink(W, Q - self._cols("C", cols), self._theta())
+
+    def _settle(self):
+        A = self.state_["A"]
+        Q = A[0, Q_]
+        W = self.state_["W"]
+        W[...] = shrink(W, Q - self.state_["C"], self._theta())
+        self.state_["C"][...] = Q

@@ -1,0 +1,97 @@
+"""What the sparse learners share on the Python side.
+
+* The state: the learner's per-coordinate arrays (``(K, d)`` each, the first named
+  ``W`` whatever it holds: weights in scale units, gradient sums or FTRL's ``z``),
+  then ``A`` (K, 12), the scratch and counters of ``olearn._compiled.lazy``.
+* The weights are materialised on demand from that lazy state: ``_weights_at(cols)``
+  gives the true weights of some columns (all when ``cols`` is None) without changing
+  the state; ``coef_``, ``intercept_``, ``decision_function`` and save use it for every
+  column, ``predict_one`` for the example's columns only (O(non-zeros)).
+* ``n_nonzero_``: the non-zero weights of ``coef_`` now (the intercept not counted).
+* The hyper-parameters the compiled score reads are written into ``A`` before each
+  call (``_write_hyper``), so a ``set_params`` between calls is seen by the first row.
+* Before a binary model becomes multiclass, owed shrinks are applied (``_settle``),
+  so the halving of the signed slots acts on settled weights.
+"""
+import math
+
+import numpy as np
+
+from .._compiled.lazy import AUX_COLUMNS, HYPER_, P_, Q_, T_
+from .._state import Slot
+from .._validation import check_bool, check_choice, check_number  # noqa: F401
+
+
+class SparseModel:
+    """Mixin for the sparse learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
+
+    #: the per-coordinate arrays: (name, signed) in kernel order, ``W`` first
+    _arrays = (("W", True),)
+
+    @property
+    def _slots(self):
+        return tuple(Slot(name, ("K", "d"), 0.0, signed=signed)
+                     for name, signed in self._arrays) + \
+            (Slot("A", ("K", AUX_COLUMNS), 0.0),)
+
+    def _check_hyper(self):
+        """Validate the learner's own hyper-parameters (override)."""
+
+    def _hyper(self):
+        """The values the compiled score reads from ``A[0, 6:]`` (override)."""
+        return ()
+
+    def _check_params(self):
+        self._check_hyper()
+        state = getattr(self, "state_", None)
+        if state is not None and "A" in state:
+            h = self._hyper()
+            state["A"][0, HYPER_:HYPER_ + len(h)] = h
+
+    # ------------------------------------------------------------ materialised model
+    def _weights_at(self, cols):
+        """True weights ``(K, len(cols))`` (every column when None), state unchanged."""
+        raise NotImplementedError
+
+    def _predict_weights(self):
+        return self._weights_at(None)
+
+    def _row_scores(self, row, n):
+        cols = row[1][:n]
+        return self._weights_at(cols) @ row[2][:n]
+
+    @property
+    def n_nonzero_(self):
+        """Number of non-zero weights of ``coef_`` (all class rows; intercept excluded)."""
+        return int(np.count_nonzero(self.coef_))
+
+    def _weights_finite(self):
+        A = self.state_["A"]
+        return bool(np.isfinite(A[0, :HYPER_]).all())
+
+    def _settle(self):
+        """Apply every owed shrink to the state (learners with shrinkage override)."""
+
+    def _to_multiclass(self, old_n, n):
+        self._settle()
+        super()._to_multiclass(old_n, n)
+
+    # ------------------------------------------------------------ helpers
+    def _cols(self, name, cols):
+        a = self.state_[name]
+        return a if cols is None else a[:, cols]
+
+    def _round(self):
+        """Rounds completed so far (``t``)."""
+        return float(self.state_["A"][0, T_])
+
+    def _scale_sum(self):
+        A = self.state_["A"]
+        return (float(A[0, P_]) if A[0, T_] > 0 else 1.0), float(A[0, Q_])
+
+
+def shrink(W, owed, theta=math.inf):
+    """``sign(W) max(|W| - owed, 0)`` where ``|W| <= theta`` (``W`` elsewhere)."""
+    a = np.abs(W)
+    shrunk = np.sign(W) * np.maximum(a - owed, 0.0)
+    return shrunk if theta == math.inf else np.where(a <= theta, shrunk, W)

@@ -1,0 +1,86 @@
+"""AdaFOBOS: FOBOS with AdaGrad's diagonal per-coordinate steps, l1 term.
+
+Duchi, Hazan and Singer, "Adaptive subgradient methods for online learning and
+stochastic optimization", JMLR 12, 2011: composite mirror descent with the diagonal
+proximal term ``H_t = delta I + diag(G_t)^(1/2)``, ``G_t`` the per-coordinate sums of
+squared gradients up to round ``t``, and ``r(w) = lam ||w||_1`` (their Section 5.1):
+
+    v_i = w_{t,i} - eta g_{t,i} / H_{t,ii},     w_{t+1,i} = sign(v_i) [|v_i| - lam eta / H_{t,ii}]_+ .
+
+A coordinate with no gradient this round keeps its ``H_ii`` and shrinks by
+``lam eta / H_ii`` (so a coordinate that never had a gradient stays 0).  As in the SOL
+library this is the "ada-fobos" learner; the losses are those of
+``olearn._compiled.losses`` (max-score or softmax forms for multiclass).  With
+``lam = 0`` and ``delta = 0`` it is OGD with the "adagrad" schedule (tested).
+
+Lazy: between two touches a coordinate's ``H_ii`` is fixed, so the rounds of shrink
+it owes add up (``olearn._compiled.lazy.ada_settle``): each weight keeps the round it
+was settled in, and a row costs O(non-zeros).
+"""
+import numpy as np
+
+from ..base import OnlineClassifier
+from .._compiled.declare import declare
+from .._compiled.lazy import ada_fobos_rule, ada_fobos_scores
+from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS
+from .._params import store_params
+from ..registry import register
+from ._proba import LogisticProba
+from ._sparse import SparseModel, check_choice, check_number, shrink
+
+KERNELS = declare("sparse.ada_fobos", score=ada_fobos_scores, binary=ada_fobos_rule,
+                  multiclass=ada_fobos_rule, losses=GRADS)
+
+
+class AdaFOBOSClassifier(LogisticProba, SparseModel, OnlineClassifier):
+    """AdaFOBOS: diagonal AdaGrad composite mirror descent with l1 (Duchi, Hazan,
+    Singer 2011; see the module docstring).
+
+    Parameters
+    ----------
+    loss : "hinge", "squared_hinge", "logistic", "perceptron" or "modified_huber".
+    eta : float, step (> 0).
+    lam : float, l1 strength (>= 0).
+    delta : float, added to the root of the squared-gradient sums (>= 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    _arrays = (("W", True), ("G", False), ("C", False))
+    epsilon = 0.0
+
+    def __init__(self, loss="hinge", eta=0.1, lam=1e-4, delta=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    @property
+    def _kernels(self):
+        return KERNELS.loss(self.loss)
+
+    def _check_hyper(self):
+        check_choice("loss", self.loss, CLASSIFICATION_LOSSES)
+        check_number("eta", self.eta, low=0.0, low_open=True)
+        check_number("lam", self.lam, low=0.0)
+        check_number("delta", self.delta, low=0.0)
+
+    def _hyper(self):
+        return (float(self.lam) * float(self.eta), float(self.delta))
+
+    def _kernel_params(self):
+        return (float(self.eta), float(self.lam), float(self.delta), 0.0)
+
+    def _owed(self, cols):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = float(self.delta) + np.sqrt(self._cols("G", cols))
+            owed = (self._round() - self._cols("C", cols)) * (
+                float(self.lam) * float(self.eta) / h)
+        return np.where(h > 0, owed, 0.0)
+
+    def _weights_at(self, cols):
+        return shrink(self._cols("W", cols), self._owed(cols))
+
+    def _settle(self):
+        self.state_["W"][...] = self._weights_at(None)
+        self.state_["C"][...] = self._round()
+
+
+register("ada-fobos", AdaFOBOSClassifier)

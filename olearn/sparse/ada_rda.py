@@ -1,0 +1,82 @@
+"""AdaRDA: dual averaging with AdaGrad's diagonal proximal term, l1 term.
+
+Duchi, Hazan and Singer, "Adaptive subgradient methods for online learning and
+stochastic optimization", JMLR 12, 2011: primal-dual subgradient update with
+``psi_t(w) = <w, H_t w> / 2``, ``H_t = delta I + diag(G_t)^(1/2)`` and ``r(w) = lam
+||w||_1`` (their Section 5.1), in closed form per coordinate after ``t`` rounds:
+
+    w_{t+1,i} = -sign(gbar_{t,i}) (eta t / H_{t,ii}) [|gbar_{t,i}| - lam]_+ ,
+
+``gbar_t`` the average gradient.  This is SOL's "ada-rda"; the losses are those of
+``olearn._compiled.losses`` (max-score or softmax forms for multiclass).
+
+Lazy: the state is the gradient sums ``S = t gbar`` and the squared sums ``G``; a
+weight is their closed form at ``t`` (``olearn._compiled.lazy.ada_rda_weight``),
+computed where a row needs it: O(non-zeros) per row, nothing owed.
+"""
+import numpy as np
+
+from ..base import OnlineClassifier
+from .._compiled.declare import declare
+from .._compiled.lazy import ada_rda_rule, ada_rda_scores
+from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS
+from .._params import store_params
+from ..registry import register
+from ._proba import LogisticProba
+from ._sparse import SparseModel, check_choice, check_number, shrink
+
+KERNELS = declare("sparse.ada_rda", score=ada_rda_scores, binary=ada_rda_rule,
+                  multiclass=ada_rda_rule, losses=GRADS)
+
+
+def ada_rda_weights(S, G, n, eta, lam, delta):
+    """The closed form from the sums of ``n`` rounds (numpy)."""
+    h = delta + np.sqrt(G)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -eta * shrink(S, lam * n) / h
+    return np.where(h > 0, w, 0.0)
+
+
+class AdaRDAClassifier(LogisticProba, SparseModel, OnlineClassifier):
+    """AdaRDA: diagonal AdaGrad dual averaging with l1 (Duchi, Hazan, Singer 2011; see
+    the module docstring).
+
+    Parameters
+    ----------
+    loss : "hinge", "squared_hinge", "logistic", "perceptron" or "modified_huber".
+    eta : float, step (> 0).
+    lam : float, l1 strength (>= 0): a weight is 0 while its average gradient is
+        within ``lam``.
+    delta : float, added to the root of the squared-gradient sums (>= 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    _arrays = (("W", True), ("G", False))
+    epsilon = 0.0
+
+    def __init__(self, loss="hinge", eta=0.1, lam=1e-4, delta=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    @property
+    def _kernels(self):
+        return KERNELS.loss(self.loss)
+
+    def _check_hyper(self):
+        check_choice("loss", self.loss, CLASSIFICATION_LOSSES)
+        check_number("eta", self.eta, low=0.0, low_open=True)
+        check_number("lam", self.lam, low=0.0)
+        check_number("delta", self.delta, low=0.0)
+
+    def _hyper(self):
+        return (float(self.eta), float(self.lam), float(self.delta))
+
+    def _kernel_params(self):
+        return self._hyper() + (0.0,)
+
+    def _weights_at(self, cols):
+        return ada_rda_weights(self._cols("W", cols), self._cols("G", cols),
+                               self._round(), *self._hyper())
+
+
+register("ada-rda", AdaRDAClassifier)

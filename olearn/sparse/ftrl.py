@@ -1,0 +1,111 @@
+"""FTRL-Proximal with per-coordinate learning rates.
+
+McMahan et al., "Ad click prediction: a view from the trenches", KDD 2013,
+Algorithm 1.  Per coordinate ``i`` two sums ``z_i`` and ``n_i``; the weights are the
+closed form
+
+    w_i = 0                                                   if |z_i| <= l1,
+    w_i = -(z_i - sign(z_i) l1) / ((beta + sqrt(n_i)) / alpha + l2)   otherwise;
+
+predict ``p = sigmoid(w . x)``; with the gradient ``g_i = (p - y) x_i`` (labels 0/1:
+``y = 1`` for ``classes_[1]``; the same as olearn's logistic loss on -1/+1 labels),
+for every ``i`` with ``x_i != 0``: ``sigma_i = (sqrt(n_i + g_i^2) - sqrt(n_i)) /
+alpha``, ``z_i += g_i - sigma_i w_i``, ``n_i += g_i^2``.  ``FTRLRegressor``: the same
+with the squared loss ``(p - y)^2 / 2`` on the raw score, ``g_i = (p - y) x_i``.
+Multiclass: one ``(z, n)`` per class on the softmax (multinomial logistic) gradient.
+The intercept is a coordinate like the others (constant feature ``intercept_scaling``).
+
+Departure of a popular implementation: River's ``optim.FTRLProximal`` (with
+``linear_model.LogisticRegression``) updates the coordinates one after the other,
+each with weights already partly changed by this example, and keeps a coordinate's
+old weight where ``|z_i| <= l1`` instead of 0.  This follows the paper (every weight
+of the round from the same ``z, n``, and exactly 0 within ``l1``).
+
+Lazy: nothing is owed, ``w`` is a function of ``z`` and ``n``: O(non-zeros) per row.
+"""
+import numpy as np
+
+from ..base import OnlineClassifier, OnlineRegressor
+from .._compiled.declare import declare
+from .._compiled.lazy import ftrl_rule, ftrl_scores
+from .._compiled.losses import logistic_grad, squared_grad
+from .._params import store_params
+from ..registry import register
+from ._proba import LogisticProba
+from ._sparse import SparseModel, check_number, shrink
+
+KERNELS = declare("sparse.ftrl", score=ftrl_scores, binary=ftrl_rule,
+                  multiclass=ftrl_rule, regression=ftrl_rule,
+                  losses={"logistic": logistic_grad, "squared": squared_grad})
+
+
+def ftrl_weights(z, n, alpha, beta, l1, l2):
+    """McMahan et al.'s closed form (numpy)."""
+    return -shrink(z, l1) / ((beta + np.sqrt(n)) / alpha + l2)
+
+
+class _FTRL(SparseModel):
+    _arrays = (("W", True), ("N", False))
+    loss = "logistic"
+
+    @property
+    def _kernels(self):
+        return KERNELS.loss(self.loss)
+
+    def _check_hyper(self):
+        check_number("alpha", self.alpha, low=0.0, low_open=True)
+        check_number("beta", self.beta, low=0.0)
+        check_number("l1", self.l1, low=0.0)
+        check_number("l2", self.l2, low=0.0)
+
+    def _hyper(self):
+        return (float(self.alpha), float(self.beta), float(self.l1), float(self.l2))
+
+    def _kernel_params(self):
+        return self._hyper() + (0.0,)
+
+    def _weights_at(self, cols):
+        return ftrl_weights(self._cols("W", cols), self._cols("N", cols), *self._hyper())
+
+
+class FTRLClassifier(LogisticProba, _FTRL, OnlineClassifier):
+    """FTRL-Proximal, logistic loss (McMahan et al. 2013, Algorithm 1; see the module
+    docstring).
+
+    Parameters
+    ----------
+    alpha : float, per-coordinate rate scale (> 0).
+    beta : float, per-coordinate rate offset (>= 0).
+    l1 : float, l1 strength (>= 0): ``w_i = 0`` while ``|z_i| <= l1``.
+    l2 : float, l2 strength (>= 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+
+    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+
+class FTRLRegressor(_FTRL, OnlineRegressor):
+    """FTRL-Proximal, squared loss (McMahan et al. 2013, Algorithm 1 with the squared
+    loss's gradient).
+
+    Parameters
+    ----------
+    alpha : float, per-coordinate rate scale (> 0).
+    beta : float, per-coordinate rate offset (>= 0).
+    l1 : float, l1 strength (>= 0).
+    l2 : float, l2 strength (>= 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    loss = "squared"
+
+    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+
+register("ftrl", FTRLClassifier)
+register("ftrl-reg", FTRLRegressor)
