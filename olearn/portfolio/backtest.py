@@ -1,0 +1,127 @@
+"""Run a strategy over a matrix of price relatives, and the usual performance figures.
+
+The accounting is the OLPS toolbox's (Li, Sahoo, Hoi, JMLR 17, 2016): on period ``t``
+the strategy holds ``b_t``, the return is
+``r_t = (b_t . x_t) (1 - fee/2 ||b_t - bh_{t-1}||_1)`` where ``bh_{t-1}`` is the previous
+portfolio after the prices moved, ``b_{t-1} * x_{t-1} / (b_{t-1} . x_{t-1})`` (cash, 0,
+before the first period, so the first purchase pays ``fee/2``), and the wealth is the
+running product of the ``r_t``.  (The toolbox divides the drifted portfolio by the net
+return instead, which differs only when ``fee > 0``.)
+Figures: annualised return ``apy = W^(252/n) - 1``, Sharpe ratio
+``(apy - risk_free) / (std(r) sqrt(252))``, maximum drawdown, Calmar ratio
+``apy / max_drawdown`` and turnover (the mean one-way fraction of wealth traded per
+period after the first).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._base import Strategy, check_relatives
+
+
+@dataclass
+class BacktestResult:
+    """The outcome of ``backtest``: per-period arrays and summary figures."""
+    name: str
+    portfolios: np.ndarray      # (periods x assets): b_t, decided before x_t
+    returns: np.ndarray         # r_t, net of the fee
+    wealth: np.ndarray          # cumulative product of the returns
+    fee: float
+    trades: np.ndarray          # one-way fraction of wealth traded on each period
+    periods_per_year: int = 252
+    risk_free: float = 0.04
+
+    @property
+    def final_wealth(self):
+        return float(self.wealth[-1])
+
+    @property
+    def apy(self):
+        return float(self.final_wealth ** (self.periods_per_year / len(self.wealth)) - 1.0)
+
+    @property
+    def volatility(self):
+        if len(self.returns) < 2:
+            return 0.0
+        return float(np.std(self.returns, ddof=1) * np.sqrt(self.periods_per_year))
+
+    @property
+    def sharpe(self):
+        vol = self.volatility
+        return float((self.apy - self.risk_free) / vol) if vol > 0 else float("nan")
+
+    @property
+    def max_drawdown(self):
+        peak = np.maximum.accumulate(np.concatenate(([1.0], self.wealth)))[1:]
+        return float(np.max(1.0 - self.wealth / peak))
+
+    @property
+    def calmar(self):
+        mdd = self.max_drawdown
+        return float(self.apy / mdd) if mdd > 0 else float("inf")
+
+    @property
+    def turnover(self):
+        return float(self.trades[1:].mean()) if len(self.trades) > 1 else 0.0
+
+    def summary(self):
+        """The figures as a dict (for tables)."""
+        return {"strategy": self.name, "final_wealth": self.final_wealth, "apy": self.apy,
+                "sharpe": self.sharpe, "max_drawdown": self.max_drawdown,
+                "calmar": self.calmar, "turnover": self.turnover}
+
+    def plot(self, ax=None, path=None, log=True):
+        """Plot the wealth curve (matplotlib, imported here); save it to ``path`` if given.
+        Returns the axes."""
+        import matplotlib
+        if ax is None and path is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = None
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(8, 4.5))
+        ax.plot(np.arange(1, len(self.wealth) + 1), self.wealth, label=self.name)
+        if log:
+            ax.set_yscale("log")
+        ax.set_xlabel("period")
+        ax.set_ylabel("wealth")
+        ax.legend()
+        if path is not None and fig is not None:
+            fig.tight_layout()
+            fig.savefig(path)
+            plt.close(fig)
+        return ax
+
+
+def account(B, X, fee=0.0):
+    """Returns, wealth and one-way trades of the portfolios ``B`` on relatives ``X``."""
+    gross = np.einsum("ij,ij->i", B, X)
+    drifted = np.zeros_like(B)
+    drifted[1:] = B[:-1] * X[:-1] / gross[:-1, None]
+    trades = 0.5 * np.abs(B - drifted).sum(axis=1)
+    returns = gross * (1.0 - fee * trades)
+    return returns, np.cumprod(returns), trades
+
+
+def backtest(strategy, relatives, fee=0.0, name=None):
+    """Run ``strategy`` over ``relatives`` (periods x assets, positive) in its compiled
+    loop and account for a proportional transaction cost ``fee`` (e.g. 0.001 for
+    0.1%).  The strategy goes on from its current state (a fresh one starts uniform)
+    and ends ready for the period after the last row, exactly as after calling
+    ``predict_one``/``learn_one`` on each row; a hindsight benchmark (BCRP, best stock)
+    is first fitted to ``relatives``."""
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"backtest needs an olearn.portfolio strategy, got "
+                        f"{type(strategy).__name__}")
+    fee = float(fee)
+    if not 0.0 <= fee < 1.0:
+        raise ValueError(f"fee must be in [0, 1), got {fee!r}")
+    X = check_relatives(relatives)
+    if strategy._hindsight:
+        strategy.fit(X)
+    else:
+        strategy._check_params()
+    B = np.empty_like(X)
+    strategy._learn(X, B)
+    returns, wealth, trades = account(B, X, fee)
+    return BacktestResult(name or type(strategy).__name__, B, returns, wealth, fee, trades)
