@@ -1,0 +1,21 @@
+"""Drift detectors: ADWIN, DDM, EDDM, Page-Hinkley, with River's parameter names, and
+:class:`OnDrift`, a learner that starts afresh when its detector fires.
+
+Each detector has ``update(value) -> bool`` (a change detected at this value) and a
+compiled ``update_many(values) -> indices`` of the detections in a whole stream, the
+same as the ``update`` loop; both call one ``@njit(cache=True)`` kernel over the
+detector's state (numpy arrays).  What happens on a detection:
+
+* ADWIN keeps the newer part of its window (the paper's rule; River clears it);
+* DDM, EDDM, Page-Hinkley start afresh (as in their papers and in River).
+
+DDM and EDDM watch a stream of 0/1 errors (1 = a mistake); ADWIN and Page-Hinkley any
+real values.  Detectors save and load with ``olearn.save``/``olearn.load``.
+"""
+from .adwin import ADWIN
+from .ddm import DDM
+from .eddm import EDDM
+from .on_drift import OnDrift
+from .page_hinkley import PageHinkley
+
+__all__ = ["ADWIN", "DDM", "EDDM", "PageHinkley", "OnDrift"]

@@ -1,0 +1,120 @@
+"""A learner that starts afresh when a drift detector fires on its own errors.
+
+Each row is predicted by the current learner (before it learns the row), the error is
+fed to the detector (classification: the 0/1 mistake; regression: the absolute error),
+and the row is learned; when the detector fires at row i, the learner is replaced by a
+fresh copy (same hyper-parameters) from row i + 1 on.  The detector keeps its own
+reaction (ADWIN keeps its newer window; DDM, EDDM, Page-Hinkley start afresh).
+
+A batch runs in compiled passes: the learner's ``predict_learn`` over the rest of the
+batch, then the detector over its errors up to its first detection only; after a
+detection the learner is reset and the rows after it are run again, so the result is the
+same as one row at a time.
+"""
+import numpy as np
+from sklearn.base import BaseEstimator, clone, is_classifier
+
+
+class OnDrift(BaseEstimator):
+    """Reset ``learner`` whenever ``detector`` detects a drift in its progressive errors.
+
+    Parameters
+    ----------
+    learner : an olearn learner (a classifier or a regressor), the model that is reset.
+    detector : an ``olearn.drift`` detector (ADWIN, DDM, EDDM, PageHinkley) watching the
+        learner's pre-update errors (0/1 mistakes, or absolute errors in regression).
+
+    Attributes
+    ----------
+    model_ : the learner now in use.
+    detector_ : the detector in use.
+    drifts_ : list of the row numbers (0-based, over every row learned) where a drift was
+        detected and the learner reset.
+    """
+
+    def __init__(self, learner=None, detector=None):
+        self.learner = learner
+        self.detector = detector
+
+    def _check(self):
+        if self.learner is None or not hasattr(self.learner, "predict_learn"):
+            raise TypeError("OnDrift needs an olearn learner (with predict_learn)")
+        if self.detector is None or not hasattr(self.detector, "update_many"):
+            raise TypeError("OnDrift needs an olearn.drift detector")
+        if "model_" not in self.__dict__:
+            self.model_ = clone(self.learner)
+            self.detector_ = self.detector.clone()
+            self.drifts_ = []
+            self.t_ = 0
+
+    def _errors(self, pred, y):
+        if is_classifier(self.learner):
+            return (np.asarray(pred) != np.asarray(y)).astype(np.float64)
+        return np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(y, dtype=np.float64))
+
+    def predict_learn(self, X, y):
+        """The pre-update prediction of each row, learning as it goes."""
+        self._check()
+        n = X.shape[0]
+        y = np.asarray(y)
+        out = None
+        start = 0
+        while start < n:
+            Xs, ys = X[start:], y[start:]
+            pred = self.model_.predict_learn(Xs, ys)
+            flags = self.detector_._flags(self.detector_._values(self._errors(pred, ys)),
+                                          stop=True)
+            k = flags.shape[0]
+            if out is None:
+                out = np.empty(n, dtype=np.asarray(pred).dtype)
+            out[start:start + k] = pred[:k]
+            self.t_ += k
+            start += k
+            if k and flags[-1] == 2:
+                self.drifts_.append(self.t_ - 1)
+                self.model_ = clone(self.learner)
+        return out
+
+    def partial_fit(self, X, y, **kwargs):
+        self.predict_learn(X, y)
+        return self
+
+    def fit(self, X, y):
+        for name in ("model_", "detector_", "drifts_", "t_"):
+            self.__dict__.pop(name, None)
+        return self.partial_fit(X, y)
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+    def predict_one(self, x):
+        self._check()
+        return self.model_.predict_one(x)
+
+    def learn_one(self, x, y):
+        self.predict_learn_one(x, y)
+        return self
+
+    def predict_learn_one(self, x, y):
+        """Predict ``x``, feed the error to the detector, learn ``x`` (reset on a drift)."""
+        self._check()
+        pred = self.model_.predict_learn_one(x, y)
+        if is_classifier(self.learner):
+            err = float(pred != y)
+        else:
+            err = abs(float(pred) - float(y))
+        self.t_ += 1
+        if self.detector_.update(err):
+            self.drifts_.append(self.t_ - 1)
+            self.model_ = clone(self.learner)
+        return pred
+
+    @property
+    def n_updates_(self):
+        return getattr(self.__dict__.get("model_"), "n_updates_", 0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self.learner is not None:
+            tags.estimator_type = self.learner.__sklearn_tags__().estimator_type
+        return tags
