@@ -1,0 +1,427 @@
+"""olearn.sparse against plain numpy eager references.
+
+Each reference below applies its penalty to every weight every round (the papers'
+algorithms as written, O(d) per row); the learners apply it lazily, O(non-zeros) per
+row.  The progressive scores and the materialised model must agree to 1e-10 on random
+sparse data (many features, few non-zeros a row, so that laziness matters), binary and
+multiclass, and on slices of a9a and news20.
+"""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from olearn.linear import OGDClassifier
+from olearn.sparse import (AdaFOBOSClassifier, AdaRDAClassifier, FOBOSClassifier,
+                           FOBOSRegressor, FTRLClassifier, FTRLRegressor, RDAClassifier,
+                           RDARegressor, TruncatedGradientClassifier,
+                           TruncatedGradientRegressor)
+
+from conftest import data_path
+
+TOL = 1e-10
+
+
+# ---------------------------------------------------------------- reference losses
+def ref_grad(r, y, loss, seen):
+    """dL/dr for the K raw scores ``r``; binary ``y`` in {-1, +1}, multiclass the index,
+    regression the target (``olearn._compiled.losses``)."""
+    if loss == "squared":
+        return np.array([r[0] - y])
+    if r.shape[0] == 1:
+        z = y * r[0]
+        if loss == "hinge":
+            d = -1.0 if z <= 1.0 else 0.0
+        else:  # logistic
+            d = -1.0 / (1.0 + math.exp(z))
+        return np.array([y * d])
+    yi = int(y)
+    g = np.zeros_like(r)
+    if loss == "logistic":
+        s = np.where(seen, r, -np.inf)
+        p = np.exp(s - s.max())
+        p /= p.sum()
+        g = p.copy()
+        g[yi] -= 1.0
+        return g
+    others = [k for k in range(r.shape[0]) if k != yi and seen[k]]
+    if not others:
+        return g
+    s = max(others, key=lambda k: (r[k], -k))
+    if r[yi] - r[s] <= 1.0:
+        g[yi], g[s] = -1.0, 1.0
+    return g
+
+
+def with_constant(X, c=1.0):
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    return np.hstack([np.full((X.shape[0], 1), c), X])
+
+
+def run_reference(step, X, y, K, loss, task):
+    """Drive a reference ``step(W, x, y, seen, t) -> scores`` over the rows; returns the
+    progressive scores and the final model ``W`` (intercept column 0)."""
+    Xc = with_constant(X)
+    W = np.zeros((K, Xc.shape[1]))
+    seen = np.zeros(K, dtype=bool)
+    out = np.zeros((Xc.shape[0], K))
+    for t, (x, yi) in enumerate(zip(Xc, y), start=1):
+        if task == "multiclass":
+            seen[int(yi)] = True
+        out[t - 1] = step(W, x, yi, seen, t)
+    return out, W
+
+
+def shrink(w, a):
+    return np.sign(w) * np.maximum(np.abs(w) - a, 0.0)
+
+
+# ---------------------------------------------------------------- eager references
+def ref_fobos(eta, l1, l2, schedule, loss):
+    def step(W, x, y, seen, t):
+        r = W @ x
+        g = ref_grad(r, y, loss, seen)
+        e = eta / math.sqrt(t) if schedule == "invsqrt" else eta
+        W -= e * np.outer(g, x)
+        W[...] = shrink(W, e * l1) / (1.0 + e * l2)
+        return r
+    return step
+
+
+def ref_truncated(eta, gravity, theta, period, loss):
+    theta = math.inf if theta is None else theta
+
+    def step(W, x, y, seen, t):
+        if t % period == 0:  # Algorithm 1, step 2: truncation before the prediction
+            small = np.abs(W) <= theta
+            W[small] = shrink(W[small], period * gravity * eta)
+        r = W @ x
+        W -= eta * np.outer(ref_grad(r, y, loss, seen), x)
+        return r
+    return step
+
+
+def ref_rda(l1, gamma, rho, loss):
+    gsum = {}
+
+    def step(W, x, y, seen, t):
+        n = t - 1  # w_t is computed from the average gradient of rounds 1..t-1
+        S = gsum.setdefault("S", np.zeros_like(W))
+        if n > 0:
+            gbar = S / n
+            lam = l1 + gamma * rho / math.sqrt(n)
+            W[...] = np.where(np.abs(gbar) <= lam, 0.0,
+                              -(math.sqrt(n) / gamma) * (gbar - lam * np.sign(gbar)))
+        r = W @ x
+        S += np.outer(ref_grad(r, y, loss, seen), x)
+        n = t
+        gbar = S / n
+        lam = l1 + gamma * rho / math.sqrt(n)
+        W[...] = np.where(np.abs(gbar) <= lam, 0.0,
+                          -(math.sqrt(n) / gamma) * (gbar - lam * np.sign(gbar)))
+        return r
+    return step
+
+
+def ref_ftrl(alpha, beta, l1, l2, loss):
+    acc = {}
+
+    def weights(z, n):
+        return np.where(np.abs(z) <= l1, 0.0,
+                        -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / alpha + l2))
+
+    def step(W, x, y, seen, t):
+        z = acc.setdefault("z", np.zeros_like(W))
+        n = acc.setdefault("n", np.zeros_like(W))
+        W[...] = weights(z, n)
+        r = W @ x
+        if loss == "squared":
+            g = np.array([r[0] - y])
+        elif W.shape[0] == 1:  # Algorithm 1: p = sigmoid(w.x), g = (p - y) x, y in {0, 1}
+            g = np.array([1.0 / (1.0 + math.exp(-r[0])) - (1.0 if y > 0 else 0.0)])
+        else:
+            g = ref_grad(r, y, "logistic", seen)
+        for k in range(W.shape[0]):
+            for i in np.flatnonzero(x):
+                gi = g[k] * x[i]
+                sigma = (math.sqrt(n[k, i] + gi * gi) - math.sqrt(n[k, i])) / alpha
+                z[k, i] += gi - sigma * W[k, i]
+                n[k, i] += gi * gi
+        W[...] = weights(z, n)
+        return r
+    return step
+
+
+def ref_ada_fobos(eta, lam, delta, loss):
+    acc = {}
+
+    def step(W, x, y, seen, t):
+        G = acc.setdefault("G", np.zeros_like(W))
+        r = W @ x
+        g = np.outer(ref_grad(r, y, loss, seen), x)
+        G += g * g
+        H = delta + np.sqrt(G)
+        ok = H > 0
+        v = W[ok] - eta * g[ok] / H[ok]
+        W[ok] = shrink(v, lam * eta / H[ok])
+        return r
+    return step
+
+
+def ref_ada_rda(eta, lam, delta, loss):
+    acc = {}
+
+    def step(W, x, y, seen, t):
+        S = acc.setdefault("S", np.zeros_like(W))
+        G = acc.setdefault("G", np.zeros_like(W))
+        r = W @ x
+        g = np.outer(ref_grad(r, y, loss, seen), x)
+        S += g
+        G += g * g
+        gbar = S / t
+        H = delta + np.sqrt(G)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.sign(-gbar) * eta * t / H * np.maximum(np.abs(gbar) - lam, 0.0)
+        W[...] = np.where(H > 0, w, 0.0)
+        return r
+    return step
+
+
+# ---------------------------------------------------------------- data
+def sparse_stream(n=150, d=60, nnz=4, K=2, seed=0, task="classification"):
+    """Rows of ``nnz`` non-zeros among ``d`` features (most weights untouched for many
+    rows, so that owed penalties pile up)."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, d))
+    for i in range(n):
+        X[i, rng.choice(d, nnz, replace=False)] = rng.standard_normal(nnz)
+    w = rng.standard_normal((d, K))
+    if task == "regression":
+        return sp.csr_matrix(X), X @ w[:, 0] + 0.1 * rng.standard_normal(n)
+    return sp.csr_matrix(X), np.argmax(X @ w + 0.3 * rng.standard_normal((n, K)), axis=1)
+
+
+CASES = [
+    ("fobos-invsqrt", lambda: FOBOSClassifier(eta=0.5, l1=0.02, l2=0.01),
+     lambda loss: ref_fobos(0.5, 0.02, 0.01, "invsqrt", loss)),
+    ("fobos-constant", lambda: FOBOSClassifier(eta=0.3, l1=0.01, schedule="constant"),
+     lambda loss: ref_fobos(0.3, 0.01, 0.0, "constant", loss)),
+    ("truncated", lambda: TruncatedGradientClassifier(eta=0.3, gravity=0.01, theta=0.4,
+                                                      period=3),
+     lambda loss: ref_truncated(0.3, 0.01, 0.4, 3, loss)),
+    ("rda-enhanced", lambda: RDAClassifier(l1=0.01, gamma=2.0, rho=0.05),
+     lambda loss: ref_rda(0.01, 2.0, 0.05, loss)),
+    ("ftrl", lambda: FTRLClassifier(alpha=0.5, beta=1.0, l1=0.3, l2=0.5),
+     lambda loss: ref_ftrl(0.5, 1.0, 0.3, 0.5, "logistic")),
+    ("ada-fobos", lambda: AdaFOBOSClassifier(eta=0.5, lam=0.02, delta=0.1),
+     lambda loss: ref_ada_fobos(0.5, 0.02, 0.1, loss)),
+    ("ada-rda", lambda: AdaRDAClassifier(eta=0.5, lam=0.02, delta=0.1),
+     lambda loss: ref_ada_rda(0.5, 0.02, 0.1, loss)),
+]
+
+
+def lazy_run(model, X, y, classes):
+    """Progressive scores (n, K) and the weights (K, 1 + d), intercept column first."""
+    assert set(np.unique(y)) == set(classes)  # every class in the batch: K rows from row 1
+    model.set_params(shuffle=False)
+    s = model.predict_learn(X, y, return_scores=True)
+    s = s.reshape(len(y), -1)
+    W = np.hstack([model.intercept_.reshape(-1, 1), model.coef_.reshape(s.shape[1], -1)])
+    return s, W
+
+
+@pytest.mark.parametrize("name,make,ref", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("K", [2, 3])
+def test_lazy_equals_eager_on_random_sparse_rows(name, make, ref, K):
+    X, y = sparse_stream(K=K, seed=K)
+    loss = "logistic" if K == 3 else "hinge"
+    model = make()
+    if "loss" in model.get_params():
+        model.set_params(loss=loss)
+    s, W = lazy_run(model, X, y, np.arange(K))
+    yr = np.where(y == 1, 1.0, -1.0) if K == 2 else y
+    s_ref, W_ref = run_reference(ref(loss), X, yr, 1 if K == 2 else K, loss,
+                                 "binary" if K == 2 else "multiclass")
+    np.testing.assert_allclose(s, s_ref, rtol=0, atol=TOL)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
+    assert model.n_nonzero_ == np.count_nonzero(W_ref[:, 1:])
+    assert 0 < model.n_nonzero_ < W_ref[:, 1:].size  # the penalties did make zeros
+
+
+REGRESSORS = [
+    (lambda: FOBOSRegressor(eta=0.05, l1=0.01, l2=0.01),
+     lambda: ref_fobos(0.05, 0.01, 0.01, "invsqrt", "squared")),
+    (lambda: TruncatedGradientRegressor(eta=0.05, gravity=0.02, period=2),
+     lambda: ref_truncated(0.05, 0.02, None, 2, "squared")),
+    (lambda: RDARegressor(l1=0.01, gamma=5.0),
+     lambda: ref_rda(0.01, 5.0, 0.0, "squared")),
+    (lambda: FTRLRegressor(alpha=0.2, l1=0.2),
+     lambda: ref_ftrl(0.2, 1.0, 0.2, 1.0, "squared")),
+]
+
+
+@pytest.mark.parametrize("make,ref", REGRESSORS,
+                         ids=["fobos", "truncated", "rda", "ftrl"])
+def test_regressors_lazy_equals_eager(make, ref):
+    X, y = sparse_stream(task="regression", seed=5)
+    model = make().set_params(shuffle=False)
+    s = model.predict_learn(X, y)
+    W = np.concatenate([np.ravel(model.intercept_), model.coef_])
+    s_ref, W_ref = run_reference(ref(), X, y, 1, "squared", "regression")
+    np.testing.assert_allclose(s, s_ref[:, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(W, W_ref[0], rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("make", [lambda: FOBOSClassifier(eta=0.5, l1=0.02, l2=0.01),
+                                  lambda: TruncatedGradientClassifier(gravity=0.01),
+                                  lambda: FTRLClassifier(l1=0.3)],
+                         ids=["fobos", "truncated", "ftrl"])
+def test_dense_sparse_and_one_at_a_time_agree(make):
+    X, y = sparse_stream(n=80, d=30, seed=3)
+    dense, csr, one = make(), make(), make()
+    p_dense = dense.predict_learn(X.toarray(), y, return_scores=True)
+    p_csr = csr.predict_learn(X, y, return_scores=True)
+    p_one = []
+    for row, yi in zip(X.toarray(), y):
+        p_one.append(one.predict_one(row))
+        one.learn_one(row, yi)
+    np.testing.assert_allclose(p_dense, p_csr, rtol=0, atol=TOL)
+    np.testing.assert_array_equal(np.array(p_one[1:]), (p_csr[1:] > 0).astype(int))
+    np.testing.assert_allclose(one.coef_, csr.coef_, rtol=0, atol=TOL)
+    np.testing.assert_allclose(dense.coef_, csr.coef_, rtol=0, atol=TOL)
+    # predict_one reads only the example's columns of the lazy state: the same answer
+    # as the materialised model
+    np.testing.assert_allclose(csr.decision_function(X[:5]),
+                               [csr._row_scores(*_one(csr, x))[0] for x in X[:5].toarray()],
+                               rtol=0, atol=1e-12)
+
+
+def _one(model, x):
+    row, n = model._one_row(x, grow=False)
+    return row, n
+
+
+def test_fobos_without_penalty_is_ogd():
+    X, y = sparse_stream(seed=7)
+    for schedule in ("constant", "invsqrt"):
+        f = FOBOSClassifier(eta=0.3, l1=0.0, l2=0.0, schedule=schedule, shuffle=False)
+        o = OGDClassifier(eta=0.3, schedule=schedule, intercept_scaling=1.0,
+                          shuffle=False)
+        f.fit(X, y)
+        o.fit(X, y)
+        np.testing.assert_allclose(f.coef_, o.coef_, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(f.intercept_, o.intercept_, rtol=0, atol=1e-12)
+
+
+def test_ada_fobos_without_penalty_is_adagrad_ogd():
+    X, y = sparse_stream(seed=8)
+    f = AdaFOBOSClassifier(eta=0.3, lam=0.0, delta=0.0, shuffle=False).fit(X, y)
+    o = OGDClassifier(eta=0.3, schedule="adagrad", intercept_scaling=1.0,
+                      shuffle=False).fit(X, y)
+    np.testing.assert_allclose(f.coef_, o.coef_, rtol=0, atol=1e-12)
+
+
+def test_rda_without_l1_is_dual_averaging():
+    """Nesterov's dual averaging with ``beta_t = gamma sqrt(t)``: ``w_{t+1} = -(sum of
+    the gradients) / (gamma sqrt(t))``, the hinge loss's gradients at the iterates."""
+    X, y = sparse_stream(seed=9)
+    gamma = 3.0
+    m = RDAClassifier(l1=0.0, gamma=gamma, rho=0.0, shuffle=False).fit(X, y)
+    Xc = with_constant(X)
+    S = np.zeros(Xc.shape[1])
+    w = np.zeros_like(S)
+    for t, (x, yi) in enumerate(zip(Xc, np.where(y == 1, 1.0, -1.0)), start=1):
+        if yi * (w @ x) <= 1.0:
+            S -= yi * x
+        w = -S / (gamma * math.sqrt(t))
+    np.testing.assert_allclose(m.coef_[0], w[1:], rtol=0, atol=1e-12)
+
+
+def test_ftrl_closed_form_one_example():
+    """After one example of class 1 (p = 1/2): g_i = -x_i / 2, n_i = g_i^2, z_i = g_i
+    (w was 0), and w_i = -(z_i - sign(z_i) l1) / ((beta + |g_i|) / alpha + l2) where
+    |z_i| > l1, else exactly 0."""
+    alpha, beta, l1, l2 = 0.5, 1.0, 0.2, 0.3
+    m = FTRLClassifier(alpha=alpha, beta=beta, l1=l1, l2=l2, fit_intercept=False)
+    x = np.array([1.0, 0.1, -2.0, 0.0])
+    m.partial_fit(x[None], [1], classes=[0, 1])
+    g = -0.5 * x
+    want = np.where(np.abs(g) <= l1, 0.0,
+                    -(g - np.sign(g) * l1) / ((beta + np.abs(g)) / alpha + l2))
+    np.testing.assert_allclose(m.coef_[0], want, rtol=0, atol=1e-15)
+    assert m.coef_[0, 1] == 0.0 and m.n_nonzero_ == 2
+    # a huge l1 keeps every weight at exactly 0, and p = 1/2
+    m = FTRLClassifier(l1=1e6).fit(x[None].repeat(4, 0), [0, 1, 0, 1])
+    assert m.n_nonzero_ == 0
+    np.testing.assert_allclose(m.predict_proba(x[None]), [[0.5, 0.5]])
+
+
+def test_long_l2_stream_folds_the_scale():
+    """FOBOS's l2 scale P underflows past 1e-100 after enough rounds and is folded back
+    into the weights; the model stays equal to the eager reference."""
+    X, y = sparse_stream(n=400, d=20, seed=11)
+    m = FOBOSClassifier(eta=1.0, l1=0.001, l2=2.0, schedule="constant")
+    s, W = lazy_run(m, X, y, [0, 1])
+    s_ref, W_ref = run_reference(ref_fobos(1.0, 0.001, 2.0, "constant", "hinge"), X,
+                                 np.where(y == 1, 1.0, -1.0), 1, "hinge", "binary")
+    np.testing.assert_allclose(s, s_ref, rtol=0, atol=TOL)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
+
+
+def test_set_params_between_calls_reaches_the_score():
+    X, y = sparse_stream(seed=12)
+    a = RDAClassifier(l1=0.01, shuffle=False)
+    a.partial_fit(X[:50], y[:50], classes=[0, 1])
+    a.set_params(l1=0.05)
+    s = a.predict_learn(X[50:], y[50:], return_scores=True)
+    b = RDAClassifier(l1=0.01, shuffle=False)
+    b.partial_fit(X[:50], y[:50], classes=[0, 1])
+    b.set_params(l1=0.05)
+    np.testing.assert_allclose(b.decision_function(X[50:51]), s[:1], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [dict(l1=-1.0), dict(eta=0.0), dict(schedule="power"),
+                                 dict(loss="squared")])
+def test_bad_hyper_parameters(bad):
+    X, y = sparse_stream(n=5)
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        FOBOSClassifier(**bad).fit(X, y)
+
+
+def test_truncated_period_must_be_an_integer():
+    X, y = sparse_stream(n=5)
+    with pytest.raises(ValueError, match="period"):
+        TruncatedGradientClassifier(period=1.5).fit(X, y)
+
+
+# ---------------------------------------------------------------- real data
+def _libsvm(*parts, rows, n_features=None):
+    from olearn.io.libsvm import load_libsvm
+    X, y = load_libsvm(data_path(*parts), n_features=n_features)
+    return X[:rows], y[:rows]
+
+
+@pytest.mark.parametrize("name,make,ref", [CASES[0], CASES[3], CASES[4]],
+                         ids=["fobos", "rda", "ftrl"])
+def test_lazy_equals_eager_on_a9a(name, make, ref):
+    X, y = _libsvm("a9a", "a9a", rows=600)
+    y = (y > 0).astype(int)
+    s, W = lazy_run(make(), X, y, [0, 1])
+    s_ref, W_ref = run_reference(ref("hinge"), X, np.where(y == 1, 1.0, -1.0), 1,
+                                 "hinge", "binary")
+    np.testing.assert_allclose(s, s_ref, rtol=0, atol=TOL)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
+
+
+def test_lazy_equals_eager_on_news20():
+    X, y = _libsvm("news20", "news20.converted.bz2", rows=120)
+    keep = np.unique(X.indices)  # the columns of these rows: the reference stays small
+    X = X[:, keep]
+    y = y.astype(int) - 1
+    K = 20
+    s, W = lazy_run(FOBOSClassifier(eta=0.5, l1=0.01, l2=0.001), X, y, np.arange(K))
+    s_ref, W_ref = run_reference(ref_fobos(0.5, 0.01, 0.001, "invsqrt", "hinge"), X, y,
+                                 K, "hinge", "multiclass")
+    np.testing.assert_allclose(s, s_ref, rtol=0, atol=TOL)
+    np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
