@@ -12,39 +12,48 @@ reads the OLPS benchmark files by name (``"nyse_o"``) or any CSV of prices.
 Strategies: benchmarks ``UBAH``, ``BestStock``, ``CRP``, ``BCRP``; follow-the-winner
 ``UP``, ``EG``, ``ONS``; follow-the-loser ``Anticor``, ``PAMR``, ``CWMR``, ``OLMAR``.
 """
-from .anticor import Anticor
-from .backtest import BacktestResult, backtest
-from .bcrp import BCRP
-from .best_stock import BestStock
-from .crp import CRP
-from .cwmr import CWMR
-from .data import load_relatives, read_prices, relatives_from_prices
-from .eg import EG
-from .olmar import OLMAR
-from .ons import ONS
-from .pamr import PAMR
-from .ubah import UBAH
-from .up import UP
+from importlib import import_module
 
-#: command-line names -> (class, parameters)
+#: public name -> submodule (imported on first use: ``import olearn.portfolio`` loads no numba)
+_LAZY = {"UBAH": "ubah", "BestStock": "best_stock", "CRP": "crp", "BCRP": "bcrp",
+         "UP": "up", "EG": "eg", "ONS": "ons", "Anticor": "anticor", "PAMR": "pamr",
+         "CWMR": "cwmr", "OLMAR": "olmar", "backtest": "backtesting",
+         "BacktestResult": "backtesting", "load_relatives": "data", "read_prices": "data",
+         "relatives_from_prices": "data"}
+
+#: command-line names -> (class name, parameters)
 STRATEGIES = {
-    "ubah": (UBAH, {}), "best": (BestStock, {}), "crp": (CRP, {}), "bcrp": (BCRP, {}),
-    "up": (UP, {}), "eg": (EG, {}), "ons": (ONS, {}), "anticor": (Anticor, {}),
-    "pamr": (PAMR, {}), "pamr1": (PAMR, {"variant": "PAMR-1"}),
-    "pamr2": (PAMR, {"variant": "PAMR-2"}), "cwmr": (CWMR, {}), "olmar": (OLMAR, {}),
+    "ubah": ("UBAH", {}), "best": ("BestStock", {}), "crp": ("CRP", {}),
+    "bcrp": ("BCRP", {}), "up": ("UP", {}), "eg": ("EG", {}), "ons": ("ONS", {}),
+    "anticor": ("Anticor", {}), "pamr": ("PAMR", {}),
+    "pamr1": ("PAMR", {"variant": "PAMR-1"}), "pamr2": ("PAMR", {"variant": "PAMR-2"}),
+    "cwmr": ("CWMR", {}), "olmar": ("OLMAR", {}),
 }
 
 
-def make(name, **params):
-    """A strategy by its command-line name (``"pamr"``, ``"olmar"``, ...)."""
+def check_name(name):
+    """The command-line name, normalised; ValueError listing the known ones."""
     key = name.strip().lower()
     if key not in STRATEGIES:
         raise ValueError(f"unknown portfolio strategy {name!r} (known: "
                          f"{', '.join(STRATEGIES)})")
-    cls, defaults = STRATEGIES[key]
-    return cls(**{**defaults, **params})
+    return key
 
 
-__all__ = ["UBAH", "BestStock", "CRP", "BCRP", "UP", "EG", "ONS", "Anticor", "PAMR",
-           "CWMR", "OLMAR", "backtest", "BacktestResult", "load_relatives", "read_prices",
-           "relatives_from_prices", "make", "STRATEGIES"]
+def make(name, **params):
+    """A strategy by its command-line name (``"pamr"``, ``"olmar"``, ...)."""
+    cls_name, defaults = STRATEGIES[check_name(name)]
+    return __getattr__(cls_name)(**{**defaults, **params})
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [*_LAZY, "make", "check_name", "STRATEGIES"]
