@@ -1,0 +1,327 @@
+"""What the support-set kernel learners share on the Python side.
+
+:class:`SupportModel` goes before ``OnlineClassifier`` / ``OnlineRegressor``: it keeps
+the facade (labels, validation, ``fit``/``partial_fit``/``predict_learn``, the
+one-example protocol, persistence) and replaces what assumes a weight matrix ``W``:
+the state (a growing support set, see ``olearn.kernel._support``), the pass, the
+decision function and the one-example scores.
+"""
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import is_regressor
+from sklearn.utils.validation import check_is_fitted
+
+from .._compiled.driver import BINARY, MULTICLASS
+from .._rows import kernel_rows
+from .._state import Slot
+from .._validation import check_choice, check_number, check_weight
+from . import _support as S
+
+KERNEL_NAMES = ("linear", "poly", "rbf")
+POLICY_CODES = {"random": S.RANDOM, "forgetron": S.FORGETRON, "projectron": S.PROJECTRON}
+_INITIAL = 16  # support vectors preallocated (doubled when full)
+
+
+def check_kernel(model):
+    """Validate ``kernel``, ``gamma``, ``coef0``, ``degree``; return their float codes."""
+    check_choice("kernel", model.kernel, KERNEL_NAMES)
+    gamma = check_number("gamma", model.gamma, low=0.0, low_open=True)
+    coef0 = check_number("coef0", model.coef0)
+    degree = check_number("degree", model.degree, low=1.0)
+    if degree != int(degree):
+        raise ValueError(f"degree must be a positive integer, got {model.degree!r}")
+    return (float(KERNEL_NAMES.index(model.kernel)), gamma, coef0, degree)
+
+
+def seed_of(random_state):
+    """A start value of the compiled generator from ``random_state``."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(1, S.RNG_MOD))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(1, S.RNG_MOD))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(1, S.RNG_MOD))
+    return int(random_state) % (S.RNG_MOD - 1) + 1
+
+
+class _Call:
+    """Reused buffers of one-example calls (dropped whenever the state or a
+    hyper-parameter changes, like the base's one-example call)."""
+    __slots__ = ("task", "params", "K", "scores", "out", "pred", "sw", "y", "work")
+
+    def __init__(self, task, params, K, dim):
+        self.task, self.params, self.K = task, params, K
+        self.scores = np.zeros((1, K))
+        self.out = self.scores[0]
+        self.pred = np.zeros(1, dtype=np.int64)
+        self.sw = np.ones(1)
+        self.y = np.zeros(1)
+        self.work = np.zeros(max(dim, 1))
+
+
+class SupportModel:
+    """Mixin: a kernel expansion over a support set that grows in the compiled pass."""
+
+    _algo = S.PERCEPTRON
+    _policies = ()          # budget policies a learner supports
+    _binary_policies = ("forgetron", "projectron")
+
+    # ------------------------------------------------------------ parameters
+    def _rule_params(self):
+        """(p0, p1, p2, p3) of the learner's rule (override)."""
+        return (0.0, 0.0, 0.0, 0.0)
+
+    def _check_params(self):
+        self._kernel_codes = check_kernel(self)
+        budget = getattr(self, "budget", None)
+        policy = S.NONE
+        if budget is not None:
+            check_number("budget", budget, low=1)
+            if int(budget) != budget:
+                raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
+            check_choice("budget_policy", self.budget_policy, self._policies)
+            policy = POLICY_CODES[self.budget_policy]
+        self._policy = policy
+        self._rule = tuple(float(p) for p in self._rule_params())
+
+    def _params(self):
+        budget = getattr(self, "budget", None)
+        return self._kernel_codes + (float(self._algo), float(self._policy),
+                                     float(budget or 0)) + self._rule
+
+    # ------------------------------------------------------------ state
+    def _new_state(self, K, d):
+        self.state_ = {
+            "alpha": np.zeros((K, _INITIAL)),
+            "sv_ptr": np.zeros(_INITIAL + 1, dtype=np.int64),
+            "sv_idx": np.zeros(8 * _INITIAL, dtype=np.int64),
+            "sv_val": np.zeros(8 * _INITIAL),
+            "sv_sq": np.zeros(_INITIAL),
+            "ints": np.array([0, seed_of(getattr(self, "random_state", None)), 0, 0],
+                             dtype=np.int64),
+            "floats": np.zeros(S.N_FLOATS),
+            "kinv": np.zeros((0, 0)),
+        }
+        self._state_changed()
+
+    def _resize_state(self, K, d):
+        alpha = self.state_["alpha"]
+        if K > alpha.shape[0]:
+            grown = np.zeros((K, alpha.shape[1]))
+            grown[:alpha.shape[0]] = alpha
+            self.state_["alpha"] = grown
+        self._state_changed()
+
+    def _to_multiclass(self, old_n, n):
+        alpha = self.state_["alpha"]
+        new = np.zeros((n, alpha.shape[1]))
+        new[0] = -0.5 * alpha[0]
+        if old_n == 2:
+            new[1] = 0.5 * alpha[0]
+        self.state_["alpha"] = new
+        self._state_changed()
+
+    def _negate_signed(self):
+        self.state_["alpha"] *= -1.0
+
+    @property
+    def _n_rows(self):
+        return self.state_["alpha"].shape[0]
+
+    @property
+    def _d(self):
+        return 1 << 62  # the support set never needs resizing for new features
+
+    def _import_state(self, arrays, K=None, d=None):
+        """The support set from saved arrays, checked before any compiled code may index
+        them: dtypes, shapes, ``ptr`` non-decreasing from 0, column indices below ``d``,
+        the counters within the capacity, finite values."""
+        given = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("state/")}
+        names = {"alpha", "sv_ptr", "sv_idx", "sv_val", "sv_sq", "ints", "floats", "kinv"}
+        if set(given) != names:
+            raise ValueError(f"state arrays {sorted(given)} do not match {sorted(names)}")
+        ints = {"sv_ptr", "sv_idx", "ints"}
+        st = {}
+        for name, v in given.items():
+            if not isinstance(v, np.ndarray) or v.dtype.kind != ("i" if name in ints else "f"):
+                raise ValueError(f"state array {name} has the wrong type")
+            if name not in ints and not np.isfinite(v).all():
+                raise ValueError(f"state array {name} holds NaN or infinity")
+            st[name] = np.array(v, dtype=np.int64 if name in ints else np.float64, order="C")
+        alpha, ptr, idx = st["alpha"], st["sv_ptr"], st["sv_idx"]
+        cap = alpha.shape[1] if alpha.ndim == 2 else -1
+        n = int(st["ints"][0]) if st["ints"].shape == (S.N_INTS,) else -1
+        kinv = st["kinv"]
+        ok = (alpha.ndim == 2 and cap >= 1 and (K is None or alpha.shape[0] == K)
+              and ptr.shape == (cap + 1,) and st["sv_sq"].shape == (cap,)
+              and idx.ndim == 1 and st["sv_val"].shape == idx.shape
+              and st["floats"].shape == (S.N_FLOATS,) and 0 <= n <= cap
+              and 0 < st["ints"][1] < S.RNG_MOD and ptr[0] == 0
+              and np.all(np.diff(ptr[:n + 1]) >= 0) and ptr[n] <= idx.shape[0]
+              and kinv.ndim == 2 and kinv.shape[0] == kinv.shape[1]
+              and kinv.shape[0] in (0, cap) and np.all(st["sv_sq"] >= 0))
+        if ok and d is not None and ptr[n] > 0:
+            used = idx[:ptr[n]]
+            ok = used.min() >= 0 and used.max() < d
+        if not ok:
+            raise ValueError("the saved support set is inconsistent")
+        self.state_ = st
+        self._state_changed()
+
+    def _weights_finite(self):
+        return bool(np.isfinite(self.state_["alpha"]).all())
+
+    # ------------------------------------------------------------ the pass
+    def _dim(self):
+        return int(self.n_features_in_) + int(self.fit_intercept)
+
+    def _check_task(self, task):
+        if task == MULTICLASS and self._policy in (S.FORGETRON, S.PROJECTRON):
+            raise ValueError(f"budget_policy {self.budget_policy!r} is defined for binary "
+                             "classification only (more than two classes were seen)")
+
+    def _pass(self, rows, y, sw, scores, pred, task, params, work):
+        st = self.state_
+        n_up, alpha, ptr, idx, val, sq, kinv = S.support_pass(
+            rows, y, sw, st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"], st["sv_sq"],
+            st["ints"], st["floats"], st["kinv"], work, params, task, self._seen(),
+            scores, pred)
+        st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"] = alpha, ptr, idx, val
+        st["sv_sq"], st["kinv"] = sq, kinv
+        return int(n_up)
+
+    def _run(self, X, y, sample_weight, order=None):
+        rows = kernel_rows(X, self.fit_intercept, self._constant())
+        n = X.shape[0]
+        sw = np.ones(n) if sample_weight is None else sample_weight
+        scores = np.empty((n, self._n_rows), dtype=np.float64)
+        pred = np.zeros(n, dtype=np.int64)
+        task = self._task()
+        self._check_task(task)
+        self.n_updates_ += self._pass(rows, y, sw, scores, pred, task, self._params(),
+                                      np.zeros(self._dim()))
+        self.t_ += n
+        self._check_finite(scores, order)
+        return scores, pred
+
+    def _one_call(self):
+        call = self.__dict__.get("_one_cache")
+        if call is None:
+            self._check_params()
+            task = self._task()
+            self._check_task(task)
+            call = self._one_cache = _Call(task, self._params(), self._n_rows, self._dim())
+        return call
+
+    def _learn_row(self, row, label, sample_weight):
+        if sample_weight != 1.0:
+            sample_weight = check_weight(sample_weight)
+        call = self._one_call()
+        if call.work.shape[0] < self._dim():
+            call.work = np.zeros(2 * self._dim())
+        call.y[0] = label
+        call.sw[0] = sample_weight
+        d = self.__dict__
+        d["n_updates_"] += self._pass(row, call.y, call.sw, call.scores, call.pred,
+                                      call.task, call.params, call.work)
+        d["t_"] += 1
+        if not np.isfinite(call.out).all():
+            raise self._diverged(f"example {self.t_} of the stream")
+        return call
+
+    # ------------------------------------------------------------ predictions
+    def _scores_of(self, rows, n, work=None):
+        st = self.state_
+        out = np.zeros((n, self._n_rows))
+        if work is None:
+            work = np.zeros(self._dim())
+        S.score_rows(rows, st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"],
+                     st["sv_sq"], int(st["ints"][0]), work, self._kernel_params_now(), out)
+        return out
+
+    def _kernel_params_now(self):
+        return check_kernel(self)
+
+    def _decision(self, X):
+        check_is_fitted(self, "state_")
+        X = self._validate_X(X, reset=False)
+        out = self._scores_of(kernel_rows(X, self.fit_intercept, self._constant()),
+                              X.shape[0])
+        return out[:, 0] if out.shape[1] == 1 else out
+
+    def _row_scores(self, row, n):
+        call = self._one_call()
+        if call.work.shape[0] < self._dim():
+            call.work = np.zeros(2 * self._dim())
+        return self._scores_of(row, 1, call.work)[0]
+
+    # ------------------------------------------------------------ the public model
+    @property
+    def n_support_(self):
+        """Number of support vectors."""
+        check_is_fitted(self, "state_")
+        return int(self.state_["ints"][0])
+
+    @property
+    def dual_coef_(self):
+        """(K, n_support_) coefficients ``alpha``: ``f_k(x) = sum_i alpha[k, i] K(x, x_i)``
+        (K = 1 for binary classification and regression)."""
+        check_is_fitted(self, "state_")
+        return self.state_["alpha"][:, :self.n_support_].copy()
+
+    @property
+    def support_vectors_(self):
+        """The support vectors, a CSR matrix (n_support_, n_features_in_), oldest first."""
+        check_is_fitted(self, "state_")
+        st = self.state_
+        n = self.n_support_
+        ptr = st["sv_ptr"][:n + 1]
+        idx = st["sv_idx"][:ptr[-1]]
+        val = st["sv_val"][:ptr[-1]]
+        b = int(self.fit_intercept)
+        if b:
+            keep = idx >= 1
+            rows = np.repeat(np.arange(n), np.diff(ptr))[keep]
+            return sp.csr_matrix((val[keep], (rows, idx[keep] - 1)),
+                                 shape=(n, self.n_features_in_))
+        return sp.csr_matrix((val.copy(), idx.copy(), ptr.copy()),
+                             shape=(n, self.n_features_in_))
+
+    def _linear_weights(self):
+        """(K, d) weights of a linear-kernel model (intercept column first)."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available with kernel='linear'")
+        check_is_fitted(self, "state_")
+        st = self.state_
+        n = self.n_support_
+        W = np.zeros((self._n_rows, self._dim()))
+        for s in range(n):
+            lo, hi = st["sv_ptr"][s], st["sv_ptr"][s + 1]
+            W[:, st["sv_idx"][lo:hi]] += np.outer(st["alpha"][:, s], st["sv_val"][lo:hi])
+        return W
+
+    @property
+    def coef_(self):
+        """Primal weights, only for ``kernel='linear'``."""
+        W = self._linear_weights()
+        coef = W[:, int(self.fit_intercept):]
+        return coef[0] if self._is_regressor() else coef
+
+    @property
+    def intercept_(self):
+        """Intercept, only for ``kernel='linear'``."""
+        W = self._linear_weights()
+        b = self._constant() * W[:, 0] if self.fit_intercept else np.zeros(W.shape[0])
+        return b
+
+    def _is_regressor(self):
+        return is_regressor(self)
+
+
+class SupportClassifier(SupportModel):
+    """The class-row count comes from ``alpha`` (the base reads ``W``)."""
+
+    _slots = (Slot("alpha", ("K", 0)),)  # only its name is read (class-row lookups)
+
+    def _task(self):
+        return MULTICLASS if self.state_["alpha"].shape[0] > 1 else BINARY

@@ -1,0 +1,355 @@
+"""The compiled support-set pass shared by every kernel learner (numpy + numba only).
+
+A model is ``f_k(x) = sum_i alpha[k, i] K(x, x_i)`` over a support set stored as a
+growing CSR block: ``ptr`` (row starts), ``idx``/``val`` (columns and values of the
+non-zeros), ``sq`` (the cached squared norms ``||x_i||^2``), ``alpha`` (K, capacity)
+the dual coefficients.  ``ints = [n_support, rng_state, ...]`` and ``floats = [Q, M,
+...]`` (the Forgetron's running quantities) are small counters; ``kinv`` is the
+Projectron's inverse Gram matrix of the support set ((0, 0) for other policies).
+Every array is preallocated and doubled when full, inside the pass; the pass returns
+the arrays (new ones when they grew) and the Python layer stores them back.
+
+One entry point serves every kernel learner: the rule (``algo``), the budget policy and
+the kernel are constant float arguments that select a branch (a per-row branch costs
+nothing next to the O(n_support x non-zeros) kernel evaluations), so numba compiles it
+once per row layout instead of once per (rule, policy, kernel).
+
+Kernel products with a sparse row: the row is scattered into a dense work vector
+(``work``, all zeros between rows), and each support vector gathers from it, so
+``x . x_i`` costs O(nnz(x_i)); a row costs O(n_support x mean nnz) for every kernel.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from .._compiled.driver import (BINARY, MULTICLASS, REGRESSION, get_row, masked_argmax,
+                                n_rows, row_source, top_wrong)
+
+LINEAR, POLY, RBF = 0, 1, 2
+PERCEPTRON, PA_CLS, PA_REG, KLMS = 0, 1, 2, 3
+NONE, RANDOM, FORGETRON, PROJECTRON = 0, 1, 2, 3
+RNG_MOD = 2147483647  # Park and Miller's minimal standard generator: s <- 48271 s mod m
+RNG_MUL = 48271
+N_INTS, N_FLOATS = 4, 4
+
+__all__ = ["support_pass", "score_rows"]
+
+
+@njit(inline="always")
+def _kernel(kind, gamma, coef0, degree, dot, sqa, sqb):
+    if kind == LINEAR:
+        return dot
+    if kind == POLY:
+        return (gamma * dot + coef0) ** degree
+    d2 = sqa + sqb - 2.0 * dot
+    if d2 < 0.0:
+        d2 = 0.0
+    return math.exp(-gamma * d2)
+
+
+@njit(inline="always")
+def _gather(work, ptr, idx, val, s):
+    acc = 0.0
+    for q in range(ptr[s], ptr[s + 1]):
+        acc += work[idx[q]] * val[q]
+    return acc
+
+
+@njit(inline="always")
+def _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv):
+    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    for s in range(n):
+        kv[s] = _kernel(kind, gamma, coef0, degree, _gather(work, ptr, idx, val, s), sqx,
+                        sq[s])
+
+
+@njit(inline="always")
+def _scores(alpha, kv, n, out):
+    for k in range(alpha.shape[0]):
+        acc = 0.0
+        for s in range(n):
+            acc += alpha[k, s] * kv[s]
+        out[k] = acc
+
+
+@njit(inline="always")
+def _remove(alpha, ptr, idx, val, sq, n, r):
+    """Drop support vector ``r`` of ``n``, keeping the others in their order."""
+    lo = ptr[r]
+    w = ptr[r + 1] - lo
+    end = ptr[n]
+    for q in range(lo, end - w):
+        idx[q] = idx[q + w]
+        val[q] = val[q + w]
+    for q in range(end - w, end):
+        idx[q] = 0
+        val[q] = 0.0
+    for s in range(r, n - 1):
+        ptr[s + 1] = ptr[s + 2] - w
+        sq[s] = sq[s + 1]
+        for k in range(alpha.shape[0]):
+            alpha[k, s] = alpha[k, s + 1]
+    ptr[n] = 0
+    sq[n - 1] = 0.0
+    for k in range(alpha.shape[0]):
+        alpha[k, n - 1] = 0.0
+
+
+@njit(inline="always")
+def _next_random(ints):
+    ints[1] = (ints[1] * RNG_MUL) % RNG_MOD
+    return ints[1]
+
+
+@njit(cache=True)
+def _rule(out, y, w, kxx, task, seen, params, coefs):
+    """The learner's update for one scored row: writes the new support vector's
+    coefficients into ``coefs`` and returns True when there is an update."""
+    algo, p0, p1, p2 = params[4], params[7], params[8], params[9]
+    for k in range(coefs.shape[0]):
+        coefs[k] = 0.0
+    if not (w > 0.0 and kxx != 0.0):
+        return False
+    if task == MULTICLASS:
+        yi = int(y)
+        s = top_wrong(out, seen, yi)
+        if s < 0:
+            return False
+        m = out[yi] - out[s]
+        if algo == PERCEPTRON and m <= p0:
+            coefs[yi] = w
+            coefs[s] = -w
+            return True
+        if algo == PA_CLS and m < 1.0:
+            tau = min(p0, (1.0 - m) / (2.0 * kxx + p1)) * w
+            coefs[yi] = tau
+            coefs[s] = -tau
+            return True
+        return False
+    if task == BINARY:
+        m = y * out[0]
+        if algo == PERCEPTRON and m <= p0:
+            coefs[0] = w * y
+            return True
+        if algo == PA_CLS and m < 1.0:
+            coefs[0] = min(p0, (1.0 - m) / (kxx + p1)) * w * y
+            return True
+        return False
+    r = y - out[0]
+    if algo == PA_REG:
+        loss = abs(r) - p2
+        if loss > 0.0:
+            tau = min(p0, loss / (kxx + p1)) * w
+            coefs[0] = tau if r > 0.0 else -tau
+            return True
+    elif algo == KLMS and r != 0.0:
+        coefs[0] = p0 * r * w
+        return True
+    return False
+
+
+@njit(cache=True)
+def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
+    """The Projectron's step: returns (True, kinv) when the update was projected onto
+    the support set, else (False, kinv) with ``kinv`` grown for the new vector."""
+    if n == 0:
+        if kinv.shape[0] < 1:
+            kinv = np.zeros((alpha.shape[1], alpha.shape[1]))
+        kinv[0, 0] = 1.0 / kxx
+        return False, kinv
+    for a in range(n):
+        acc = 0.0
+        for b in range(n):
+            acc += kinv[a, b] * kv[b]
+        dvec[a] = acc
+    delta2 = kxx
+    for a in range(n):
+        delta2 -= kv[a] * dvec[a]
+    if delta2 < 0.0:
+        delta2 = 0.0
+    if delta2 <= threshold * threshold or (budget > 0 and n >= budget):
+        for a in range(n):
+            alpha[0, a] += coefs[0] * dvec[a]
+        return True, kinv
+    if kinv.shape[0] < n + 1:
+        cap = max(alpha.shape[1], n + 1)
+        grown = np.zeros((cap, cap))
+        grown[:kinv.shape[0], :kinv.shape[0]] = kinv
+        kinv = grown
+    for a in range(n):
+        for b in range(n):
+            kinv[a, b] += dvec[a] * dvec[b] / delta2
+        kinv[a, n] = -dvec[a] / delta2
+        kinv[n, a] = -dvec[a] / delta2
+    kinv[n, n] = 1.0 / delta2
+    return False, kinv
+
+
+@njit(cache=True)
+def _append(alpha, ptr, idx, val, sq, kinv, n, ridx, rval, sqx, coefs, projectron):
+    """Support vector ``n`` := the row (its non-zeros), growing the arrays if full."""
+    K = alpha.shape[0]
+    if n + 1 > alpha.shape[1]:
+        cap = 2 * alpha.shape[1]
+        grown_a = np.zeros((K, cap))
+        grown_a[:, :n] = alpha[:, :n]
+        alpha = grown_a
+        grown_p = np.zeros(cap + 1, dtype=ptr.dtype)
+        grown_p[:n + 1] = ptr[:n + 1]
+        ptr = grown_p
+        grown_s = np.zeros(cap)
+        grown_s[:n] = sq[:n]
+        sq = grown_s
+        if projectron:
+            grown = np.zeros((cap, cap))
+            grown[:kinv.shape[0], :kinv.shape[0]] = kinv
+            kinv = grown
+    nnz = 0
+    for j in range(ridx.shape[0]):
+        if rval[j] != 0.0:
+            nnz += 1
+    start = ptr[n]
+    if start + nnz > idx.shape[0]:
+        size = max(idx.shape[0], 1)
+        while start + nnz > size:
+            size *= 2
+        grown_i = np.zeros(size, dtype=idx.dtype)
+        grown_i[:start] = idx[:start]
+        idx = grown_i
+        grown_v = np.zeros(size)
+        grown_v[:start] = val[:start]
+        val = grown_v
+    q = start
+    for j in range(ridx.shape[0]):
+        if rval[j] != 0.0:
+            idx[q] = ridx[j]
+            val[q] = rval[j]
+            q += 1
+    ptr[n + 1] = q
+    sq[n] = sqx
+    for k in range(K):
+        alpha[k, n] = coefs[k]
+    return alpha, ptr, idx, val, sq, kinv
+
+
+@njit(cache=True)
+def _forget(alpha, ptr, idx, val, sq, n, floats, work, params):
+    """The self-tuned Forgetron's shrink and removal of the oldest of ``n`` vectors
+    (``work`` all zeros on entry and exit)."""
+    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    for q in range(ptr[0], ptr[1]):
+        work[idx[q]] = val[q]
+    fr = 0.0
+    for s in range(n):
+        fr += alpha[0, s] * _kernel(kind, gamma, coef0, degree,
+                                    _gather(work, ptr, idx, val, s), sq[0], sq[s])
+    for q in range(ptr[0], ptr[1]):
+        work[idx[q]] = 0.0
+    sigma = abs(alpha[0, 0])
+    yr = 1.0 if alpha[0, 0] > 0.0 else -1.0
+    mu = yr * fr
+    room = 15.0 / 32.0 * floats[1] - floats[0]
+    phi = 1.0
+    if sigma > 0.0 and sigma * sigma + 2.0 * sigma * (1.0 - mu) > room:
+        disc = (1.0 - mu) * (1.0 - mu) + room
+        phi = 0.0
+        if disc >= 0.0:
+            phi = min(1.0, max(0.0, (-(1.0 - mu) + math.sqrt(disc)) / sigma))
+    lam = sigma * phi
+    floats[0] += lam * lam + 2.0 * lam - 2.0 * lam * mu
+    for s in range(n):
+        alpha[0, s] *= phi
+    _remove(alpha, ptr, idx, val, sq, n, 0)
+
+
+@njit(cache=True)
+def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, work,
+               params, task, seen, out, kv, dvec, coefs):
+    """Score one row into ``out``, then update; returns (updated, predicted class,
+    arrays...)."""
+    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    policy, budget = params[5], int(params[6])
+    sqx = 0.0
+    for j in range(ridx.shape[0]):
+        work[ridx[j]] = rval[j]
+        sqx += rval[j] * rval[j]
+    n = ints[0]
+    _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv)
+    _scores(alpha, kv, n, out)
+    p = 0
+    if task == MULTICLASS:
+        p = masked_argmax(out, seen)
+        seen[int(yv)] = 1
+    elif task == BINARY:
+        p = 1 if out[0] > 0.0 else 0
+    kxx = _kernel(kind, gamma, coef0, degree, sqx, sqx, sqx)
+    add = _rule(out, yv, w, kxx, task, seen, params, coefs)
+    updated = add
+    if add and policy == PROJECTRON:
+        projected, kinv = _project(alpha, kinv, kv, n, kxx, coefs, budget, params[10],
+                                   dvec)
+        add = not projected
+    if add and policy == RANDOM and n >= budget:
+        _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
+        n -= 1
+    if add:
+        alpha, ptr, idx, val, sq, kinv = _append(alpha, ptr, idx, val, sq, kinv, n, ridx,
+                                                 rval, sqx, coefs, policy == PROJECTRON)
+        n += 1
+        if policy == FORGETRON:
+            floats[1] += 1.0  # M: the mistakes so far
+            if n > budget:
+                for j in range(ridx.shape[0]):
+                    work[ridx[j]] = 0.0
+                _forget(alpha, ptr, idx, val, sq, n, floats, work, params)
+                n -= 1
+        ints[0] = n
+    for j in range(ridx.shape[0]):
+        work[ridx[j]] = 0.0
+    return updated, p, alpha, ptr, idx, val, sq, kinv
+
+
+@njit(cache=True)
+def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, work, params,
+                 task, seen, scores, pred):
+    """The online protocol over every row of ``X`` for a support-set learner.
+
+    ``params = (kernel, gamma, coef0, degree, algo, policy, budget, p0, p1, p2, p3)``;
+    returns ``(n_updates, alpha, ptr, idx, val, sq, kinv)``.
+    """
+    rows = row_source(X)
+    kv = np.zeros(alpha.shape[1] + 1)
+    dvec = np.zeros(alpha.shape[1] + 1)
+    coefs = np.zeros(alpha.shape[0])
+    n_updates = 0
+    for i in range(n_rows(X)):
+        ridx, rval = get_row(X, i, rows)
+        if kv.shape[0] < alpha.shape[1] + 1:
+            kv = np.zeros(alpha.shape[1] + 1)
+            dvec = np.zeros(alpha.shape[1] + 1)
+        updated, pred[i], alpha, ptr, idx, val, sq, kinv = _learn_row(
+            ridx, rval, y[i], sw[i], alpha, ptr, idx, val, sq, ints, floats, kinv, work,
+            params, task, seen, scores[i], kv, dvec, coefs)
+        n_updates += updated
+    return n_updates, alpha, ptr, idx, val, sq, kinv
+
+
+@njit(cache=True)
+def score_rows(X, alpha, ptr, idx, val, sq, n, work, params, out):
+    """``out[i, k] = f_k(x_i)`` for every row of ``X`` (no learning)."""
+    rows = row_source(X)
+    kv = np.zeros(n + 1)
+    for i in range(n_rows(X)):
+        ridx, rval = get_row(X, i, rows)
+        sqx = 0.0
+        for j in range(ridx.shape[0]):
+            work[ridx[j]] = rval[j]
+            sqx += rval[j] * rval[j]
+        _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv)
+        _scores(alpha, kv, n, out[i])
+        for j in range(ridx.shape[0]):
+            work[ridx[j]] = 0.0
+
+
+TASKS = (REGRESSION, BINARY, MULTICLASS)

@@ -1,0 +1,88 @@
+"""Kernel Passive-Aggressive classification and regression (Crammer, Dekel, Keshet,
+Shalev-Shwartz, Singer, "Online Passive-Aggressive Algorithms", JMLR 7, 2006: the
+updates of ``olearn.linear.pa`` with ``x . x`` replaced by a Mercer kernel, as the
+seed chapter's "PA with kernels" and the paper's section 3 describe).
+
+Binary: hinge loss ``l = max(0, 1 - y f(x))``; when ``l > 0`` the example joins the
+support set with ``alpha = tau y``, ``tau = min(c, l / (K(x, x) + D))`` ((c, D) =
+(inf, 0) "PA", (C, 0) "PA-I", (inf, 1/(2C)) "PA-II", eqs. 6-8 with ``||x||^2 =
+K(x, x)``).  Multiclass (section 7, max-score form; the seed chapter's multiclass PA):
+``s`` the highest-scoring wrong class, ``l = max(0, 1 - (f_y - f_s))``, ``tau`` with
+``2 K(x, x)``; one support vector with ``+tau`` for ``y`` and ``-tau`` for ``s``.
+Regression (section 4): ``l = max(0, |y - f(x)| - epsilon)``, ``alpha = sign(y - f)
+tau``.  With ``kernel="linear"`` these are ``olearn.linear.PAClassifier`` and
+``PARegressor``.  A row with ``K(x, x) = 0`` makes no update; a sample weight
+multiplies tau.  ``budget=B`` with ``budget_policy="random"``: a uniformly drawn
+support vector leaves when the set is full (as the Randomized Budget Perceptron).
+Cost per row O(n_support nnz).
+"""
+from ..base import OnlineClassifier, OnlineRegressor
+from .._params import store_params
+from .._validation import check_number
+from ..linear.pa import pa_step_params
+from ..registry import register
+from . import _support as S
+from ._base import SupportClassifier, SupportModel
+
+
+class KernelPAClassifier(SupportClassifier, OnlineClassifier):
+    """Kernel Passive-Aggressive classifier (variants "PA", "PA-I", "PA-II").
+
+    Parameters
+    ----------
+    C : float, aggressiveness (> 0; unused by "PA").
+    variant : "PA", "PA-I" or "PA-II".
+    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
+    gamma : float, kernel width (rbf) or scale (poly) (> 0).
+    coef0 : float, poly kernel's constant.
+    degree : int, poly kernel's degree (>= 1).
+    budget : int or None, most support vectors kept (None: unbounded).
+    budget_policy : "random" (a uniformly drawn support vector leaves when full).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    _algo = S.PA_CLS
+    _policies = ("random",)
+
+    def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
+                 budget=None, budget_policy="random", fit_intercept=False,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    def _rule_params(self):
+        return pa_step_params(self.variant, self.C) + (0.0, 0.0)
+
+
+class KernelPARegressor(SupportModel, OnlineRegressor):
+    """Kernel Passive-Aggressive regressor on the epsilon-insensitive loss.
+
+    Parameters
+    ----------
+    C : float, aggressiveness (> 0; unused by "PA").
+    epsilon : float, width of the insensitive zone (>= 0).
+    variant : "PA", "PA-I" or "PA-II".
+    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
+    gamma : float, kernel width (rbf) or scale (poly) (> 0).
+    coef0 : float, poly kernel's constant.
+    degree : int, poly kernel's degree (>= 1).
+    budget : int or None, most support vectors kept (None: unbounded).
+    budget_policy : "random" (a uniformly drawn support vector leaves when full).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    _algo = S.PA_REG
+    _policies = ("random",)
+
+    def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", kernel="rbf", gamma=0.1,
+                 coef0=1.0, degree=3, budget=None, budget_policy="random",
+                 fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
+        store_params(self, locals())
+
+    def _rule_params(self):
+        eps = check_number("epsilon", self.epsilon, low=0.0)
+        return pa_step_params(self.variant, self.C) + (eps, 0.0)
+
+
+register("kernel-pa", KernelPAClassifier, variant="PA-I")
+register("kernel-pa-reg", KernelPARegressor, variant="PA-I")

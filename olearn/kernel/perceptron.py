@@ -1,0 +1,72 @@
+"""Kernel Perceptron, unbounded or on a budget.
+
+The seed chapter's online kernel Perceptron (Neural Networks, ch. 6, "Online Kernel
+Perceptron"; Freund and Schapire 1999): ``f(x) = sum_i alpha_i K(x_i, x)``; when
+``y f(x) <= margin`` the example joins the support set with ``alpha = y`` (times its
+sample weight).  With ``kernel="linear"`` this is ``olearn.linear.Perceptron`` (same
+predictions, same weights ``w = sum_i alpha_i x_i``).  Multiclass: Crammer and
+Singer's max-score update (JMLR 3, 2003), as the linear Perceptron's
+``multiclass="max"``: one support vector with ``+1`` for the true class and ``-1`` for
+the highest-scoring wrong class.  A row with ``K(x, x) = 0`` makes no update.
+
+Budgets (``budget=B``, binary unless stated), cost per row O(B nnz) plus:
+
+* ``"random"`` (binary and multiclass): the Randomized Budget Perceptron (Cavallanti,
+  Cesa-Bianchi, Gentile, "Tracking the best hyperplane with a simple budget
+  Perceptron", Machine Learning 69, 2007): when the set is full, a support vector
+  drawn uniformly at random leaves before the new one enters;
+* ``"forgetron"``: the self-tuned Forgetron (Dekel, Shalev-Shwartz, Singer, SIAM J.
+  Comput. 37(5), 2008, section 4): after the Perceptron step ``f' = f + y K(x, .)``,
+  when more than B vectors are held, every coefficient shrinks by
+  ``phi = max{phi in (0, 1]: Psi(sigma_r phi, mu) + Q <= 15/32 M}`` with
+  ``Psi(l, m) = l^2 + 2 l - 2 l m``, ``sigma_r`` the oldest vector's weight,
+  ``mu = y_r f'(x_r)``, ``M`` the mistakes so far and ``Q`` the running sum of Psi;
+  then the oldest vector leaves (O(B nnz) more, for ``f'(x_r)``);
+* ``"projectron"`` (Orabona, Keshet, Caputo, "Bounded kernel-based online learning",
+  JMLR 10, 2009, Algorithm 1): on a mistake, ``d = K_S^{-1} k_t`` and
+  ``delta^2 = K(x, x) - k_t . d``; when ``delta <= threshold`` the update is projected
+  onto the span of the support set (``alpha += y d``, no new vector), else ``x`` joins
+  and ``K_S^{-1}`` is updated in O(B^2) (cost per row O(B^2)).  The paper bounds the
+  set through ``threshold`` alone; with ``budget=B`` the update is also projected
+  whenever B vectors are held, a hard cap the paper does not have.
+"""
+from ..base import OnlineClassifier
+from .._params import store_params
+from ..registry import register
+from .._validation import check_number
+from . import _support as S
+from ._base import SupportClassifier
+
+
+class KernelPerceptron(SupportClassifier, OnlineClassifier):
+    """Kernel Perceptron: ``x`` joins the support set when ``y f(x) <= margin``.
+
+    Parameters
+    ----------
+    kernel : "rbf" (exp(-gamma ||x - z||^2)), "poly" ((gamma x.z + coef0)^degree) or
+        "linear" (x.z).
+    gamma : float, kernel width (rbf) or scale (poly) (> 0).
+    coef0 : float, poly kernel's constant.
+    degree : int, poly kernel's degree (>= 1).
+    margin : float, update when the margin is at most this (>= 0).
+    budget : int or None, most support vectors kept (None: unbounded).
+    budget_policy : "random", "forgetron" or "projectron" (see the module docstring).
+    threshold : float, the Projectron's eta: largest projection error that is projected.
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner`` (random_state also seeds the random budget policy).
+    """
+    _algo = S.PERCEPTRON
+    _policies = ("random", "forgetron", "projectron")
+
+    def __init__(self, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, margin=0.0,
+                 budget=None, budget_policy="random", threshold=0.1, fit_intercept=False,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    def _rule_params(self):
+        margin = check_number("margin", self.margin, low=0.0)
+        threshold = check_number("threshold", self.threshold, low=0.0)
+        return (margin, 0.0, 0.0, threshold)
+
+
+register("kernel-perceptron", KernelPerceptron)
