@@ -16,7 +16,8 @@ class RefADWIN:
     the buckets of size 2^i, oldest first, each a [sum, variance term]."""
 
     def __init__(self, delta=0.002, clock=32, max_buckets=5, min_window_length=5,
-                 grace_period=10):
+                 grace_period=10, keep_recent=True):
+        self.keep = keep_recent
         self.delta, self.clock, self.M = delta, clock, max_buckets
         self.mwl, self.grace = min_window_length, grace_period
         self.rows, self.width, self.total, self.var, self.tick = [[]], 0.0, 0.0, 0.0, 0
@@ -74,6 +75,8 @@ class RefADWIN:
                             found = found_any = True
                             self._drop_oldest()
                             break
+        if found_any and not self.keep:      # River's reaction: start afresh
+            self.rows, self.width, self.total, self.var, self.tick = [[]], 0.0, 0.0, 0.0, 0
         return found_any
 
 
@@ -82,13 +85,14 @@ class RefDDM:
 
     def __init__(self, warm_start=30, warning_threshold=2.0, drift_threshold=3.0):
         self.w, self.a, self.b = warm_start, warning_threshold, drift_threshold
-        self.errors = []
+        self.i = self.k = 0
         self.best = None
 
     def update(self, x):
-        self.errors.append(x)
-        i = len(self.errors)
-        p = float(np.mean(self.errors))
+        self.i += 1
+        self.k += x
+        i = self.i
+        p = self.k / i
         s = math.sqrt(p * (1 - p) / i)
         self.warning = False
         if i <= self.w:
@@ -96,7 +100,7 @@ class RefDDM:
         if self.best is None or p + s <= self.best[0] + self.best[1]:
             self.best = (p, s)
         if p + s > self.best[0] + self.b * self.best[1]:
-            self.errors, self.best = [], None
+            self.i, self.k, self.best = 0, 0, None
             return True
         self.warning = p + s > self.best[0] + self.a * self.best[1]
         return False
@@ -137,15 +141,17 @@ class RefPH:
         self._start()
 
     def _start(self):
-        self.xs, self.up, self.down, self.lo, self.hi = [], 0.0, 0.0, math.inf, -math.inf
+        self.n, self.sum, self.up, self.down = 0, 0.0, 0.0, 0.0
+        self.lo, self.hi = math.inf, -math.inf
 
     def update(self, x):
-        self.xs.append(x)
-        mean = math.fsum(self.xs) / len(self.xs)
+        self.n += 1
+        self.sum += x
+        mean = self.sum / self.n
         self.up = self.alpha * self.up + (x - mean) - self.delta
         self.down = self.alpha * self.down + (x - mean) + self.delta
         self.lo, self.hi = min(self.lo, self.up), max(self.hi, self.down)
-        if len(self.xs) >= self.n0 and (self.up - self.lo > self.lam
+        if self.n >= self.n0 and (self.up - self.lo > self.lam
                                         or self.hi - self.down > self.lam):
             self._start()
             return True
@@ -173,7 +179,8 @@ def test_adwin_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
     for xs, params in ((_errors(seed), {}), (_reals(seed), {"clock": 1}),
                        (_reals(seed + 10), {"max_buckets": 2, "min_window_length": 3,
-                                            "delta": 0.05, "clock": 4})):
+                                            "delta": 0.05, "clock": 4}),
+                       (_errors(seed + 20), {"keep_recent": False})):
         want = _loop(RefADWIN(**params), xs)
         got = ADWIN(**params).update_many(xs)
         assert list(got) == want and len(want) > 0
@@ -233,6 +240,8 @@ def test_adwin_documented_example_change_at_1000_flagged_at_1023():
     assert list(det.update_many(stream[:1024])) == [1023]
     # the window kept its newer part, the values since the change (the paper's rule)
     assert 24 <= det.width <= 64 and det.estimation > 3.0
+    river_like = ADWIN(keep_recent=False)
+    assert list(river_like.update_many(stream[:1024])) == [1023] and river_like.width == 0
 
 
 def test_adwin_cut_follows_its_delta():

@@ -9,9 +9,12 @@ A kernel is ``kernel(values, *state, params, flags, stop) -> consumed``: it read
 ``update`` loop, and a learner wrapped by :class:`~olearn.drift.OnDrift` can stop at a
 detection.
 """
+import math
+
 import numpy as np
 
 from .._params import store_params  # noqa: F401 (the subclasses' __init__)
+from ..base import _entry_point
 
 NONE, WARNING, DRIFT = 0, 1, 2
 
@@ -89,17 +92,24 @@ class DriftDetector:
         """Feed one value; returns True when a drift is detected at this value."""
         one = self.__dict__.get("_one")
         if one is None:
-            self._prepared()
-            one = self._one = (np.zeros(1), np.zeros(1, dtype=np.int8))
+            st = self._prepared()
+            buf, flag = np.zeros(1), np.zeros(1, dtype=np.int8)
+            one = self._one = [buf, flag, (buf, *st, self._params_arr, flag, False), None]
         try:
             v = float(value)
         except (TypeError, ValueError):
             raise TypeError(f"value must be a number, got {value!r}") from None
-        if not np.isfinite(v):
+        if not math.isfinite(v):
             raise ValueError(f"value must be finite, got {value!r}")
         one[0][0] = v
         one[1][0] = NONE
-        self._call(one[0], one[1], False)
+        entry = one[3]
+        if entry is None:       # the first call compiles; later ones skip the dispatch
+            kernel = type(self)._kernel
+            kernel(*one[2])
+            one[3] = _entry_point(kernel, one[2])
+        else:
+            entry(*one[2])
         flag = int(one[1][0])
         self.n_ += 1
         self.drift_detected = flag == DRIFT
@@ -167,6 +177,7 @@ class DriftDetector:
                 raise ValueError(f"state{i} has shape {b.shape}, expected {a.shape}")
             state.append(np.ascontiguousarray(b, dtype=a.dtype))
         det._state = tuple(state)
+        det.__dict__.pop("_one", None)
         det.n_ = int(meta["n_"])
         det.n_detections_ = int(meta["n_detections_"])
         det.drift_detected = bool(meta["drift_detected"])

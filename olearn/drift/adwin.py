@@ -21,7 +21,8 @@ MOA and River: they use ``1/(n0 - min_window_length + 1) + 1/(n1 - min_window_le
 On a detection the window keeps its newer part, as in the paper: the oldest bucket is
 dropped, and the cuts are tested again, until no cut shows a change (so the window
 shrinks to the values since the change).  River instead discards the whole window at
-the next value after a detection.  ``width`` is the window's length.
+the next value after a detection (``keep_recent=False`` does the same).  ``width`` is
+the window's length.
 """
 import math
 
@@ -63,12 +64,14 @@ def _drop_oldest(s, cnt, tot, var):
 
 @njit(cache=True)
 def _adwin(values, s, cnt, tot, var, params, flags, stop):
-    """s = [width, total, variance (sum of squared deviations), tick, levels in use]."""
+    """s = [width, total, variance (sum of squared deviations), tick, levels in use];
+    params = (delta, clock, max_buckets, min_window_length, grace_period, clear)."""
     delta = params[0]
     clock = int(params[1])
     M = int(params[2])
     mwl = params[3]
     grace = params[4]
+    clear = params[5] > 0.0
     L = cnt.shape[0]
     n = values.shape[0]
     for i in range(n):
@@ -110,31 +113,31 @@ def _adwin(values, s, cnt, tot, var, params, flags, stop):
             again = True
             while again:
                 again = False
-                if s[0] < 2.0:
+                W = s[0]
+                if W < 2.0:
                     break
-                ln = math.log(2.0 * math.log(s[0]) / delta)
-                sigma2 = max(s[2] / s[0], 0.0)
+                ln = math.log(2.0 * math.log(W) / delta)
+                # |u0/n0 - u1/n1| > sqrt(2 m' s2 ln) + 2/3 m' ln, m' = 1/n0 + 1/n1 = W/(n0 n1),
+                # multiplied by n0 n1: |u0 n1 - u1 n0| - c2 > 0 and its square > c1 n0 n1
+                c1 = 2.0 * max(s[2] / W, 0.0) * ln * W
+                c2 = 2.0 / 3.0 * ln * W
+                total = s[1]
                 n0 = 0.0
                 u0 = 0.0
-                n1 = s[0]
-                u1 = s[1]
                 top = int(s[4]) - 1
                 done = False
                 for lev in range(top, -1, -1):
                     size = 2.0 ** lev
-                    c = cnt[lev]
-                    for k in range(c):
+                    for k in range(cnt[lev]):
                         n0 += size
-                        n1 -= size
                         u0 += tot[lev, k]
-                        u1 -= tot[lev, k]
+                        n1 = W - n0
                         if n1 < mwl:
                             done = True
                             break
                         if n0 >= mwl:
-                            m = 1.0 / n0 + 1.0 / n1
-                            eps = math.sqrt(2.0 * m * sigma2 * ln) + 2.0 / 3.0 * m * ln
-                            if abs(u0 / n0 - u1 / n1) > eps:
+                            D = abs(u0 * n1 - (total - u0) * n0) - c2
+                            if D > 0.0 and D * D > c1 * n0 * n1:
                                 detected = True
                                 again = True
                                 done = True
@@ -142,6 +145,9 @@ def _adwin(values, s, cnt, tot, var, params, flags, stop):
                                 break
                     if done:
                         break
+            if detected and clear:
+                s[:] = 0.0
+                cnt[:] = 0
         if detected:
             flags[i] = 2
             if stop:
@@ -163,19 +169,23 @@ class ADWIN(DriftDetector):
         finer window, more work).
     min_window_length : int >= 1, the smallest sub-window a cut may leave on either side.
     grace_period : int >= 0, no test until the window holds more values than this.
+    keep_recent : bool, on a detection keep the newer part of the window (True, the
+        paper's rule) or clear the whole window and start afresh (False, River's).
 
     Notes
     -----
     On a detection the window keeps its newer part (the paper's rule): old buckets are
-    dropped until no cut shows a change; ``width`` tells its length.  River clears the
-    whole window instead.  See the module's docstring for the bound and the one place
+    dropped until no cut shows a change; ``width`` tells its length.  The pre-change
+    values left in it can be cut again a few tests later (a few detections per change,
+    see benchmarks/drift.md).  River clears the whole window instead
+    (``keep_recent=False``: then one detection per change, as River).  See the module's docstring for the bound and the one place
     where this differs from MOA and River.
     """
 
     _kernel = staticmethod(_adwin)
 
     def __init__(self, delta=0.002, clock=32, max_buckets=5, min_window_length=5,
-                 grace_period=10):
+                 grace_period=10, keep_recent=True):
         store_params(self, locals())
         self.reset()
 
@@ -189,8 +199,10 @@ class ADWIN(DriftDetector):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
             ints[name] = float(v)
+        if not isinstance(self.keep_recent, (bool, np.bool_)):
+            raise ValueError(f"keep_recent must be True or False, got {self.keep_recent!r}")
         return (delta, ints["clock"], ints["max_buckets"], ints["min_window_length"],
-                ints["grace_period"])
+                ints["grace_period"], 0.0 if self.keep_recent else 1.0)
 
     def _new_state(self):
         M = int(self.max_buckets)
