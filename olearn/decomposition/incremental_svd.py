@@ -43,12 +43,14 @@ class IncrementalSVD(TransformerMixin, BaseEstimator):
     tol : float, default=1e-12
         Singular values below ``tol`` times the largest are dropped (the rank grows only
         with rows outside the span).
-    block_size : int or None, default=None
-        ``partial_fit`` updates by blocks of this many rows (None: ``rank`` rows).
-        Without truncation every block size gives the same SVD.
+    block_size : int, default=100
+        ``partial_fit`` updates by blocks of at most this many rows (1: Brand's update
+        by one row).  Without truncation every block size gives the same SVD; with it,
+        larger blocks truncate less often (more accurate, more memory: a block of b rows
+        costs an SVD of a (rank + b) square matrix).
     """
 
-    def __init__(self, rank=10, forget=1.0, tol=1e-12, block_size=None):
+    def __init__(self, rank=10, forget=1.0, tol=1e-12, block_size=100):
         store_params(self, locals())
 
     def _check_params(self):
@@ -58,9 +60,8 @@ class IncrementalSVD(TransformerMixin, BaseEstimator):
         check_number("forget", self.forget, low=0, high=1, low_open=True)
         check_number("tol", self.tol, low=0, high=1)
         b = self.block_size
-        if b is not None and (not isinstance(b, (int, np.integer)) or isinstance(b, bool)
-                              or b < 1):
-            raise ValueError(f"block_size must be None or a positive integer, got {b!r}")
+        if not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1:
+            raise ValueError(f"block_size must be a positive integer, got {b!r}")
 
     def _reset(self, d):
         self._V = np.zeros((d, 0))
@@ -84,7 +85,7 @@ class IncrementalSVD(TransformerMixin, BaseEstimator):
         return self.partial_fit(X)
 
     def _update(self, X):
-        b = self.block_size or self.rank
+        b = self.block_size
         V, s, f = self._V, self.singular_values_, self.forget
         for a in range(0, X.shape[0], b):
             C = X[a:a + b]

@@ -39,15 +39,15 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
     method : {"svd", "oja"}, default="svd"
         "svd": running mean on Brand's incremental SVD (exact while not truncated);
         "oja": Oja's rule, cheaper per row, approximate.
-    block_size : int or None, default=None
-        ("svd") rows per update (None: ``n_components`` rows).
+    block_size : int, default=100
+        ("svd") rows per update, at most.
     learning_rate : float, default=1.0
         ("oja") the step at row ``t`` is ``learning_rate / t``.
     random_state : int or None, default=None
         ("oja") seed of the random orthonormal start.
     """
 
-    def __init__(self, n_components=2, method="svd", block_size=None, learning_rate=1.0,
+    def __init__(self, n_components=2, method="svd", block_size=100, learning_rate=1.0,
                  random_state=None):
         store_params(self, locals())
 
@@ -57,9 +57,8 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_components must be a positive integer, got {k!r}")
         check_choice("method", self.method, ("svd", "oja"))
         b = self.block_size
-        if b is not None and (not isinstance(b, (int, np.integer)) or isinstance(b, bool)
-                              or b < 1):
-            raise ValueError(f"block_size must be None or a positive integer, got {b!r}")
+        if not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1:
+            raise ValueError(f"block_size must be a positive integer, got {b!r}")
         check_number("learning_rate", self.learning_rate, low=0, low_open=True)
 
     def _reset(self, d):
@@ -109,7 +108,7 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
         return mB
 
     def _svd_update(self, X):
-        bs = self.block_size or self.n_components
+        bs = self.block_size
         for a in range(0, X.shape[0], bs):
             B = X[a:a + bs]
             n, b = self.n_samples_seen_, B.shape[0]
