@@ -1,0 +1,131 @@
+"""The compiled part of :class:`~olearn.ensemble.ExpertAdvice`: weights over the members
+updated row by row from the members' own pre-update losses, and the ensemble's
+prediction of each row from the members' pre-update predictions (numpy + numba only).
+
+``state = [t (rows seen), next restart of the doubling trick, largest loss seen]``;
+``L`` the members' losses since the last restart, ``Ltot`` since the start.
+``params = (combine, eta, n_classes, seed, learn)``: combine 0 = EWA, 1 = Hedge,
+2 = follow the leader; ``eta <= 0``: the doubling trick; ``n_classes = 0``: regression.
+"""
+import math
+
+import numpy as np
+
+from .. import _compiled  # noqa: F401 (points numba's cache at olearn's folder)
+from numba import njit
+
+EWA, HEDGE, FTL = 0, 1, 2
+
+
+@njit(cache=True)
+def _uniform(seed, t):
+    """A uniform number in [0, 1) from (seed, row): splitmix64, so that Hedge's draws do
+    not depend on how the stream is cut into calls."""
+    z = (np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(t)) & \
+        np.uint64(0xFFFFFFFFFFFFFFFF)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) / 9007199254740992.0
+
+
+@njit(cache=True)
+def combine(votes, values, losses, alive, state, L, Ltot, params, w_out, out_cls, out_val,
+            scores):
+    """For each row i: weights from the losses so far, the ensemble's prediction
+    (``out_cls[i]`` a class index, or ``out_val[i]`` a value) and its scores
+    (``scores[i]``: the weight of each class, summing to 1), then (``learn``) the
+    members' losses of row i are added.  ``w_out`` receives the last weights used."""
+    mode = int(params[0])
+    eta_fixed = params[1]
+    K = int(params[2])
+    seed = int(params[3])
+    learn = params[4] > 0.0
+    n = losses.shape[0]
+    N = losses.shape[1]
+    lnN = math.log(max(N, 2))
+    w = w_out
+    for i in range(n):
+        t = state[0] + 1.0                       # this row's number, from 1
+        fresh = False                            # L read as zeros (a restart not made)
+        if eta_fixed > 0.0:
+            eta = eta_fixed
+        else:
+            end = state[1]
+            if t >= end:                         # a new epoch: restart (doubling trick)
+                while end <= t:
+                    end *= 2.0
+                if learn:
+                    for j in range(N):
+                        L[j] = 0.0
+                    state[1] = end
+                else:
+                    fresh = True
+            length = end / 2.0
+            eta = math.sqrt(8.0 * lnN / length)
+            if K == 0 and state[2] > 0.0:        # regression: losses in [0, largest seen]
+                eta /= state[2]
+        # weights exp(-eta (L_j - min L)), dead members 0
+        lo = np.inf
+        best = -1
+        best_tot = np.inf
+        for j in range(N):
+            if alive[j]:
+                if (0.0 if fresh else L[j]) < lo:
+                    lo = 0.0 if fresh else L[j]
+                if Ltot[j] < best_tot:
+                    best_tot = Ltot[j]
+                    best = j
+        W = 0.0
+        for j in range(N):
+            if alive[j]:
+                w[j] = math.exp(-eta * ((0.0 if fresh else L[j]) - lo))
+                W += w[j]
+            else:
+                w[j] = 0.0
+        if mode == FTL:
+            for j in range(N):
+                w[j] = 0.0
+            w[best] = 1.0
+            W = 1.0
+        elif mode == HEDGE:
+            u = _uniform(seed, int(t)) * W
+            acc = 0.0
+            pick = best
+            for j in range(N):
+                if alive[j]:
+                    acc += w[j]
+                    if u < acc:
+                        pick = j
+                        break
+            for j in range(N):
+                w[j] = 0.0
+            w[pick] = 1.0
+            W = 1.0
+        if K > 0:
+            for k in range(K):
+                scores[i, k] = 0.0
+            for j in range(N):
+                if w[j] > 0.0:
+                    scores[i, votes[i, j]] += w[j] / W
+            top = 0
+            for k in range(1, K):
+                if scores[i, k] > scores[i, top]:
+                    top = k
+            out_cls[i] = top
+        else:
+            acc = 0.0
+            for j in range(N):
+                if w[j] > 0.0:
+                    acc += w[j] * values[i, j]
+            out_val[i] = acc / W
+        if learn:
+            state[0] = t
+            for j in range(N):
+                if alive[j]:
+                    x = losses[i, j]
+                    L[j] += x
+                    Ltot[j] += x
+                    if x > state[2]:
+                        state[2] = x
+    return n

@@ -1,0 +1,98 @@
+"""Learning without tuning: an expert-advice ensemble over a fixed, documented set of
+learners and parameter values (``ExpertAdvice``, follow-the-leader by default).
+
+The classifier's members (16): SCW-I (C, eta) in {(0.0625, 0.75), (0.5, 0.8),
+(0.5, 0.85)}; AROW r in {0.0625, 0.5, 16}; OGD with AdaGrad steps eta in {0.125, 0.5,
+4}; NAROW b in {1, 4}; PA-I C in {0.0625, 0.125}; NDAG eta in {1, 8}; COCOB.  These
+are the values the LIBOL-protocol comparison (benchmarks/compare.md) picked on ijcnn1,
+a9a and w8a, and their neighbours: the grid covers the scales of those sets.
+
+The regressor's members (8): PA-I (epsilon-insensitive) C in {0.1, 1}; AROW r in
+{0.1, 1, 10}; RLS; COCOB; NDAG.
+
+``combine="follow-the-leader"`` by default: on the stationary sets of the benchmark it
+predicts as well as the best member after a few thousand rows (benchmarks/ensemble.md
+gives the measured figures of the three rules); "ewa" and "hedge" carry regret bounds
+(see ``ExpertAdvice``).
+"""
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from .._params import store_params
+from ..registry import register
+from .expert_advice import ExpertAdvice
+
+CLASSIFIERS = ([("scw", {"C": c, "eta": e}) for c, e in ((0.0625, 0.75), (0.5, 0.8),
+                                                          (0.5, 0.85))]
+               + [("arow", {"r": r}) for r in (0.0625, 0.5, 16.0)]
+               + [("adagrad", {"eta": e}) for e in (0.125, 0.5, 4.0)]
+               + [("narow", {"b": b}) for b in (1.0, 4.0)]
+               + [("pa1", {"C": c}) for c in (0.0625, 0.125)]
+               + [("ndag", {"eta": e}) for e in (1.0, 8.0)]
+               + [("cocob", {})])
+
+REGRESSORS = ([("pa1-reg", {"C": c}) for c in (0.1, 1.0)]
+              + [("arow-reg", {"r": r}) for r in (0.1, 1.0, 10.0)]
+              + [("rls", {}), ("cocob-reg", {}), ("ndag-reg", {})])
+
+
+def default_learners(kind):
+    """Fresh instances of the documented default members ("classifier" or "regressor")."""
+    from ..registry import make
+    return [make(name, **params) for name, params in
+            (CLASSIFIERS if kind == "classifier" else REGRESSORS)]
+
+
+class AutoClassifier(ClassifierMixin, ExpertAdvice):
+    """Classification with no parameter to tune: 16 learners and parameter values in one
+    pass, combined by expert advice (the set is in ``olearn.ensemble.auto``).
+
+    Parameters
+    ----------
+    learners : None (the documented default set) or a list of olearn classifiers.
+    combine : "follow-the-leader", "ewa" or "hedge" (see ``ExpertAdvice``).
+    eta : float > 0 or None, rate of the weights (None: theory, doubling trick).
+    loss : None ("zero-one") or "hinge", the loss that weighs the members.
+    epochs : int, passes over the data in fit().
+    shuffle : bool, shuffle the rows before each epoch of fit().
+    random_state : int or None, seed of the shuffle and of Hedge's draws.
+    """
+
+    def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
+                 epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    def _default_learners(self):
+        return default_learners("classifier")
+
+    def _is_classifier(self):
+        return True
+
+
+class AutoRegressor(RegressorMixin, ExpertAdvice):
+    """Regression with no parameter to tune: 8 learners and parameter values in one
+    pass, combined by expert advice (the set is in ``olearn.ensemble.auto``).
+
+    Parameters
+    ----------
+    learners : None (the documented default set) or a list of olearn regressors.
+    combine : "follow-the-leader", "ewa" or "hedge" (see ``ExpertAdvice``).
+    eta : float > 0 or None, rate of the weights (None: theory, doubling trick).
+    loss : None ("squared") or "absolute", the loss that weighs the members.
+    epochs : int, passes over the data in fit().
+    shuffle : bool, shuffle the rows before each epoch of fit().
+    random_state : int or None, seed of the shuffle and of Hedge's draws.
+    """
+
+    def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
+                 epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    def _default_learners(self):
+        return default_learners("regressor")
+
+    def _is_classifier(self):
+        return False
+
+
+register("auto", AutoClassifier)
+register("auto-reg", AutoRegressor)

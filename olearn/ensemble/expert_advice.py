@@ -1,0 +1,500 @@
+"""Prediction with expert advice over online learners (Cesa-Bianchi and Lugosi,
+*Prediction, Learning, and Games*, Cambridge 2006, chapters 2 and 4; Freund and
+Schapire, "A decision-theoretic generalization of on-line learning and an application
+to boosting", JCSS 55, 1997).
+
+Every member learns from every row on its own: its pre-update prediction (and loss) does
+not depend on the ensemble, so one chunk is validated once, each member makes its own
+compiled progressive pass over it (``predict_learn``), and the ensemble's predictions
+are combined afterwards, row by row, from the members' pre-update predictions with the
+weights of that row (a small compiled loop, ``_combine.combine``).  A chunk costs one
+validation plus N learning passes.
+
+With ``L_j`` member j's cumulative loss before the row, ``w_j = exp(-eta L_j)``:
+
+* ``"ewa"``, the exponentially weighted average forecaster (C-B & L, section 2.1):
+  regression predicts ``sum_j w_j f_j / sum_j w_j``; classification the class with the
+  largest total weight of the members predicting it (the weighted average of the
+  members' one-hot predictions, then its arg-max: a weighted majority vote);
+* ``"hedge"``, the randomised forecaster (C-B & L section 4.2; Freund and Schapire's
+  Hedge(beta) with ``beta = exp(-eta)``): predicts as member j drawn with probability
+  ``w_j / sum w``; the draw of row t is a fixed function of (``random_state``, t), so
+  it does not depend on how the stream is cut into calls;
+* ``"follow-the-leader"``: predicts as the member of least cumulative loss (ties: the
+  first).  No regret guarantee in general, often the best on stationary data.
+
+Losses of a member's pre-update prediction: classification ``"zero-one"`` (a mistake)
+or ``"hinge"``, ``min(1, max(0, 1 - m) / 2)`` with m the margin of its scores (binary
+``y s``; multiclass the true class's score minus the best other one), a loss in [0, 1];
+regression ``"squared"`` or ``"absolute"``.
+
+``eta=None`` sets the rate from the theory: with losses in [0, 1], ``eta = sqrt(8 ln N /
+n)`` makes the regret of EWA (and the expected regret of Hedge) at most
+``sqrt(n ln N / 2)`` (Theorem 2.2); the horizon n is unknown, so the doubling trick
+(section 2.3): the forecaster restarts at rows 1, 2, 4, 8, ... with ``eta =
+sqrt(8 ln N / 2^m)`` on the epoch of length 2^m, regret at most ``sqrt(2)/(sqrt(2) - 1)
+sqrt(n ln N / 2)`` (for the loss convex in the prediction: EWA in regression, Hedge
+in expectation, and EWA's one-hot average for the 0/1 loss).  Regression losses are not
+bounded in advance: they are divided by the largest loss seen so far (an estimate of
+the range; a departure from the book's known range).  A given ``eta`` is used as is
+(no restarts).
+
+A member whose weights become non-finite (``DivergenceError``) is dropped: its weight
+is 0 from the start of the call where it diverged.
+"""
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .._params import store_params
+from .._validation import check_choice, check_number
+from ..base import DivergenceError, _rng
+
+COMBINE = ("ewa", "hedge", "follow-the-leader")
+CLASSIFY_LOSSES = ("zero-one", "hinge")
+REGRESS_LOSSES = ("squared", "absolute")
+
+
+class ExpertAdvice(BaseEstimator):
+    """Prediction with expert advice: many online learners in one pass, weighted by their
+    progressive losses (EWA, Hedge or follow the leader).
+
+    Parameters
+    ----------
+    learners : list of olearn learners (all classifiers or all regressors), the experts;
+        each is cloned (the given objects are not changed).
+    combine : "ewa", "hedge" or "follow-the-leader", how the members' predictions are
+        combined (see the module's docstring).
+    eta : float > 0 or None, the learning rate of the weights; None: from the theory,
+        ``sqrt(8 ln N / 2^m)`` with the doubling trick.
+    loss : None, "zero-one", "hinge", "squared" or "absolute", the loss that weighs the
+        members (None: zero-one for classifiers, squared for regressors).
+    epochs : int, passes over the data in fit().
+    shuffle : bool, shuffle the rows before each epoch of fit().
+    random_state : int or None, seed of the shuffle and of Hedge's draws.
+    """
+
+    def __init__(self, learners=None, combine="ewa", eta=None, loss=None, epochs=1,
+                 shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    # ------------------------------------------------------------ set-up
+    def _default_learners(self):
+        raise ValueError("ExpertAdvice needs a list of learners")
+
+    def _learners(self):
+        learners = self.learners
+        if learners is None:
+            learners = self._default_learners()
+        if isinstance(learners, BaseEstimator) or not hasattr(learners, "__len__") \
+                or len(learners) == 0:
+            raise ValueError("learners must be a non-empty list of olearn learners")
+        for m in learners:
+            if not hasattr(m, "predict_learn"):
+                raise TypeError(f"{type(m).__name__} is not an online learner "
+                                "(no predict_learn)")
+        return list(learners)
+
+    def _is_classifier(self):
+        from sklearn.base import is_classifier
+        learners = self.learners if self.learners is not None else self._default_learners()
+        return bool(learners) and is_classifier(learners[0])
+
+    def _params(self):
+        check_choice("combine", self.combine, COMBINE)
+        classify = self._is_classifier()
+        loss = self.loss or ("zero-one" if classify else "squared")
+        check_choice("loss", loss, CLASSIFY_LOSSES if classify else REGRESS_LOSSES)
+        eta = 0.0 if self.eta is None else check_number("eta", self.eta, low=0.0,
+                                                         low_open=True)
+        seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else 0
+        return COMBINE.index(self.combine), eta, loss, int(seed) & 0x7FFFFFFF
+
+    def _start(self):
+        learners = self._learners()
+        kinds = {self._kind(m) for m in learners}
+        if len(kinds) != 1:
+            raise ValueError("learners must be all classifiers or all regressors")
+        self.members_ = [clone(m) for m in learners]
+        N = len(self.members_)
+        self.alive_ = np.ones(N, dtype=np.bool_)
+        self._comb = np.array([0.0, 1.0, 0.0])
+        self._L = np.zeros(N)
+        self._Ltot = np.zeros(N)
+        self.t_ = 0
+        if self._is_classifier():
+            self.classes_ = None
+
+    @staticmethod
+    def _kind(m):
+        from sklearn.base import is_classifier
+        return is_classifier(m)
+
+    def _is_fresh(self):
+        return "members_" not in self.__dict__
+
+    def _reset(self):
+        for name in ("members_", "alive_", "_comb", "_L", "_Ltot", "t_", "classes_",
+                     "n_features_in_", "state_"):
+            self.__dict__.pop(name, None)
+
+    # ------------------------------------------------------------ fitted views
+    @property
+    def n_updates_(self):
+        check_is_fitted(self, "members_")
+        return int(sum(getattr(m, "n_updates_", 0) for m in self.members_))
+
+    @property
+    def cumulative_loss_(self):
+        """Each member's loss over every row it learned (progressive)."""
+        check_is_fitted(self, "members_")
+        return self._Ltot.copy()
+
+    @property
+    def weights_(self):
+        """The members' normalised weights for the next row."""
+        check_is_fitted(self, "members_")
+        N = len(self.members_)
+        combine, _, _, _ = self._params()
+        w = np.zeros(N)
+        self._combine(np.zeros((1, N), np.int64), np.zeros((1, N)), np.zeros((1, N)),
+                      False, w_out=w)
+        return w / w.sum() if combine == 0 else w
+
+    def _collect_state(self):
+        state = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb}
+        for j, m in enumerate(self.members_):
+            for k, v in getattr(m, "state_", {}).items():
+                state[f"m{j}.{k}"] = v
+        self.state_ = state
+
+    # ------------------------------------------------------------ combining
+    def _combine(self, votes, values, losses, learn, w_out=None):
+        from ._combine import combine
+        mode, eta, _, seed = self._params()
+        n, N = losses.shape
+        K = len(self.classes_) if self._is_classifier() and self.classes_ is not None else 0
+        if self._is_classifier() and K == 0:
+            K = 1
+        out_cls = np.zeros(n, dtype=np.int64)
+        out_val = np.zeros(n)
+        scores = np.zeros((n, max(K, 1)))
+        w = np.zeros(N) if w_out is None else w_out
+        combine(votes, values, losses, self.alive_, self._comb, self._L, self._Ltot,
+                np.array([mode, eta, float(K), float(seed), 1.0 if learn else 0.0]), w,
+                out_cls, out_val, scores)
+        return out_cls, out_val, scores
+
+    def _losses(self, labels_idx, scores, values, yi, y):
+        """(n, N) losses of the members' pre-update predictions."""
+        loss = self._params()[2]
+        if loss == "zero-one":
+            return (labels_idx != yi[:, None]).astype(np.float64)
+        if loss == "hinge":
+            out = np.empty(labels_idx.shape)
+            for j, s in enumerate(scores):
+                s = np.asarray(s, dtype=np.float64)
+                if s.ndim == 1 or s.shape[1] == 1:
+                    s = s.reshape(-1)
+                    m = np.where(yi == 1, s, -s)
+                else:
+                    rows = np.arange(s.shape[0])
+                    true = s[rows, np.minimum(yi, s.shape[1] - 1)]
+                    other = s.copy()
+                    other[rows, np.minimum(yi, s.shape[1] - 1)] = -np.inf
+                    m = true - other.max(axis=1)
+                out[:, j] = np.minimum(1.0, np.maximum(0.0, 1.0 - m) / 2.0)
+            return out
+        err = values - y[:, None]
+        return err * err if loss == "squared" else np.abs(err)
+
+    # ------------------------------------------------------------ a batch
+    def _validate(self, X, y, reset):
+        from .._validation import validate_X
+        X = validate_X(self, X, reset)
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        if X.shape[0] == 0:
+            raise ValueError("Found array with 0 sample(s): need at least one row")
+        return X, y
+
+    def _register(self, y, classes):
+        """The ensemble's sorted classes grow with the labels (as the members' do)."""
+        labels = np.unique(y) if classes is None else np.unique(np.concatenate(
+            [np.asarray(classes), np.unique(y)]))
+        if self.classes_ is None:
+            self.classes_ = labels
+        else:
+            new = np.setdiff1d(labels, self.classes_)
+            if len(new):
+                self.classes_ = np.union1d(self.classes_, new)
+
+    def _pass(self, X, y, classes=None, sample_weight=None):
+        """One progressive pass of every member over a validated chunk; returns the
+        ensemble's (predicted class indices or values, scores)."""
+        classify = self._is_classifier()
+        loss = self._params()[2]
+        n, N = X.shape[0], len(self.members_)
+        if classify:
+            self._register(y, classes)
+            yi = np.searchsorted(self.classes_, y)
+            votes = np.zeros((n, N), dtype=np.int64)
+            values = np.zeros((1, N))
+        else:
+            y = np.asarray(y, dtype=np.float64)
+            if not np.isfinite(y).all():
+                raise ValueError("y contains NaN or infinity")
+            yi = None
+            votes = np.zeros((1, N), dtype=np.int64)
+            values = np.zeros((n, N))
+        member_scores = []
+        for j, m in enumerate(self.members_):
+            if not self.alive_[j]:
+                member_scores.append(np.zeros(n))
+                continue
+            try:
+                if classify:
+                    kw = {} if classes is None else {"classes": classes}
+                    s, p = m._partial(X, y, kw.get("classes"), sample_weight)
+                    labels = m._progressive_output(s, p, False)
+                    votes[:, j] = np.searchsorted(self.classes_, labels)
+                    member_scores.append(s if loss == "hinge" else None)
+                else:
+                    s, _ = m._partial(X, y, None, sample_weight)
+                    values[:, j] = s[:, 0]
+                    member_scores.append(None)
+            except DivergenceError:
+                self.alive_[j] = False
+                member_scores.append(np.zeros(n))
+        if not self.alive_.any():
+            raise DivergenceError(f"{type(self).__name__}: every member diverged")
+        losses = self._losses(votes, member_scores, values, yi,
+                              None if classify else y)
+        if classify:
+            losses[:, ~self.alive_] = 0.0
+        else:
+            losses[:, ~self.alive_] = 0.0
+            values[:, ~self.alive_] = 0.0
+        out_cls, out_val, scores = self._combine(votes, values, losses, True)
+        self.t_ += n
+        self._collect_state()
+        return (out_cls if classify else out_val), scores
+
+    def _partial(self, X, y, classes=None, sample_weight=None):
+        fresh = self._is_fresh()
+        self._params()
+        X, y = self._validate(X, y, reset=fresh)
+        if fresh:
+            self._start()
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.ndim == 0:
+                sample_weight = np.full(X.shape[0], float(sample_weight))
+            if sample_weight.shape != (X.shape[0],) or not np.all(
+                    np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+                raise ValueError("sample_weight must be finite and non-negative, one "
+                                 "per row")
+        return self._pass(X, y, classes, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Continue learning from a batch, one row at a time, in order."""
+        self._partial(X, y, classes, sample_weight)
+        return self
+
+    def fit(self, X, y, sample_weight=None):
+        """Start afresh, then ``epochs`` passes (shuffled when ``shuffle``)."""
+        self._reset()
+        self._params()
+        X, y = self._validate(X, y, reset=True)
+        if sample_weight is not None and not np.any(np.asarray(sample_weight)):
+            raise ValueError("Sample weights must contain at least one non-zero number.")
+        self._start()
+        classes = np.unique(y) if self._is_classifier() else None
+        rng = _rng(self.random_state) if self.shuffle else None
+        for _ in range(max(1, int(self.epochs))):
+            if rng is not None:
+                order = rng.permutation(X.shape[0])
+                sw = None if sample_weight is None else np.asarray(sample_weight)[order]
+                self._pass(X[order], y[order], classes, sw)
+            else:
+                self._pass(X, y, classes, sample_weight)
+        return self
+
+    def predict_learn(self, X, y, return_scores=False):
+        """The ensemble's pre-update prediction of each row (or with ``return_scores``
+        its scores), learning as it goes."""
+        out, scores = self._partial(X, y)
+        return self._output(out, scores, return_scores)
+
+    def _output(self, out, scores, return_scores):
+        if not self._is_classifier():
+            return out
+        if return_scores:
+            return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else \
+                (scores[:, 0].copy() if scores.shape[1] == 1 else scores)
+        return self.classes_[np.minimum(out, len(self.classes_) - 1)]
+
+    # ------------------------------------------------------------ predicting
+    def _member_votes(self, X):
+        N = len(self.members_)
+        n = X.shape[0]
+        classify = self._is_classifier()
+        votes = np.zeros((n if classify else 1, N), dtype=np.int64)
+        values = np.zeros((1 if classify else n, N))
+        for j, m in enumerate(self.members_):
+            if not self.alive_[j]:
+                continue
+            if classify:
+                votes[:, j] = np.searchsorted(self.classes_, m.predict(X))
+            else:
+                values[:, j] = m.predict(X)
+        return votes, values
+
+    def _predict_raw(self, X):
+        check_is_fitted(self, "members_")
+        from .._validation import validate_X
+        X = validate_X(self, X, reset=False)
+        votes, values = self._member_votes(X)
+        return self._combine(votes, values, np.zeros((X.shape[0], len(self.members_))),
+                             False)
+
+    def predict(self, X):
+        """The ensemble's predictions with the current weights (learns nothing)."""
+        out_cls, out_val, scores = self._predict_raw(X)
+        return self._output(out_cls if self._is_classifier() else out_val, scores, False)
+
+    # ------------------------------------------------------------ one at a time
+    def _one(self, x, y, learn):
+        classify = self._is_classifier()
+        if self._is_fresh():
+            if not learn:
+                return None
+            self._params()
+            self._start()
+            if classify:
+                self.classes_ = None
+        N = len(self.members_)
+        preds = []
+        for j, m in enumerate(self.members_):
+            if not self.alive_[j]:
+                preds.append(None)
+                continue
+            try:
+                preds.append(m.predict_learn_one(x, y) if learn else m.predict_one(x))
+            except DivergenceError:
+                if not learn:
+                    raise
+                self.alive_[j] = False
+                preds.append(None)
+        if learn:
+            self.n_features_in_ = self.members_[0].n_features_in_
+        if classify:
+            if learn:
+                before = self.classes_
+                self._register(np.array([y]), None)
+            else:
+                before = self.classes_
+            if before is None or all(p is None for p in preds):
+                if learn:
+                    self.t_ += 1
+                    self._collect_state()
+                return None
+            votes = np.zeros((1, N), dtype=np.int64)
+            for j, p in enumerate(preds):
+                if p is not None:
+                    votes[0, j] = np.searchsorted(self.classes_, p)
+            yi = np.searchsorted(self.classes_, np.array([y])) if learn else None
+            losses = (votes != yi[:, None]).astype(float) if learn else np.zeros((1, N))
+            losses[:, ~self.alive_] = 0.0
+            values = np.zeros((1, N))
+        else:
+            values = np.array([[0.0 if p is None else float(p) for p in preds]])
+            votes = np.zeros((1, N), dtype=np.int64)
+            losses = (values - float(y)) ** 2 if learn and self._params()[2] == "squared" \
+                else (np.abs(values - float(y)) if learn else np.zeros((1, N)))
+            losses[:, ~self.alive_] = 0.0
+        out, val, scores = self._combine(votes, values, losses, learn)
+        if learn:
+            self.t_ += 1
+            self._collect_state()
+        if classify:
+            return self.classes_[min(int(out[0]), len(self.classes_) - 1)]
+        return float(val[0])
+
+    def learn_one(self, x, y, sample_weight=1.0):
+        """Learn from one example (dict or 1-D array)."""
+        self._one(x, y, True)
+        return self
+
+    def predict_learn_one(self, x, y, sample_weight=1.0):
+        """Predict one example, then learn from it (one call per member)."""
+        return self._one(x, y, True)
+
+    def predict_one(self, x):
+        """The ensemble's prediction for one example (None / 0.0 before any)."""
+        if self._is_fresh():
+            return None if self._is_classifier() else 0.0
+        return self._one(x, None, False)
+
+    # ------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the model to ``path`` (safe format, no pickle)."""
+        from ..persistence import save
+        save(self, path)
+
+    def _export(self):
+        check_is_fitted(self, "members_")
+        meta = {"t_": int(self.t_), "n_features_in_": int(self.n_features_in_),
+                "members": []}
+        arrays = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb,
+                  "alive": self.alive_.astype(np.uint8)}
+        if self._is_classifier():
+            arrays["classes_"] = np.asarray(self.classes_)
+        for j, m in enumerate(self.members_):
+            mm, ma = m._export()
+            meta["members"].append({"params": m.get_params(deep=False), "fitted": mm,
+                                    "class": f"{type(m).__module__}.{type(m).__qualname__}"})
+            for k, v in ma.items():
+                arrays[f"m{j}.{k}"] = v
+        return meta, arrays
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        from ..registry import registered_classes
+        model = cls(**params)
+        known = registered_classes()
+        learners = model._learners()
+        if len(learners) != len(meta["members"]):
+            raise ValueError("the number of members does not match the learners")
+        model._start()
+        members = []
+        for j, info in enumerate(meta["members"]):
+            kind = known.get(info["class"])
+            if kind is None:
+                raise ValueError(f"unknown member class {info['class']!r}")
+            prefix = f"m{j}."
+            sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+            members.append(kind._import(info["params"], info["fitted"], sub))
+        model.members_ = members
+        model._L = np.array(arrays["losses"], dtype=np.float64)
+        model._Ltot = np.array(arrays["total_losses"], dtype=np.float64)
+        model._comb = np.array(arrays["combine"], dtype=np.float64)
+        model.alive_ = np.array(arrays["alive"], dtype=np.bool_)
+        if model._is_classifier():
+            model.classes_ = arrays["classes_"]
+        model.t_ = int(meta["t_"])
+        model.n_features_in_ = int(meta["n_features_in_"])
+        model._collect_state()
+        return model
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        try:
+            tags.estimator_type = "classifier" if self._is_classifier() else "regressor"
+        except (TypeError, ValueError):
+            pass
+        return tags
