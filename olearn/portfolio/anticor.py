@@ -62,7 +62,8 @@ def _anticor_expert(hist, T, size, w, b):
                 tr = b[i] * claim[i, j] / total
                 new[i] -= tr
                 new[j] += tr
-    b[:] = new
+    for i in range(m):              # transfers conserve wealth; clip rounding below 0
+        b[i] = new[i] if new[i] > 0.0 else 0.0
 
 
 @njit(cache=True)
