@@ -14,7 +14,7 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._ids import IdMap
+from ._ids import IdMap, first_positions
 
 
 def check_stream(users, items, ratings=None):
@@ -50,8 +50,21 @@ class Recommender(BaseEstimator):
     def _started(self):
         return hasattr(self, "_users")
 
+    def _validated(self):
+        """Check the hyper-parameters when they changed since the last check (once per
+        call otherwise); returns the kernel's parameter array."""
+        names = type(self).__dict__.get("_names")
+        if names is None:
+            names = type(self)._names = tuple(self._get_param_names())
+        key = tuple(getattr(self, n) for n in names)
+        if self.__dict__.get("_params_key") != key:
+            self._check_params()
+            self._params_key, self._params_array = key, self._kernel_params()
+        return self._params_array
+
     def _start(self):
-        self._check_params()
+        self.__dict__.pop("_params_key", None)
+        self._validated()
         self._users, self._items = IdMap(), IdMap()
         self._pairs = np.zeros((0, 2), dtype=np.int64)
         self._n_pairs = 0
@@ -84,12 +97,10 @@ class Recommender(BaseEstimator):
         nu, ni = len(self._users), len(self._items)
         if nu > nu0 or ni > ni0:
             # event index of each new id's first appearance; users before items
-            _, fu = np.unique(u, return_index=True)
-            _, fi = np.unique(i, return_index=True)
-            fu = fu[u[fu] >= nu0]
-            fi = fi[i[fi] >= ni0]
+            fu = first_positions(np.maximum(u - nu0, -1) + 1, nu - nu0 + 1)[1:]
+            fi = first_positions(np.maximum(i - ni0, -1) + 1, ni - ni0 + 1)[1:]
             keys = np.concatenate([2 * fu, 2 * fi + 1])
-            codes = np.concatenate([u[fu], i[fi]])
+            codes = np.concatenate([np.arange(nu0, nu), np.arange(ni0, ni)])
             kinds = np.concatenate([np.zeros(len(fu), np.int64), np.ones(len(fi), np.int64)])
             o = np.argsort(keys, kind="stable")
             self._grow(nu, ni, kinds[o], codes[o])
@@ -111,7 +122,7 @@ class Recommender(BaseEstimator):
         if not self._started():
             self._start()
         else:
-            self._check_params()
+            self._validated()
         out = np.empty(len(r))
         if len(r) == 0:
             return out
@@ -127,8 +138,37 @@ class Recommender(BaseEstimator):
 
     def learn_one(self, user, item, rating):
         """Learn one rating.  Returns self."""
-        self.predict_learn([user], [item], [rating])
+        self.predict_learn_one(user, item, rating)
         return self
+
+    def predict_learn_one(self, user, item, rating):
+        """The prediction of one rating before learning it (one compiled call)."""
+        try:
+            r = float(rating)
+        except (TypeError, ValueError):
+            r = math.nan
+        if not math.isfinite(r):
+            raise ValueError(f"ratings must be finite numbers, got {rating!r}")
+        if not self._started():
+            self._start()
+        else:
+            self._validated()
+        nu0, ni0 = len(self._users), len(self._items)
+        u = self._users.code(user, grow=True)
+        i = self._items.code(item, grow=True)
+        if u >= nu0 or i >= ni0:
+            kinds = [k for k, new in ((0, u >= nu0), (1, i >= ni0)) if new]
+            codes = [c for c, new in ((u, u >= nu0), (i, i >= ni0)) if new]
+            self._grow(len(self._users), len(self._items), np.array(kinds, dtype=np.int64),
+                       np.array(codes, dtype=np.int64))
+        one = self.__dict__.get("_one")
+        if one is None:
+            one = self._one = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1),
+                               np.zeros(1))
+        one[0][0], one[1][0], one[2][0] = u, i, r
+        self._learn(one[0], one[1], one[2], one[3])
+        self._remember(one[0], one[1])
+        return float(one[3][0])
 
     def predict(self, users, items):
         """Predicted ratings of pairs (unknown users or items get the prior's value)."""

@@ -11,6 +11,15 @@ import numpy as np
 SAVEABLE = (str, int, float, bool)
 
 
+def first_positions(codes, n_codes):
+    """``first[c]``: the position of the first ``c`` in ``codes`` (ints in
+    ``[0, n_codes)``), -1 where absent; O(n) (a reversed scatter: the first write of
+    each value comes last)."""
+    first = np.full(n_codes, -1, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1, dtype=np.int64)
+    return first
+
+
 class IdMap:
     """A growing map id -> code (``ids[code]`` is the id)."""
 
@@ -43,6 +52,16 @@ class IdMap:
                 arr = np.asarray(values)
             except (ValueError, TypeError):
                 arr = None
+        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iu" and arr.size:
+            lo, hi = int(arr.min()), int(arr.max())
+            if hi - lo <= 4 * arr.size + 4096:   # O(n): a table over the id range
+                off = (arr - lo).astype(np.int64)
+                first = first_positions(off, hi - lo + 1)
+                present = np.flatnonzero(first >= 0)
+                table = np.empty(hi - lo + 1, dtype=np.int64)
+                for v in present[np.argsort(first[present], kind="stable")].tolist():
+                    table[v] = self.code(v + lo, grow)
+                return table[off]
         if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iuU" and arr.size:
             uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
             keys = uniq.tolist()

@@ -95,7 +95,7 @@ class _SGDFactorization(Recommender):
     def _learn(self, u, i, r, out):
         from ._kernels import sgd_pass
         sgd_pass(u, i, r, self._bu, self._bi, self._P, self._Q, self._stats,
-                 self._kernel_params(), out)
+                 self._validated(), out)
 
     def _prior_value(self):
         return self._stats[1] if self._use_mean and self._started() else 0.0
