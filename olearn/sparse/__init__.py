@@ -6,9 +6,11 @@ from .ada_fobos import AdaFOBOSClassifier
 from .ada_rda import AdaRDAClassifier
 from .fobos import FOBOSClassifier, FOBOSRegressor
 from .ftrl import FTRLClassifier, FTRLRegressor
+from .ofs import OFSClassifier
 from .rda import RDAClassifier, RDARegressor
 from .truncated import TruncatedGradientClassifier, TruncatedGradientRegressor
 
 __all__ = ["AdaFOBOSClassifier", "AdaRDAClassifier", "FOBOSClassifier", "FOBOSRegressor",
-           "FTRLClassifier", "FTRLRegressor", "RDAClassifier", "RDARegressor",
+           "FTRLClassifier", "FTRLRegressor", "OFSClassifier",
+           "RDAClassifier", "RDARegressor",
            "TruncatedGradientClassifier", "TruncatedGradientRegressor"]

@@ -48,6 +48,10 @@ class SparseModel:
             h = self._hyper()
             state["A"][0, HYPER_:HYPER_ + len(h)] = h
 
+    def _start(self, n_features):
+        super()._start(n_features)
+        self._check_params()  # the fresh state's first row reads the hyper-parameters
+
     # ------------------------------------------------------------ materialised model
     def _weights_at(self, cols):
         """True weights ``(K, len(cols))`` (every column when None), state unchanged."""
