@@ -8,8 +8,8 @@ import pytest
 
 from conftest import data_path
 from olearn.persistence import load, save
-from olearn.recommend import (Baseline, BiasedMF, FunkMF, evaluate_stream, load_ratings,
-                              make_recommender, progressive_ratings)
+from olearn.recommend import (Baseline, BiasedMF, FunkMF, OnlinePMF, evaluate_stream,
+                              load_ratings, make_recommender, progressive_ratings)
 
 
 def reference(stream, use_mean, bias_lr, latent_lr, l2_bias, l2_latent, k, std, seed,
@@ -35,6 +35,36 @@ def reference(stream, use_mean, bias_lr, latent_lr, l2_bias, l2_latent, k, std, 
         P[u], Q[i] = (P[u] - latent_lr * (g * Q[i] + l2_latent * P[u]),
                       Q[i] - latent_lr * (g * P[u] + l2_latent * Q[i]))
     return np.array(out)
+
+
+def reference_pmf(stream, lr, l2, k, std, seed, low, high):
+    """Online PMF (Ling et al. 2012; PMF's logistic link) written plainly."""
+    rng = np.random.RandomState(seed)
+    P, Q, out = {}, {}, []
+    for u, i, y in stream:
+        if u not in P:
+            P[u] = rng.normal(0.0, std, size=k)
+        if i not in Q:
+            Q[i] = rng.normal(0.0, std, size=k)
+        g = 1.0 / (1.0 + np.exp(-(P[u] @ Q[i])))
+        out.append(low + (high - low) * g)
+        e = (g - (y - low) / (high - low)) * g * (1 - g)
+        P[u], Q[i] = P[u] - lr * (e * Q[i] + l2 * P[u]), Q[i] - lr * (e * P[u] + l2 * Q[i])
+    return np.array(out)
+
+
+def test_online_pmf_against_reference():
+    users, items, ratings = random_stream(seed=4)
+    model = OnlinePMF(n_factors=4, lr=1.5, l2=0.01, init_std=0.3, random_state=2)
+    got = model.predict_learn(users, items, ratings)
+    expected = reference_pmf(zip(users, items, ratings), 1.5, 0.01, 4, 0.3, 2, 1.0, 5.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-10)
+    assert 1.0 <= got.min() and got.max() <= 5.0
+    g = 1.0 / (1.0 + np.exp(-(model.user_factors(users[0])[1] @ model.item_factors(items[0])[1])))
+    assert model.predict_one(users[0], items[0]) == pytest.approx(1.0 + 4.0 * g)
+    assert model.predict_one("nobody", items[0]) == 3.0
+    with pytest.raises(ValueError, match="max_rating"):
+        OnlinePMF(min_rating=5, max_rating=1).learn_one("a", "b", 3.0)
 
 
 def random_stream(n=600, n_users=40, n_items=30, seed=0):
@@ -135,7 +165,7 @@ def test_recommend_excludes_rated_and_ranks_by_prediction():
         m.recommend(u, k=0)
 
 
-@pytest.mark.parametrize("cls", [Baseline, FunkMF, BiasedMF])
+@pytest.mark.parametrize("cls", [Baseline, FunkMF, BiasedMF, OnlinePMF])
 def test_save_load_round_trip_exact(cls, tmp_path):
     users, items, ratings = random_stream(seed=3)
     a = cls(random_state=5) if cls is not Baseline else cls(lr=0.02)

@@ -18,7 +18,7 @@ Everything is imported on first use.
 from importlib import import_module
 
 _WHERE = {
-    "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf",
+    "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf", "OnlinePMF": "pmf",
     "load_ratings": "data", "load_movielens100k": "data", "Ratings": "data",
     "progressive_ratings": "evaluate", "hit_rate": "evaluate", "evaluate_stream": "evaluate",
     "make_recommender": "evaluate", "RECOMMENDERS": "evaluate",

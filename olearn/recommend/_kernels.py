@@ -22,6 +22,7 @@ def sgd_pass(users, items, ratings, bu, bi, P, Q, stats, params, out):
     term, all partial derivatives taken at the old values.
     """
     use_mean = params[0] != 0.0
+    logistic = params[7] != 0.0
     bias_lr, latent_lr, l2_bias, l2_latent = params[1], params[2], params[3], params[4]
     low, high = params[5], params[6]
     k = P.shape[1]
@@ -33,6 +34,17 @@ def sgd_pass(users, items, ratings, bu, bi, P, Q, stats, params, out):
         dot = 0.0
         for f in range(k):
             dot += P[u, f] * Q[i, f]
+        if logistic:  # PMF's link: p = low + (high - low) sigma(dot)
+            sig = 1.0 / (1.0 + np.exp(-dot))
+            out[t] = low + (high - low) * sig
+            # gradient of (1/2) ((y - low) / (high - low) - sigma(dot))^2 in dot
+            g = (sig - (y - low) / (high - low)) * sig * (1.0 - sig)
+            for f in range(k):
+                pu = P[u, f]
+                qi = Q[i, f]
+                P[u, f] = pu - latent_lr * (g * qi + l2_latent * pu)
+                Q[i, f] = qi - latent_lr * (g * pu + l2_latent * qi)
+            continue
         p = (mean + bu[u] + bi[i] + dot) if use_mean else (bu[u] + bi[i] + dot)
         out[t] = min(max(p, low), high)
         if use_mean:

@@ -27,6 +27,7 @@ RECOMMENDERS = {
     "baseline": ("mf", "Baseline"),
     "funk-mf": ("mf", "FunkMF"),
     "biased-mf": ("mf", "BiasedMF"),
+    "online-pmf": ("pmf", "OnlinePMF"),
 }
 
 

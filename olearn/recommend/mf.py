@@ -41,6 +41,7 @@ __all__ = ["Baseline", "FunkMF", "BiasedMF"]
 
 class _SGDFactorization(Recommender):
     _use_mean = True
+    _logistic = False
 
     # configuration: (n_factors, bias_lr, latent_lr, l2_bias, l2_latent, init_std)
     def _config(self):
@@ -90,7 +91,7 @@ class _SGDFactorization(Recommender):
         low = -math.inf if self.min_rating is None else float(self.min_rating)
         high = math.inf if self.max_rating is None else float(self.max_rating)
         return np.array([float(self._use_mean), bias_lr, latent_lr, l2_bias, l2_latent,
-                         low, high])
+                         low, high, float(self._logistic)])
 
     def _learn(self, u, i, r, out):
         from ._kernels import sgd_pass
@@ -109,6 +110,8 @@ class _SGDFactorization(Recommender):
         if self._P.shape[1] and len(self._bu) and len(self._bi):
             both = ku & ki
             s[both] += np.einsum("nf,nf->n", self._P[u[both]], self._Q[i[both]])
+        if self._logistic:
+            s = self.min_rating + (self.max_rating - self.min_rating) / (1.0 + np.exp(-s))
         return s
 
     # -- the learned model, for users and inspection ----------------------------------
