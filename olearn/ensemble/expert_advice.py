@@ -397,10 +397,7 @@ class ExpertAdvice(BaseEstimator):
                 self._register(np.array([y]), None)
             else:
                 before = self.classes_
-            if before is None or all(p is None for p in preds):
-                if learn:
-                    self.t_ += 1
-                    self._collect_state()
+            if before is None and not learn:
                 return None
             votes = np.zeros((1, N), dtype=np.int64)
             for j, p in enumerate(preds):
@@ -408,6 +405,8 @@ class ExpertAdvice(BaseEstimator):
                     votes[0, j] = np.searchsorted(self.classes_, p)
             yi = np.searchsorted(self.classes_, np.array([y])) if learn else None
             losses = (votes != yi[:, None]).astype(float) if learn else np.zeros((1, N))
+            if learn:   # no prediction (no class known yet): a mistake
+                losses[0, [p is None for p in preds]] = 1.0
             losses[:, ~self.alive_] = 0.0
             values = np.zeros((1, N))
         else:
@@ -420,6 +419,8 @@ class ExpertAdvice(BaseEstimator):
         if learn:
             self.t_ += 1
             self._collect_state()
+        if classify and (before is None or all(p is None for p in preds)):
+            return None
         if classify:
             return self.classes_[min(int(out[0]), len(self.classes_) - 1)]
         return float(val[0])
