@@ -8,8 +8,9 @@ import pytest
 
 from conftest import data_path
 from olearn.persistence import load, save
-from olearn.recommend import (Baseline, BiasedMF, FunkMF, OnlinePMF, evaluate_stream,
-                              load_ratings, make_recommender, progressive_ratings)
+from olearn.recommend import (Baseline, BiasedMF, BrandSVD, FunkMF, OnlinePMF,
+                              evaluate_stream, load_ratings, make_recommender,
+                              progressive_ratings)
 
 
 def reference(stream, use_mean, bias_lr, latent_lr, l2_bias, l2_latent, k, std, seed,
@@ -165,10 +166,11 @@ def test_recommend_excludes_rated_and_ranks_by_prediction():
         m.recommend(u, k=0)
 
 
-@pytest.mark.parametrize("cls", [Baseline, FunkMF, BiasedMF, OnlinePMF])
+@pytest.mark.parametrize("cls", [Baseline, FunkMF, BiasedMF, OnlinePMF, BrandSVD])
 def test_save_load_round_trip_exact(cls, tmp_path):
     users, items, ratings = random_stream(seed=3)
-    a = cls(random_state=5) if cls is not Baseline else cls(lr=0.02)
+    a = cls(lr=0.02) if cls is Baseline else cls(rank=3) if cls is BrandSVD \
+        else cls(random_state=5)
     a.partial_fit(users[:300], items[:300], ratings[:300])
     save(a, tmp_path / "m.olearn")
     b = load(tmp_path / "m.olearn")
@@ -230,3 +232,31 @@ def test_progressive_metrics_movielens():
     ev = evaluate_stream(Baseline(min_rating=1, max_rating=5), part, k=10, every=50)
     assert ev["rmse"] == pytest.approx(base["rmse"], rel=1e-12)
     assert ev["hit_tests"] > 0 and 0.0 <= ev["hit_rate"] <= 1.0
+
+
+def reference_brand(stream, rank, n_users, n_items):
+    """Brand's recommender by dense algebra: the mean-centred imputed matrix, one entry
+    set per rating, then its best rank-``rank`` approximation (numpy's SVD)."""
+    A = np.zeros((n_users, n_items))
+    uid, iid, out, mean, n = {}, {}, [], 0.0, 0
+    for u, i, y in stream:
+        a, b = uid.setdefault(u, len(uid)), iid.setdefault(i, len(iid))
+        out.append(mean + A[a, b])
+        n += 1
+        mean += (y - mean) / n
+        A[a, b] = y - mean
+        U, S, Vt = np.linalg.svd(A, full_matrices=False)
+        A = (U[:, :rank] * S[:rank]) @ Vt[:rank]
+    return np.array(out)
+
+
+@pytest.mark.parametrize("rank", [2, 8])
+def test_brand_svd_against_dense_reference(rank):
+    users, items, ratings = random_stream(n=150, n_users=12, n_items=8, seed=5)
+    model = BrandSVD(rank=rank)
+    got = model.predict_learn(users, items, ratings)
+    expected = reference_brand(zip(users, items, ratings), rank, 12, 8)
+    np.testing.assert_allclose(got, expected, atol=1e-8)
+    assert len(model.singular_values_) <= rank
+    s = model.singular_values_
+    assert np.all(np.diff(s) <= 1e-12)

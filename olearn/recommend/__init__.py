@@ -19,6 +19,7 @@ from importlib import import_module
 
 _WHERE = {
     "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf", "OnlinePMF": "pmf",
+    "BrandSVD": "brand_svd",
     "load_ratings": "data", "load_movielens100k": "data", "Ratings": "data",
     "progressive_ratings": "evaluate", "hit_rate": "evaluate", "evaluate_stream": "evaluate",
     "make_recommender": "evaluate", "RECOMMENDERS": "evaluate",

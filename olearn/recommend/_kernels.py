@@ -61,3 +61,95 @@ def sgd_pass(users, items, ratings, bu, bi, P, Q, stats, params, out):
             Q[i, f] = qi - latent_lr * (g * pu + l2_latent * qi)
     stats[0] = n
     stats[1] = mean
+
+
+@njit(cache=True)
+def brand_pass(users, items, ratings, U, s, V, stats, params, out):
+    """Brand's rank-1 SVD modifications, one per rating (see ``brand_svd.py``).
+
+    ``U`` (users x rank_max), ``s`` (rank_max), ``V`` (items x rank_max): the thin SVD
+    of the imputed, mean-centred rating matrix; ``stats = [n, mean, rank, n_users,
+    n_items]``; ``params = (low, high, tol)``.  ``out[t]``: the prediction before the
+    update, clipped to ``[low, high]``.
+    """
+    low, high, tol = params[0], params[1], params[2]
+    rmax = U.shape[1]
+    n, mean, r = stats[0], stats[1], int(stats[2])
+    nu, ni = int(stats[3]), int(stats[4])
+    m = np.zeros(rmax + 1)
+    q = np.zeros(rmax + 1)
+    tmp = np.zeros(rmax + 1)
+    for t in range(users.shape[0]):
+        u = users[t]
+        i = items[t]
+        if u >= nu:
+            nu = u + 1
+        if i >= ni:
+            ni = i + 1
+        x = 0.0
+        for f in range(r):
+            x += U[u, f] * s[f] * V[i, f]
+        out[t] = min(max(mean + x, low), high)
+        n += 1.0
+        mean += (ratings[t] - mean) / n
+        c = ratings[t] - mean - x          # the entry's change: A + c e_u e_i^T
+        mu = 0.0
+        mi = 0.0
+        for f in range(r):
+            m[f] = U[u, f]
+            q[f] = V[i, f]
+            mu += m[f] * m[f]
+            mi += q[f] * q[f]
+        ra = np.sqrt(max(1.0 - mu, 0.0))
+        rb = np.sqrt(max(1.0 - mi, 0.0))
+        if ra < 1e-10:
+            ra = 0.0
+        if rb < 1e-10:
+            rb = 0.0
+        m[r] = ra
+        q[r] = rb
+        K = np.zeros((r + 1, r + 1))
+        for a in range(r + 1):
+            for b in range(r + 1):
+                K[a, b] = c * m[a] * q[b]
+        for f in range(r):
+            K[f, f] += s[f]
+        Uk, sk, Vkt = np.linalg.svd(K)
+        r2 = 0
+        for f in range(min(r + 1, rmax)):
+            if sk[f] > tol * sk[0]:
+                r2 = f + 1
+        # U <- U (Uk[:r, :r2] - m Uk[r, :r2] / ra) + e_u Uk[r, :r2] / ra
+        _rotate(U, nu, u, m, ra, Uk, r, r2, tmp)
+        _rotate(V, ni, i, q, rb, Vkt.T.copy(), r, r2, tmp)
+        for f in range(r2):
+            s[f] = sk[f]
+        for f in range(r2, rmax):
+            s[f] = 0.0
+        r = r2
+    stats[0], stats[1], stats[2], stats[3], stats[4] = n, mean, r, nu, ni
+
+
+@njit(inline="always")
+def _rotate(W, n_rows, row, m, ra, Wk, r, r2, tmp):
+    inv = 1.0 / ra if ra > 0.0 else 0.0
+    for j in range(n_rows):
+        for g in range(r2):
+            acc = 0.0
+            for f in range(r):
+                acc += W[j, f] * Wk[f, g]
+            tmp[g] = acc
+        # the projection of e_row off the basis: W[j] . m  (0 unless W[j] overlaps m)
+        if inv > 0.0:
+            dot = 0.0
+            for f in range(r):
+                dot += W[j, f] * m[f]
+            for g in range(r2):
+                tmp[g] -= dot * inv * Wk[r, g]
+            if j == row:
+                for g in range(r2):
+                    tmp[g] += inv * Wk[r, g]
+        for g in range(r2):
+            W[j, g] = tmp[g]
+        for g in range(r2, W.shape[1]):
+            W[j, g] = 0.0

@@ -28,6 +28,7 @@ RECOMMENDERS = {
     "funk-mf": ("mf", "FunkMF"),
     "biased-mf": ("mf", "BiasedMF"),
     "online-pmf": ("pmf", "OnlinePMF"),
+    "brand-svd": ("brand_svd", "BrandSVD"),
 }
 
 
