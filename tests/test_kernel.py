@@ -338,8 +338,7 @@ def test_fogd_matches_the_reference(task):
     if task == "multi":
         scores = scores[1:]
     np.testing.assert_allclose(np.reshape(got, scores.shape), scores, rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(m.coef_, W[0] if task == "reg" else W, rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(m.weights_, W, rtol=1e-10, atol=1e-12)
     # the directions are N(0, 2 gamma) and seeded
     assert abs(U.std() - math.sqrt(0.6)) < 0.05
     np.testing.assert_array_equal(cls(D=50, gamma=0.3, random_state=4).fit(X, y).state_["U"], U)

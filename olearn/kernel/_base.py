@@ -34,9 +34,11 @@ def check_kernel(model):
 
 
 def seed_of(random_state):
-    """A start value of the compiled generator from ``random_state``."""
+    """A start value of the compiled generator from ``random_state``; 0 for None (the
+    compiled code then seeds itself on first use, so that a model that never draws
+    has the same state whatever the input path)."""
     if random_state is None:
-        return int(np.random.default_rng().integers(1, S.RNG_MOD))
+        return 0
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(1, S.RNG_MOD))
     if isinstance(random_state, np.random.Generator):
@@ -156,17 +158,24 @@ class SupportModel:
               and ptr.shape == (cap + 1,) and st["sv_sq"].shape == (cap,)
               and idx.ndim == 1 and st["sv_val"].shape == idx.shape
               and st["floats"].shape == (S.N_FLOATS,) and 0 <= n <= cap
-              and 0 < st["ints"][1] < S.RNG_MOD and ptr[0] == 0
+              and 0 <= st["ints"][1] < S.RNG_MOD and ptr[0] == 0
               and np.all(np.diff(ptr[:n + 1]) >= 0) and ptr[n] <= idx.shape[0]
               and kinv.ndim == 2 and kinv.shape[0] == kinv.shape[1]
               and kinv.shape[0] in (0, cap) and np.all(st["sv_sq"] >= 0))
-        if ok and d is not None and ptr[n] > 0:
-            used = idx[:ptr[n]]
-            ok = used.min() >= 0 and used.max() < d
         if not ok:
             raise ValueError("the saved support set is inconsistent")
         self.state_ = st
         self._state_changed()
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        model = super()._import(params, meta, arrays)
+        st = model.state_
+        used = st["sv_idx"][:st["sv_ptr"][int(st["ints"][0])]]
+        if used.size and (used.min() < 0 or used.max() >= model._dim()):
+            raise ValueError("the saved support set is inconsistent (a column index "
+                             "outside the model's features)")
+        return model
 
     def _weights_finite(self):
         return bool(np.isfinite(self.state_["alpha"]).all())

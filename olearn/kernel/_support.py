@@ -98,6 +98,10 @@ def _remove(alpha, ptr, idx, val, sq, n, r):
 
 @njit(inline="always")
 def _next_random(ints):
+    """Park-Miller step of the generator in ``ints[1]``; 0 means "not seeded"
+    (``random_state=None``): it is then seeded from numba's own generator on first use."""
+    if ints[1] == 0:
+        ints[1] = np.random.randint(1, RNG_MOD)
     ints[1] = (ints[1] * RNG_MUL) % RNG_MOD
     return ints[1]
 

@@ -27,7 +27,7 @@ from numba import njit
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import OnlineClassifier, OnlineRegressor
-from .._compiled.declare import declare
+from .._compiled.declare import Kernels, declare
 from .._compiled.driver import top_wrong
 from .._params import store_params
 from .._state import Slot
@@ -97,8 +97,18 @@ def _regression(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-KERNELS = declare("kernel.fogd", score=_features, binary=_binary, multiclass=_multiclass,
-                  regression=_regression)
+class _Native(Kernels):
+    """FOGD's entry points, with no one-vs-rest: every class shares the random
+    directions (one state block per class would draw none), and FOGD is natively
+    multiclass."""
+
+    def reduction(self, kind):
+        raise ValueError("FOGDClassifier is natively multiclass (its classes share the "
+                         "random directions): OneVsRest does not apply")
+
+
+KERNELS = _Native(declare("kernel.fogd", score=_features, binary=_binary,
+                          multiclass=_multiclass, regression=_regression).name)
 
 
 class FOGDModel:
@@ -128,8 +138,12 @@ class FOGDModel:
         """``rows`` new directions, N(0, 2 gamma); rows from ``first`` on are seeded by
         (random_state, first), so a model started on arrays is reproducible."""
         rs = self.random_state
-        seed = seed_of(rs) if rs is None or not isinstance(rs, (int, np.integer)) else int(rs)
-        rng = np.random.default_rng([seed, first])
+        if rs is None:
+            rng = np.random.default_rng()
+        elif isinstance(rs, (int, np.integer)):
+            rng = np.random.default_rng([int(rs), first])
+        else:
+            rng = np.random.default_rng([seed_of(rs), first])
         return rng.standard_normal((rows, D)) * math.sqrt(2.0 * float(self.gamma))
 
     def _new_state(self, K, d):
@@ -171,16 +185,24 @@ class FOGDModel:
         return self.state_["W"] @ z
 
     @property
-    def coef_(self):
-        """Weights of the 2D random features (cosines, then sines)."""
+    def weights_(self):
+        """(K, 2D) weights of the random features (cosines, then sines)."""
         check_is_fitted(self, "state_")
-        W = self.state_["W"].copy()
-        return W[0] if isinstance(self, OnlineRegressor) else W
+        return self.state_["W"].copy()
+
+    @property
+    def directions_(self):
+        """(n_features, D) the random directions ``u_j`` (the intercept's row left out)."""
+        check_is_fitted(self, "state_")
+        return self.state_["U"][int(self.fit_intercept):].copy()
+
+    @property
+    def coef_(self):
+        raise AttributeError("FOGD's weights are over random features: see weights_")
 
     @property
     def intercept_(self):
-        check_is_fitted(self, "state_")
-        return np.zeros(self.state_["W"].shape[0])
+        raise AttributeError("FOGD has no intercept: see weights_")
 
 
 class FOGDClassifier(FOGDModel, OnlineClassifier):
