@@ -91,7 +91,7 @@ class FOBOSRegressor(_FOBOS, OnlineRegressor):
     """
     _losses = REGRESSION_LOSSES
 
-    def __init__(self, loss="squared", eta=0.01, l1=1e-4, l2=0.0, schedule="invsqrt",
+    def __init__(self, loss="squared", eta=0.1, l1=1e-4, l2=0.0, schedule="invsqrt",
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,
                  shuffle=True, random_state=None):
         store_params(self, locals())

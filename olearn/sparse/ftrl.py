@@ -101,6 +101,10 @@ class FTRLRegressor(_FTRL, OnlineRegressor):
         ``OnlineLearner``.
     """
     loss = "squared"
+    _expected_failed_checks = {
+        "check_regressors_train": "the check sets alpha = 0.01, taking alpha for a "
+        "regularisation strength; here (McMahan et al.'s naming) it is the learning-rate "
+        "scale, and 0.01 is too small a rate to fit its 200 rows in one pass"}
 
     def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
