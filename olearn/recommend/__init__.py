@@ -5,8 +5,10 @@ Models (ids of any hashable type; new users and items may appear at any time):
 * ``Baseline``: global mean plus user and item biases;
 * ``FunkMF``: latent factors only;
 * ``BiasedMF``: Koren's biased matrix factorisation;
+* ``OnlinePMF``: online probabilistic matrix factorisation (Ling et al. 2012);
+* ``BrandSVD``: Brand's online SVD recommender (rank-1 SVD modifications);
 
-all learned online by SGD, with ``learn_one``, ``predict_one``, ``predict_learn`` (a
+all learned online (one update per rating), with ``learn_one``, ``predict_one``, ``predict_learn`` (a
 whole stream in one compiled pass, progressive predictions), ``recommend(user, k)`` and
 safe ``olearn.persistence.save``/``load``.
 
@@ -22,7 +24,7 @@ _WHERE = {
     "BrandSVD": "brand_svd",
     "load_ratings": "data", "load_movielens100k": "data", "Ratings": "data",
     "progressive_ratings": "evaluate", "hit_rate": "evaluate", "evaluate_stream": "evaluate",
-    "make_recommender": "evaluate", "RECOMMENDERS": "evaluate",
+    "make_recommender": "evaluate", "RECOMMENDERS": "evaluate", "summary": "evaluate",
 }
 
 __all__ = sorted(_WHERE)

@@ -44,6 +44,19 @@ class IdMap:
             self.ids.append(key)
         return c
 
+    def _codes(self, keys, grow):
+        """Codes of distinct ``keys`` (Python values, in order of first appearance)."""
+        got = list(map(self.index.get, keys))
+        if None in got:
+            if not grow:
+                return np.array([-1 if c is None else c for c in got], dtype=np.int64)
+            new = [k for k, c in zip(keys, got) if c is None]
+            start = len(self.ids)
+            self.index.update(zip(new, range(start, start + len(new))))
+            self.ids.extend(new)
+            got = list(map(self.index.get, keys))
+        return np.array(got, dtype=np.int64)
+
     def encode(self, values, grow):
         """int64 codes of a sequence of ids (-1 for an unknown id when not ``grow``)."""
         arr = values if isinstance(values, np.ndarray) else None
@@ -58,16 +71,15 @@ class IdMap:
                 off = (arr - lo).astype(np.int64)
                 first = first_positions(off, hi - lo + 1)
                 present = np.flatnonzero(first >= 0)
+                present = present[np.argsort(first[present], kind="stable")]
                 table = np.empty(hi - lo + 1, dtype=np.int64)
-                for v in present[np.argsort(first[present], kind="stable")].tolist():
-                    table[v] = self.code(v + lo, grow)
+                table[present] = self._codes((present + lo).tolist(), grow)
                 return table[off]
         if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iuU" and arr.size:
             uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
-            keys = uniq.tolist()
-            codes = np.empty(len(keys), dtype=np.int64)
-            for j in np.argsort(first, kind="stable").tolist():
-                codes[j] = self.code(keys[j], grow)
+            o = np.argsort(first, kind="stable")
+            codes = np.empty(len(uniq), dtype=np.int64)
+            codes[o] = self._codes(uniq[o].tolist(), grow)
             return codes[inverse.reshape(-1)]
         return np.fromiter((self.code(v, grow) for v in values), dtype=np.int64)
 

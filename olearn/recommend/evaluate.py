@@ -20,7 +20,7 @@ import numpy as np
 from .data import Ratings, load_ratings
 
 __all__ = ["RECOMMENDERS", "make_recommender", "progressive_ratings", "hit_rate",
-           "evaluate_stream"]
+           "evaluate_stream", "summary"]
 
 #: CLI name -> (module, class) of each recommender
 RECOMMENDERS = {
@@ -116,3 +116,16 @@ def hit_rate(model, data, k=10, every=100, relevant=4.0):
     """The top-``k`` hit rate of ``recommend`` over a stream (see the module docstring);
     the model learns the whole stream."""
     return evaluate_stream(model, data, k=k, every=every, relevant=relevant)["hit_rate"]
+
+
+def summary(name, source, result):
+    """The lines the CLI prints for one ``evaluate_stream`` result."""
+    lines = [f"progressive validation: {name} on {source}",
+             f"  ratings        {result['n']:,}",
+             f"  RMSE           {result['rmse']:.4f}",
+             f"  MAE            {result['mae']:.4f}"]
+    if result.get("k") is not None and result["hit_tests"]:
+        lines.append(f"  hit rate @{result['k']:<4} {result['hit_rate']:.4f} "
+                     f"({result['hits']} of {result['hit_tests']} relevant events)")
+    lines.append(f"  events/s       {result['events_per_s']:,.0f}")
+    return "\n".join(lines)
