@@ -94,6 +94,34 @@ def ref_cwmr(X, phi, eps):
     return np.array(out)
 
 
+def ref_l1median(P):
+    y = np.median(P, axis=0)
+    for _ in range(200):
+        d = np.linalg.norm(P - y, axis=1)
+        keep = d >= 1e-15
+        T = (P[keep] / d[keep, None]).sum(0) / (1 / d[keep]).sum()
+        R = ((P[keep] - y) / d[keep, None]).sum(0)
+        eta = float((~keep).any())
+        r = min(1.0, eta / np.linalg.norm(R)) if np.linalg.norm(R) > 0 else 0.0
+        Ty = (1 - r) * T + r * y
+        done = np.abs(Ty - y).sum() <= 1e-9 * np.abs(y).sum()
+        y = Ty
+        if done:
+            break
+    return y
+
+
+def ref_rmr(X, eps, w):
+    b, out, p = np.full(X.shape[1], 1 / X.shape[1]), [], np.cumprod(X, axis=0)
+    for T in range(1, len(X) + 1):
+        out.append(b.copy())
+        phi = X[T - 1] if T < w + 1 else ref_l1median(p[T - w:T]) / p[T - 1]
+        lam = max(0.0, eps - phi @ b) / np.sum((phi - phi.mean()) ** 2)
+        if lam > 0:
+            b = proj(b + lam * (phi - phi.mean()))
+    return np.array(out)
+
+
 def qp_simplex(A, q):
     """argmin over the simplex of (w - q)' A (w - q), by SLSQP (scipy)."""
     m = len(q)
@@ -209,6 +237,8 @@ CASES = [
     (lambda: op.OLMAR(epsilon=1.02, window=3), lambda X: ref_olmar(X, 1.02, 3)),
     (lambda: op.CWMR(), lambda X: ref_cwmr(X, 2.0, 0.5)),
     (lambda: op.CWMR(phi=0.5, epsilon=0.99), lambda X: ref_cwmr(X, 0.5, 0.99)),
+    (lambda: op.RMR(), lambda X: ref_rmr(X, 5.0, 5)),
+    (lambda: op.RMR(epsilon=1.05, window=3), lambda X: ref_rmr(X, 1.05, 3)),
     (lambda: op.Anticor(window=6), lambda X: ref_anticor(X, 6, True)),
     (lambda: op.Anticor(window=5, bah=False), lambda X: ref_anticor(X, 5, False)),
 ]
@@ -295,7 +325,7 @@ def test_pamr_passive_when_return_below_epsilon(real):
 
 # ------------------------------------------------------------------ protocol, persistence
 ALL = [op.UBAH, op.CRP, op.EG, op.ONS, lambda: op.UP(n_samples=50), op.PAMR, op.CWMR,
-       op.OLMAR, lambda: op.Anticor(window=4)]
+       op.OLMAR, op.RMR, lambda: op.Anticor(window=4)]
 
 
 @pytest.mark.parametrize("make", ALL, ids=[f"s{i}" for i in range(len(ALL))])

@@ -7,7 +7,7 @@ CSV of prices (an optional header of asset names, one row per period, all positi
 at least two assets; the first row counts as its own relative) or the name of an
 OLPS benchmark set (nyse_o, nyse_n, djia, sp500, tse, msci) found under
 $OLEARN_DATA_MIRROR/portfolio.  Strategies: ubah, best, crp, bcrp, up, eg, ons,
-anticor, pamr, pamr1, pamr2, cwmr, olmar (defaults of the OLPS toolbox; --param
+anticor, pamr, pamr1, pamr2, cwmr, olmar, rmr (defaults of the OLPS toolbox; --param
 KEY=VALUE applies to every strategy named that takes it).
 """
 import os

@@ -10,14 +10,14 @@ loop and returns wealth, APY, Sharpe, drawdown, Calmar and turnover; ``load_rela
 reads the OLPS benchmark files by name (``"nyse_o"``) or any CSV of prices.
 
 Strategies: benchmarks ``UBAH``, ``BestStock``, ``CRP``, ``BCRP``; follow-the-winner
-``UP``, ``EG``, ``ONS``; follow-the-loser ``Anticor``, ``PAMR``, ``CWMR``, ``OLMAR``.
+``UP``, ``EG``, ``ONS``; follow-the-loser ``Anticor``, ``PAMR``, ``CWMR``, ``OLMAR``, ``RMR``.
 """
 from importlib import import_module
 
 #: public name -> submodule (imported on first use: ``import olearn.portfolio`` loads no numba)
 _LAZY = {"UBAH": "ubah", "BestStock": "best_stock", "CRP": "crp", "BCRP": "bcrp",
          "UP": "up", "EG": "eg", "ONS": "ons", "Anticor": "anticor", "PAMR": "pamr",
-         "CWMR": "cwmr", "OLMAR": "olmar", "backtest": "backtesting",
+         "CWMR": "cwmr", "OLMAR": "olmar", "RMR": "rmr", "backtest": "backtesting",
          "BacktestResult": "backtesting", "load_relatives": "data", "read_prices": "data",
          "relatives_from_prices": "data"}
 
@@ -27,7 +27,7 @@ STRATEGIES = {
     "bcrp": ("BCRP", {}), "up": ("UP", {}), "eg": ("EG", {}), "ons": ("ONS", {}),
     "anticor": ("Anticor", {}), "pamr": ("PAMR", {}),
     "pamr1": ("PAMR", {"variant": "PAMR-1"}), "pamr2": ("PAMR", {"variant": "PAMR-2"}),
-    "cwmr": ("CWMR", {}), "olmar": ("OLMAR", {}),
+    "cwmr": ("CWMR", {}), "olmar": ("OLMAR", {}), "rmr": ("RMR", {}),
 }
 
 
