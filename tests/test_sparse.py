@@ -425,3 +425,16 @@ def test_lazy_equals_eager_on_news20():
                                  K, "hinge", "multiclass")
     np.testing.assert_allclose(s, s_ref, rtol=0, atol=TOL)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
+
+
+def test_sparsity_curve_denser_with_weaker_l1(tmp_path):
+    from olearn.sparse.curve import sparsity_curve
+    X, y = sparse_stream(n=200, d=60, seed=13)
+    pts = sparsity_curve(FOBOSClassifier(shuffle=False), X, y, param="l1",
+                         values=[0.0, 0.1, 10.0], path=tmp_path / "c.png")
+    assert [p.value for p in pts] == [0.0, 0.1, 10.0]
+    assert pts[0].density > pts[1].density > pts[2].density == 0.0
+    assert all(0.0 <= p.score <= 1.0 for p in pts)
+    assert (tmp_path / "c.png").stat().st_size > 0
+    with pytest.raises(ValueError, match="no parameter"):
+        sparsity_curve(FOBOSClassifier(), X, y, param="lam")
