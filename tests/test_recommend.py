@@ -260,3 +260,50 @@ def test_brand_svd_against_dense_reference(rank):
     assert len(model.singular_values_) <= rank
     s = model.singular_values_
     assert np.all(np.diff(s) <= 1e-12)
+
+
+def test_movielens_download_cache_and_checksum(tmp_path, monkeypatch):
+    """The GroupLens archive's layout served on loopback (built here from the shared
+    copy, never committed): downloaded once into the cache, checked by content; a wrong
+    archive leaves nothing behind."""
+    import http.server
+    import threading
+    import zipfile
+
+    from olearn.datasets.registry import ChecksumError
+    from olearn.recommend import data as rdata
+
+    src = load_ratings(data_path("movielens100k", "ml-100k.inter"), sort=False)
+    lines = "".join(f"{u}\t{i}\t{int(r)}\t{int(t)}\n"
+                    for u, i, r, t in zip(src.users, src.items, src.ratings, src.timestamps))
+    site = tmp_path / "site"
+    site.mkdir()
+    with zipfile.ZipFile(site / "ml-100k.zip", "w") as z:
+        z.writestr("ml-100k/u.data", lines)
+    with zipfile.ZipFile(site / "bad.zip", "w") as z:
+        z.writestr("ml-100k/u.data", lines[:5000])        # a wrong file: fails fast
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **k):
+            super().__init__(*a, directory=str(site), **k)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    monkeypatch.setattr(rdata, "find_movielens100k", lambda mirror=None: None)
+    try:
+        with pytest.raises(ChecksumError):
+            rdata.load_movielens100k(data_home=tmp_path / "bad", url=base + "bad.zip")
+        assert not [p for p in (tmp_path / "bad").rglob("*") if p.is_file()]
+        d = rdata.load_movielens100k(data_home=tmp_path / "cache", url=base + "ml-100k.zip")
+        assert len(d) == 100_000 and rdata.fingerprint(d) == rdata.ML100K_SHA256
+        assert (tmp_path / "cache" / "movielens-100k" / "ml-100k" / "u.data").is_file()
+        # cached: no server needed any more
+        server.shutdown()
+        d2 = rdata.load_movielens100k(data_home=tmp_path / "cache", url=base + "gone.zip")
+        np.testing.assert_array_equal(d2.ratings, d.ratings)
+    finally:
+        server.server_close()

@@ -23,6 +23,7 @@ _WHERE = {
     "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf", "OnlinePMF": "pmf",
     "BrandSVD": "brand_svd",
     "load_ratings": "data", "load_movielens100k": "data", "Ratings": "data",
+    "fetch_movielens100k": "data",
     "progressive_ratings": "evaluate", "hit_rate": "evaluate", "evaluate_stream": "evaluate",
     "make_recommender": "evaluate", "RECOMMENDERS": "evaluate", "summary": "evaluate",
 }

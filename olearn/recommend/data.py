@@ -10,16 +10,29 @@ order (stable: ties keep the file's order) when the file has timestamps.
 943 users, 1,682 movies, 100,000 ratings) in, first to last: the ``mirror`` argument,
 ``$OLEARN_DATA_MIRROR``, the project's shared data folder ``../shared/data`` next to
 the repository, and the dataset cache (``olearn.datasets`` ``data_home``), each holding
-``movielens100k/ml-100k.inter`` or the GroupLens archive's ``ml-100k/u.data``.  Only a
-file with exactly that many ratings, users and movies is accepted.
+``movielens100k/ml-100k.inter`` or the GroupLens archive's ``ml-100k/u.data``; when none
+has it, the GroupLens archive is downloaded into the cache.  Whatever the source, the
+content must match a recorded SHA-256 (``fingerprint``: of the sorted rating rows, so
+the ``.inter`` and ``u.data`` layouts of the same ratings agree).
 """
+import hashlib
 import os
+import shutil
+import urllib.request
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Ratings", "load_ratings", "load_movielens100k", "find_movielens100k"]
+__all__ = ["Ratings", "load_ratings", "load_movielens100k", "find_movielens100k",
+           "fetch_movielens100k", "fingerprint", "GROUPLENS_URL", "ML100K_SHA256"]
+
+#: the GroupLens archive
+GROUPLENS_URL = "https://files.grouplens.org/datasets/movielens/ml-100k.zip"
+#: SHA-256 of MovieLens 100K's content (``fingerprint``): checked on every load, so a
+#: download, a mirror and a cached copy are all the same ratings whatever their layout
+ML100K_SHA256 = "ec862504a8c24b195f5194e51fb18bb2d59428d00d96d6d1c63433a3bd5f2f47"
 
 
 class Ratings(NamedTuple):
@@ -58,6 +71,16 @@ def load_ratings(path, sort=True):
             float(rows[0][2])
         except (IndexError, ValueError):
             start = 1  # a header line
+    fast = _numeric(lines[start:], sep)
+    if fast is not None:
+        u, i, rating = fast[:, 0].astype(np.int64), fast[:, 1].astype(np.int64), fast[:, 2]
+        stamp = fast[:, 3].copy() if fast.shape[1] >= 4 else None
+        if not np.all(np.isfinite(rating)):
+            raise ValueError(f"{path}: ratings must be finite numbers")
+        if sort and stamp is not None:
+            o = np.argsort(stamp, kind="stable")
+            u, i, rating, stamp = u[o], i[o], rating[o], stamp[o]
+        return Ratings(u, i, np.ascontiguousarray(rating), stamp)
     rows = [r for r in rows[start:] if r and any(c.strip() for c in r)]
     if not rows:
         raise ValueError(f"{path}: no ratings")
@@ -92,6 +115,19 @@ def load_ratings(path, sort=True):
     return Ratings(u, i, rating, stamp)
 
 
+def _numeric(lines, sep):
+    """All fields numeric, integer ids, 3 or 4 columns: the array (C speed), else None."""
+    try:
+        a = np.loadtxt(lines, delimiter=sep, ndmin=2, dtype=np.float64)
+    except ValueError:
+        return None
+    if a.shape[0] == 0 or a.shape[1] not in (3, 4) \
+            or not np.array_equal(a[:, :2], np.round(a[:, :2])) \
+            or np.abs(a[:, :2]).max() >= 2.0 ** 53:
+        return None
+    return a
+
+
 def _is_number(s):
     try:
         float(s)
@@ -123,19 +159,86 @@ def find_movielens100k(mirror=None):
     return next((p for p in _candidates(mirror) if p.is_file()), None)
 
 
-def load_movielens100k(mirror=None):
-    """MovieLens 100K as :class:`Ratings` in timestamp order (see the module docstring
-    for where it is looked for)."""
-    path = find_movielens100k(mirror)
-    if path is None:
-        from ..datasets.registry import DatasetUnavailable
-        raise DatasetUnavailable(
-            "movielens-100k: not found; put the GroupLens archive's ml-100k/u.data "
-            "(https://files.grouplens.org/datasets/movielens/ml-100k.zip) in a folder "
-            "and set OLEARN_DATA_MIRROR to it")
-    data = load_ratings(path)
-    shape = (len(data), len(np.unique(data.users)), len(np.unique(data.items)))
-    if shape != (100_000, 943, 1_682):
-        raise ValueError(f"{path}: not MovieLens 100K ({shape[0]} ratings, {shape[1]} users,"
-                         f" {shape[2]} items; expected 100000, 943, 1682)")
+def fingerprint(data):
+    """SHA-256 of a rating stream's content: the int64 rows (user, item, rating,
+    timestamp) sorted by user, item, timestamp, as bytes (little-endian)."""
+    rows = np.stack([np.asarray(data.users, dtype=np.int64),
+                     np.asarray(data.items, dtype=np.int64),
+                     np.asarray(data.ratings).astype(np.int64),
+                     np.asarray(data.timestamps).astype(np.int64)], axis=1)
+    rows = rows[np.lexsort((rows[:, 3], rows[:, 1], rows[:, 0]))]
+    return hashlib.sha256(rows.astype("<i8").tobytes()).hexdigest()
+
+
+def _cache_file(data_home=None):
+    from ..datasets.registry import data_home as home
+    return home(data_home) / "movielens-100k" / "ml-100k" / "u.data"
+
+
+def fetch_movielens100k(data_home=None, url=None, timeout=60.0):
+    """Download the GroupLens archive (``url``, default :data:`GROUPLENS_URL`) into the
+    dataset cache, keep its ``ml-100k/u.data``, check its content against
+    :data:`ML100K_SHA256`; returns the path.  A failed check deletes the file and raises
+    ``olearn.datasets.registry.ChecksumError``."""
+    from ..datasets.registry import ChecksumError, DatasetUnavailable
+    dest = _cache_file(data_home)
+    if dest.is_file():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp_zip = dest.parent / ".ml-100k.zip.part"
+    tmp = dest.parent / ".u.data.part"
+    try:
+        try:
+            with urllib.request.urlopen(url or GROUPLENS_URL, timeout=timeout) as r, \
+                    open(tmp_zip, "wb") as f:
+                shutil.copyfileobj(r, f)
+        except OSError as exc:
+            raise DatasetUnavailable(
+                f"movielens-100k: download from {url or GROUPLENS_URL} failed ({exc}); put "
+                "the archive's ml-100k/u.data in a folder and set OLEARN_DATA_MIRROR to it"
+            ) from None
+        try:
+            with zipfile.ZipFile(tmp_zip) as z, z.open("ml-100k/u.data") as src, \
+                    open(tmp, "wb") as out:
+                shutil.copyfileobj(src, out)
+        except (zipfile.BadZipFile, KeyError) as exc:
+            raise ChecksumError(f"movielens-100k: the download is not the GroupLens "
+                                f"archive ({exc})") from None
+        try:
+            data = load_ratings(tmp)
+        except ValueError as exc:
+            raise ChecksumError(f"movielens-100k: the download is not MovieLens 100K "
+                                f"({exc})") from None
+        _checked(url or GROUPLENS_URL, data)
+        os.replace(tmp, dest)
+    finally:
+        for p in (tmp_zip, tmp):
+            if p.exists():
+                p.unlink()
+    return dest
+
+
+def _checked(path, data):
+    from ..datasets.registry import ChecksumError
+    if len(data) != 100_000 or data.timestamps is None or data.users.dtype.kind != "i" \
+            or data.items.dtype.kind != "i" or fingerprint(data) != ML100K_SHA256:
+        raise ChecksumError(f"{path}: not MovieLens 100K (its content does not match the "
+                            "recorded SHA-256)")
     return data
+
+
+def load_movielens100k(mirror=None, data_home=None, download=True, url=None):
+    """MovieLens 100K as :class:`Ratings` in timestamp order, from a mirror, the shared
+    data folder or the cache (see the module docstring), else downloaded from GroupLens
+    when ``download``; the content is checked against :data:`ML100K_SHA256`."""
+    path = find_movielens100k(mirror)
+    if path is None and _cache_file(data_home).is_file():
+        path = _cache_file(data_home)
+    if path is None:
+        if not download:
+            from ..datasets.registry import DatasetUnavailable
+            raise DatasetUnavailable(
+                "movielens-100k: not found; put the GroupLens archive's ml-100k/u.data "
+                f"({GROUPLENS_URL}) in a folder and set OLEARN_DATA_MIRROR to it")
+        path = fetch_movielens100k(data_home, url)
+    return _checked(path, load_ratings(path))
