@@ -11,7 +11,8 @@ import scipy.sparse as sp
 import olearn
 import olearn.persistence
 from olearn.kernel import (FOGDClassifier, FOGDRegressor, KernelLMSRegressor,
-                           KernelPAClassifier, KernelPARegressor, KernelPerceptron)
+                           KernelPAClassifier, KernelPARegressor, KernelPerceptron,
+                           NORMAClassifier, NORMARegressor)
 from olearn.linear import PAClassifier, PARegressor, Perceptron
 
 from conftest import data_path
@@ -36,10 +37,10 @@ def pa_step(variant, C):
 
 def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classes=2,
               margin=0.0, C=1.0, variant="PA-I", epsilon=0.1, eta=0.5, budget=None,
-              policy="random", threshold=0.1, seed=0):
+              policy="random", threshold=0.1, seed=0, lam=0.01, rho=1.0):
     """The learners as the papers write them, on dense rows: returns (support vectors,
     dual coefficients (K, n), pre-update scores (n_rows, K))."""
-    task = "reg" if algo in ("pa-reg", "klms") else ("bin" if n_classes == 2 else "multi")
+    task = "reg" if algo in ("pa-reg", "klms", "norma-reg") else ("bin" if n_classes == 2 else "multi")
     K = 1 if task != "multi" else n_classes
     svs = np.zeros((0, X.shape[1]))
     alpha = np.zeros((K, 0))
@@ -57,6 +58,8 @@ def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classe
         scores.append(f.copy())
         kxx = k(x, x)[0, 0]
         new = np.zeros(K)
+        if algo.startswith("norma"):  # Kivinen et al. 2004, eq. 8: shrink, then add
+            alpha = (1 - eta * lam) * alpha
         if task == "multi":
             seen[int(t)] = True
             wrong = [c for c in range(K) if c != t and seen[c]]
@@ -70,6 +73,8 @@ def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classe
                 c, D = pa_step(variant, C)
                 tau = min(c, (1 - m) / (2 * kxx + D))
                 new[int(t)], new[s] = tau, -tau
+            elif algo == "norma" and m < rho:
+                new[int(t)], new[s] = eta, -eta
             else:
                 continue
         elif task == "bin":
@@ -81,6 +86,8 @@ def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classe
             elif algo == "pa" and m < 1:
                 c, D = pa_step(variant, C)
                 new[0] = min(c, (1 - m) / (kxx + D)) * t
+            elif algo == "norma" and m < rho:
+                new[0] = eta * t
             else:
                 continue
         else:
@@ -92,6 +99,8 @@ def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classe
                 new[0] = np.sign(r) * min(c, (abs(r) - epsilon) / (kxx + D))
             elif algo == "klms" and r != 0:
                 new[0] = eta * r
+            elif algo == "norma-reg" and abs(r) > epsilon:
+                new[0] = eta * np.sign(r)
             else:
                 continue
         n = len(svs)
@@ -109,6 +118,8 @@ def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classe
             alpha = np.delete(alpha, r, axis=1)
         svs = np.vstack([svs, x])
         alpha = np.hstack([alpha, new[:, None]])
+        if budget is not None and policy == "truncate" and len(svs) > budget:
+            svs, alpha = svs[1:], alpha[:, 1:]  # NORMA's truncation: the oldest term
         if budget is not None and policy == "forgetron":
             # Dekel et al. 2008, self-tuned: shrink by phi, then drop the oldest
             M += 1
@@ -167,6 +178,8 @@ CASES = [
     ("perceptron", {"budget": 12, "budget_policy": "forgetron"}, {}),
     ("perceptron", {"budget": 12, "budget_policy": "projectron", "threshold": 0.3}, {}),
     ("pa", {"budget": 10, "budget_policy": "random", "random_state": 3}, {}),
+    ("norma", {"eta": 0.3, "lam": 0.1, "rho": 0.5}, {}),
+    ("norma", {"eta": 0.5, "lam": 0.05, "budget": 15, "budget_policy": "truncate"}, {}),
 ]
 
 
@@ -174,7 +187,8 @@ CASES = [
 @pytest.mark.parametrize("algo,params,_", CASES)
 def test_binary_rules_match_the_reference(algo, params, _, sparse):
     X, y = _binary()
-    cls = KernelPerceptron if algo == "perceptron" else KernelPAClassifier
+    cls = {"perceptron": KernelPerceptron, "pa": KernelPAClassifier,
+           "norma": NORMAClassifier}[algo]
     model = cls(**params)
     ref_params = {k: v for k, v in params.items() if k != "random_state"}
     if "budget_policy" in ref_params:
@@ -187,10 +201,12 @@ def test_binary_rules_match_the_reference(algo, params, _, sparse):
 
 
 @pytest.mark.parametrize("algo,params", [("perceptron", {}), ("pa", {"variant": "PA-II"}),
-                                         ("pa", {"kernel": "poly", "degree": 2})])
+                                         ("pa", {"kernel": "poly", "degree": 2}),
+                                         ("norma", {"lam": 0.1})])
 def test_multiclass_rules_match_the_reference(algo, params):
     X, y = _multiclass()
-    cls = KernelPerceptron if algo == "perceptron" else KernelPAClassifier
+    cls = {"perceptron": KernelPerceptron, "pa": KernelPAClassifier,
+           "norma": NORMAClassifier}[algo]
     svs, alpha, scores = reference(X, y, algo, n_classes=3, **params)
     model = cls(**params)
     got = model.predict_learn(sp.csr_matrix(X), y, return_scores=True)
@@ -202,12 +218,18 @@ def test_multiclass_rules_match_the_reference(algo, params):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("algo,params", [("pa-reg", {"variant": "PA-I", "C": 0.5}),
                                          ("pa-reg", {"variant": "PA", "epsilon": 0.0}),
-                                         ("klms", {"eta": 0.3})])
+                                         ("klms", {"eta": 0.3}),
+                                         ("norma-reg", {"eta": 0.2, "lam": 0.1, "budget": 20,
+                                                        "budget_policy": "truncate"})])
 def test_regressors_match_the_reference(algo, params, sparse):
     X, _ = _binary(seed=4)
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
-    cls = KernelPARegressor if algo == "pa-reg" else KernelLMSRegressor
-    svs, alpha, scores = reference(X, y, algo, **params)
+    cls = {"pa-reg": KernelPARegressor, "klms": KernelLMSRegressor,
+           "norma-reg": NORMARegressor}[algo]
+    ref_params = dict(params)
+    if "budget_policy" in ref_params:
+        ref_params["policy"] = ref_params.pop("budget_policy")
+    svs, alpha, scores = reference(X, y, algo, **ref_params)
     _check(cls(**params), X, y, svs, alpha, scores, sparse)
 
 
@@ -403,6 +425,20 @@ def test_rbf_has_no_coef_and_bad_parameters_are_named():
     Xm, ym = _multiclass(n=30)
     with pytest.raises(ValueError, match="binary"):
         KernelPerceptron(budget=5, budget_policy="forgetron").fit(Xm, ym)
+
+
+@pytest.mark.parametrize("cls", [KernelPerceptron, KernelPAClassifier, NORMAClassifier])
+def test_third_label_keeps_every_margin(cls):
+    """A third label turns alpha (1, n) into (-alpha/2, +alpha/2, 0): every binary
+    margin f_1 - f_0 is kept."""
+    X, y = _binary()
+    m = cls().fit(X, y)
+    before = m.decision_function(X)
+    m._prepare_labels(np.array([5]), None)  # registers the label; no row is learned
+    after = m.decision_function(X)
+    assert after.shape == (len(y), 3)
+    np.testing.assert_allclose(after[:, 1] - after[:, 0], before, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(after[:, 2], 0.0)
 
 
 def test_one_example_at_a_time_equals_the_batch():

@@ -18,7 +18,8 @@ from .._validation import check_choice, check_number, check_weight
 from . import _support as S
 
 KERNEL_NAMES = ("linear", "poly", "rbf")
-POLICY_CODES = {"random": S.RANDOM, "forgetron": S.FORGETRON, "projectron": S.PROJECTRON}
+POLICY_CODES = {"random": S.RANDOM, "forgetron": S.FORGETRON, "projectron": S.PROJECTRON,
+                "truncate": S.TRUNCATE}
 _INITIAL = 16  # support vectors preallocated (doubled when full)
 
 

@@ -27,8 +27,8 @@ from .._compiled.driver import (BINARY, MULTICLASS, REGRESSION, get_row, masked_
                                 n_rows, row_source, top_wrong)
 
 LINEAR, POLY, RBF = 0, 1, 2
-PERCEPTRON, PA_CLS, PA_REG, KLMS = 0, 1, 2, 3
-NONE, RANDOM, FORGETRON, PROJECTRON = 0, 1, 2, 3
+PERCEPTRON, PA_CLS, PA_REG, KLMS, NORMA_CLS, NORMA_REG = 0, 1, 2, 3, 4, 5
+NONE, RANDOM, FORGETRON, PROJECTRON, TRUNCATE = 0, 1, 2, 3, 4
 RNG_MOD = 2147483647  # Park and Miller's minimal standard generator: s <- 48271 s mod m
 RNG_MUL = 48271
 N_INTS, N_FLOATS = 4, 4
@@ -130,6 +130,10 @@ def _rule(out, y, w, kxx, task, seen, params, coefs):
             coefs[yi] = tau
             coefs[s] = -tau
             return True
+        if algo == NORMA_CLS and m < p2:
+            coefs[yi] = p0 * w
+            coefs[s] = -p0 * w
+            return True
         return False
     if task == BINARY:
         m = y * out[0]
@@ -138,6 +142,9 @@ def _rule(out, y, w, kxx, task, seen, params, coefs):
             return True
         if algo == PA_CLS and m < 1.0:
             coefs[0] = min(p0, (1.0 - m) / (kxx + p1)) * w * y
+            return True
+        if algo == NORMA_CLS and m < p2:
+            coefs[0] = p0 * w * y
             return True
         return False
     r = y - out[0]
@@ -149,6 +156,9 @@ def _rule(out, y, w, kxx, task, seen, params, coefs):
             return True
     elif algo == KLMS and r != 0.0:
         coefs[0] = p0 * r * w
+        return True
+    elif algo == NORMA_REG and abs(r) > p2:
+        coefs[0] = p0 * w if r > 0.0 else -p0 * w
         return True
     return False
 
@@ -288,6 +298,11 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
     elif task == BINARY:
         p = 1 if out[0] > 0.0 else 0
     kxx = _kernel(kind, gamma, coef0, degree, sqx, sqx, sqx)
+    if params[4] == NORMA_CLS or params[4] == NORMA_REG:
+        decay = 1.0 - params[7] * params[8] * w  # NORMA: f <- (1 - eta lambda) f first
+        for k in range(alpha.shape[0]):
+            for s in range(n):
+                alpha[k, s] *= decay
     add = _rule(out, yv, w, kxx, task, seen, params, coefs)
     updated = add
     if add and policy == PROJECTRON:
@@ -301,6 +316,9 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
         alpha, ptr, idx, val, sq, kinv = _append(alpha, ptr, idx, val, sq, kinv, n, ridx,
                                                  rval, sqx, coefs, policy == PROJECTRON)
         n += 1
+        if policy == TRUNCATE and n > budget:
+            _remove(alpha, ptr, idx, val, sq, n, 0)  # NORMA's truncation: the oldest term
+            n -= 1
         if policy == FORGETRON:
             floats[1] += 1.0  # M: the mistakes so far
             if n > budget:

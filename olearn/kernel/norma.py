@@ -1,0 +1,101 @@
+"""NORMA (Kivinen, Smola, Williamson, "Online Learning with Kernels", IEEE Trans.
+Signal Processing 52(8), 2004, section III).
+
+Stochastic gradient descent in the RKHS on the regularised risk
+``lambda/2 ||f||^2 + loss``: each example first shrinks every coefficient,
+``f <- (1 - eta lambda) f`` (eq. 8; a sample weight ``w`` makes it
+``1 - eta lambda w``), then, when the loss has a non-zero derivative, adds
+``x`` with ``alpha = -eta loss'``:
+
+* classification, soft margin ``max(0, rho - y f(x))`` (section III-A with a fixed
+  ``rho``; the nu-version that adapts rho is not implemented): ``alpha = eta y`` when
+  ``y f(x) < rho``.  Multiclass (not in the paper; the max-score hinge of the other
+  classifiers here): ``+eta`` for the true class and ``-eta`` for the highest-scoring
+  wrong class when ``f_y - f_s < rho``;
+* regression, epsilon-insensitive loss (section III-C with a fixed epsilon):
+  ``alpha = eta sign(y - f(x))`` when ``|y - f(x)| > epsilon``.
+
+The step is constant (the paper's eta_t = eta, its Theorem 1 setting).  ``budget=B``
+(``budget_policy="truncate"``): the paper's truncation (section III-D), keeping the
+last B terms, each older one having been shrunk by ``(1 - eta lambda)`` per example
+since it entered (the error of dropping it is bounded by that factor).  Cost per row
+O(n_support nnz) plus O(n_support K) for the shrink.
+"""
+from ..base import OnlineClassifier, OnlineRegressor
+from .._params import store_params
+from .._validation import check_number
+from ..registry import register
+from . import _support as S
+from ._base import SupportClassifier, SupportModel
+
+
+class _NORMA:
+    _policies = ("truncate",)
+
+    def _norma_params(self, third):
+        eta = check_number("eta", self.eta, low=0.0, low_open=True)
+        lam = check_number("lam", self.lam, low=0.0)
+        if eta * lam >= 1.0:
+            raise ValueError(f"eta * lam must be below 1 (the shrink factor 1 - eta lam is "
+                             f"{1.0 - eta * lam!r})")
+        return (eta, lam, third, 0.0)
+
+
+class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
+    """NORMA: kernel SGD on the regularised soft-margin loss.
+
+    Parameters
+    ----------
+    eta : float, step size (> 0).
+    lam : float, regularisation lambda (>= 0; eta * lam < 1).
+    rho : float, margin of the soft-margin loss (>= 0).
+    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
+    gamma : float, kernel width (rbf) or scale (poly) (> 0).
+    coef0 : float, poly kernel's constant.
+    degree : int, poly kernel's degree (>= 1).
+    budget : int or None, terms kept (None: all).
+    budget_policy : "truncate" (the oldest term leaves).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    _algo = S.NORMA_CLS
+
+    def __init__(self, eta=0.5, lam=0.01, rho=1.0, kernel="rbf", gamma=0.1, coef0=1.0,
+                 degree=3, budget=None, budget_policy="truncate", fit_intercept=False,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    def _rule_params(self):
+        return self._norma_params(check_number("rho", self.rho, low=0.0))
+
+
+class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
+    """NORMA: kernel SGD on the regularised epsilon-insensitive loss.
+
+    Parameters
+    ----------
+    eta : float, step size (> 0).
+    lam : float, regularisation lambda (>= 0; eta * lam < 1).
+    epsilon : float, width of the insensitive zone (>= 0).
+    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
+    gamma : float, kernel width (rbf) or scale (poly) (> 0).
+    coef0 : float, poly kernel's constant.
+    degree : int, poly kernel's degree (>= 1).
+    budget : int or None, terms kept (None: all).
+    budget_policy : "truncate" (the oldest term leaves).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+    _algo = S.NORMA_REG
+
+    def __init__(self, eta=0.5, lam=0.01, epsilon=0.1, kernel="rbf", gamma=0.1, coef0=1.0,
+                 degree=3, budget=None, budget_policy="truncate", fit_intercept=False,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
+
+    def _rule_params(self):
+        return self._norma_params(check_number("epsilon", self.epsilon, low=0.0))
+
+
+register("norma", NORMAClassifier)
+register("norma-reg", NORMARegressor)
