@@ -74,3 +74,23 @@ def test_missing_file(capsys, tmp_path):
     assert rc == 2 and "no such file" in err
     rc, out, err = run_cli(capsys, "portfolio", "not_a_set")
     assert rc == 2 and "not found" in err and len(err.strip().splitlines()) == 1
+
+
+def test_fast_paths_import_nothing_heavy(tmp_path):
+    import os
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from olearn.cli import main\n"
+            "for argv in (['portfolio', 'missing.csv'], ['portfolio', 'x.csv', '--algo', 'no'],\n"
+            "             ['portfolio', '--help']):\n"
+            "    assert main(argv) in (0, 2), argv\n"
+            "print('HEAVY', sorted(m for m in ('numba', 'numpy', 'scipy') if m in sys.modules))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stdout
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("olearn: error:")]
+    assert "missing.csv: no such file" in errors[0]
+    assert "unknown portfolio strategy 'no'" in errors[1] and len(errors) == 2
