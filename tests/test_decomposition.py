@@ -139,8 +139,10 @@ def test_save_load_round_trip(cls, params, tmp_path):
     rng = np.random.default_rng(7)
     X = rng.normal(size=(40, 5))
     a = cls(**params).partial_fit(X[:20])
-    save(a, tmp_path / "m.olearn")
+    a.save(tmp_path / "m.olearn")
     b = load(tmp_path / "m.olearn")
+    save(cls(**params), tmp_path / "empty.olearn")          # unfitted: saves, loads unfitted
+    assert not hasattr(load(tmp_path / "empty.olearn"), "n_features_in_")
     assert b.get_params() == a.get_params()
     np.testing.assert_array_equal(b.transform(X), a.transform(X))
     a.partial_fit(X[20:])

@@ -32,7 +32,8 @@ def reference(stream, use_mean, bias_lr, latent_lr, l2_bias, l2_latent, k, std, 
             mean += (y - mean) / n
         p = (mean if use_mean else 0.0) + bu[u] + bi[i] + P[u] @ Q[i]
         g = 2.0 * (p - y)
-        bu[u], bi[i] = bu[u] - bias_lr * (g + l2_bias * bu[u]), bi[i] - bias_lr * (g + l2_bias * bi[i])
+        bu[u], bi[i] = (bu[u] - bias_lr * (g + l2_bias * bu[u]),
+                        bi[i] - bias_lr * (g + l2_bias * bi[i]))
         P[u], Q[i] = (P[u] - latent_lr * (g * Q[i] + l2_latent * P[u]),
                       Q[i] - latent_lr * (g * P[u] + l2_latent * Q[i]))
     return np.array(out)
@@ -172,7 +173,7 @@ def test_save_load_round_trip_exact(cls, tmp_path):
     a = cls(lr=0.02) if cls is Baseline else cls(rank=3) if cls is BrandSVD \
         else cls(random_state=5)
     a.partial_fit(users[:300], items[:300], ratings[:300])
-    save(a, tmp_path / "m.olearn")
+    a.save(tmp_path / "m.olearn")
     b = load(tmp_path / "m.olearn")
     assert type(b) is cls and b.get_params() == a.get_params()
     assert b.user_ids_ == a.user_ids_ and b.item_ids_ == a.item_ids_

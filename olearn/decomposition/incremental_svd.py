@@ -124,6 +124,11 @@ class IncrementalSVD(TransformerMixin, BaseEstimator):
                              f"{Z.shape}")
         return Z @ C
 
+    def save(self, path):
+        """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
+        from ..persistence import save
+        save(self, path)
+
     def _export(self):
         if not hasattr(self, "_V"):
             return {"fitted": False}, {}

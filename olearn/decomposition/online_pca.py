@@ -165,6 +165,11 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
                              f"{Z.shape}")
         return Z @ C + self.mean_
 
+    def save(self, path):
+        """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
+        from ..persistence import save
+        save(self, path)
+
     def _export(self):
         if not hasattr(self, "_V"):
             return {"fitted": False}, {}

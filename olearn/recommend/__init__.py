@@ -8,9 +8,9 @@ Models (ids of any hashable type; new users and items may appear at any time):
 * ``OnlinePMF``: online probabilistic matrix factorisation (Ling et al. 2012);
 * ``BrandSVD``: Brand's online SVD recommender (rank-1 SVD modifications);
 
-all learned online (one update per rating), with ``learn_one``, ``predict_one``, ``predict_learn`` (a
-whole stream in one compiled pass, progressive predictions), ``recommend(user, k)`` and
-safe ``olearn.persistence.save``/``load``.
+all learned online (one update per rating), with ``learn_one``, ``predict_one``,
+``predict_learn`` (a whole stream in one compiled pass, progressive predictions),
+``recommend(user, k)`` and safe ``olearn.persistence.save``/``load``.
 
 Data and evaluation: ``load_ratings(path)``, ``load_movielens100k()``,
 ``progressive_ratings``, ``hit_rate``, ``evaluate_stream``.

@@ -222,6 +222,11 @@ class Recommender(BaseEstimator):
         return [self._items.ids[j] for j in top]
 
     # -- persistence ---------------------------------------------------------------
+    def save(self, path):
+        """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
+        from ..persistence import save
+        save(self, path)
+
     def _export(self):
         if not self._started():
             return {"started": False}, {}
