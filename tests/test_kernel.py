@@ -12,7 +12,7 @@ import olearn
 import olearn.persistence
 from olearn.kernel import (FOGDClassifier, FOGDRegressor, KernelLMSRegressor,
                            KernelPAClassifier, KernelPARegressor, KernelPerceptron,
-                           NORMAClassifier, NORMARegressor)
+                           KernelRLSRegressor, NORMAClassifier, NORMARegressor)
 from olearn.linear import PAClassifier, PARegressor, Perceptron
 
 from conftest import data_path
@@ -241,6 +241,63 @@ def test_real_data_a9a_slice_matches_the_reference():
                                    gamma=0.01, budget=40, policy="forgetron")
     _check(KernelPerceptron(gamma=0.01, budget=40, budget_policy="forgetron"), X.toarray(),
            y, svs, alpha, scores, True)
+
+
+def krls_reference(X, y, nu, gamma):
+    """Engel, Mannor, Meir 2004, Table 1, with the dictionary's Gram matrix inverted
+    afresh each row (not the recursive inverse): returns (dictionary, alpha, scores)."""
+    def k(A, B):
+        return kernel_matrix("rbf", gamma, 0, 1, np.atleast_2d(A), np.atleast_2d(B))
+    D = X[:1]
+    alpha = np.array([y[0] / k(X[0], X[0])[0, 0]])
+    P = np.eye(1)
+    scores = [0.0]
+    for x, t in zip(X[1:], y[1:]):
+        kt = k(D, x)[:, 0]
+        f = alpha @ kt
+        scores.append(f)
+        Kinv = np.linalg.inv(k(D, D))
+        a = Kinv @ kt
+        delta = k(x, x)[0, 0] - kt @ a
+        e = t - f
+        if delta > nu:
+            D = np.vstack([D, x])
+            P = np.block([[P, np.zeros((len(P), 1))], [np.zeros((1, len(P))), np.eye(1)]])
+            alpha = np.concatenate([alpha - a * e / delta, [e / delta]])
+        else:
+            q = P @ a / (1 + a @ P @ a)
+            P = P - np.outer(q, a @ P)
+            alpha = alpha + Kinv @ q * e
+    return D, alpha, np.array(scores)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_krls_matches_the_reference(sparse):
+    X, _ = _binary(n=120, d=3, density=1.0, seed=8)
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2
+    D, alpha, scores = krls_reference(X, y, 0.05, 0.5)
+    m = KernelRLSRegressor(nu=0.05, gamma=0.5)
+    got = m.predict_learn(sp.csr_matrix(X) if sparse else X, y)
+    np.testing.assert_allclose(got, scores, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(m.dual_coef_[0], alpha, rtol=1e-8, atol=1e-8)
+    np.testing.assert_array_equal(m.support_vectors_.toarray(), D)
+    assert m.n_support_ < 120  # the ALD test pruned some
+
+
+def test_krls_without_pruning_is_the_interpolant_on_the_dictionary():
+    """nu = 0: every example joins; alpha = K^{-1} y (kernel ridge regression with a
+    vanishing ridge on the dictionary), so f(x_i) = y_i."""
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((25, 3))
+    y = rng.standard_normal(25)
+    m = KernelRLSRegressor(nu=0.0, gamma=0.5).fit(X, y)
+    assert m.n_support_ == 25
+    sv = m.support_vectors_.toarray()
+    K = kernel_matrix("rbf", 0.5, 0, 1, sv, sv)
+    order = [int(np.flatnonzero((X == s).all(1))[0]) for s in sv]
+    np.testing.assert_allclose(m.dual_coef_[0], np.linalg.solve(K, y[order]), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(m.predict(X), y, rtol=1e-6, atol=1e-8)
 
 
 # ------------------------------------------------------------------ linear kernel

@@ -3,7 +3,8 @@ grows as the stream is read, on a budget, or approximated by random features.
 
 * Support-set learners: ``KernelPerceptron`` (budgets "random", "forgetron",
   "projectron"), ``KernelPAClassifier`` / ``KernelPARegressor`` and
-  ``KernelLMSRegressor``, ``NORMAClassifier`` / ``NORMARegressor`` (budget
+  ``KernelLMSRegressor``, ``KernelRLSRegressor`` (ALD sparsification),
+  ``NORMAClassifier`` / ``NORMARegressor`` (budget
   "truncate"); kernels ``rbf``, ``poly``, ``linear`` on dense or CSR rows,
   the squared norms of the support vectors cached; ``support_vectors_``,
   ``dual_coef_``, ``n_support_``.
@@ -24,10 +25,12 @@ protocol, persistence, the scikit-learn contract) unchanged.  FOGD's state has f
 size (D random directions, 2D weights), so it is an ordinary declared learner.
 """
 from .fogd import FOGDClassifier, FOGDRegressor
+from .krls import KernelRLSRegressor
 from .lms import KernelLMSRegressor
 from .norma import NORMAClassifier, NORMARegressor
 from .pa import KernelPAClassifier, KernelPARegressor
 from .perceptron import KernelPerceptron
 
 __all__ = ["FOGDClassifier", "FOGDRegressor", "KernelLMSRegressor", "KernelPAClassifier",
-           "KernelPARegressor", "KernelPerceptron", "NORMAClassifier", "NORMARegressor"]
+           "KernelPARegressor", "KernelPerceptron", "KernelRLSRegressor", "NORMAClassifier",
+           "NORMARegressor"]

@@ -104,6 +104,7 @@ class SupportModel:
                              dtype=np.int64),
             "floats": np.zeros(S.N_FLOATS),
             "kinv": np.zeros((0, 0)),
+            "pmat": np.zeros((0, 0)),
         }
         self._state_changed()
 
@@ -140,7 +141,8 @@ class SupportModel:
         them: dtypes, shapes, ``ptr`` non-decreasing from 0, column indices below ``d``,
         the counters within the capacity, finite values."""
         given = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("state/")}
-        names = {"alpha", "sv_ptr", "sv_idx", "sv_val", "sv_sq", "ints", "floats", "kinv"}
+        names = {"alpha", "sv_ptr", "sv_idx", "sv_val", "sv_sq", "ints", "floats", "kinv",
+                 "pmat"}
         if set(given) != names:
             raise ValueError(f"state arrays {sorted(given)} do not match {sorted(names)}")
         ints = {"sv_ptr", "sv_idx", "ints"}
@@ -162,7 +164,8 @@ class SupportModel:
               and 0 <= st["ints"][1] < S.RNG_MOD and ptr[0] == 0
               and np.all(np.diff(ptr[:n + 1]) >= 0) and ptr[n] <= idx.shape[0]
               and kinv.ndim == 2 and kinv.shape[0] == kinv.shape[1]
-              and kinv.shape[0] in (0, cap) and np.all(st["sv_sq"] >= 0))
+              and kinv.shape[0] in (0, cap) and np.all(st["sv_sq"] >= 0)
+              and st["pmat"].shape in ((0, 0), (cap, cap)))
         if not ok:
             raise ValueError("the saved support set is inconsistent")
         self.state_ = st
@@ -192,12 +195,12 @@ class SupportModel:
 
     def _pass(self, rows, y, sw, scores, pred, task, params, work):
         st = self.state_
-        n_up, alpha, ptr, idx, val, sq, kinv = S.support_pass(
+        n_up, alpha, ptr, idx, val, sq, kinv, pmat = S.support_pass(
             rows, y, sw, st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"], st["sv_sq"],
-            st["ints"], st["floats"], st["kinv"], work, params, task, self._seen(),
-            scores, pred)
+            st["ints"], st["floats"], st["kinv"], st["pmat"], work, params, task,
+            self._seen(), scores, pred)
         st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"] = alpha, ptr, idx, val
-        st["sv_sq"], st["kinv"] = sq, kinv
+        st["sv_sq"], st["kinv"], st["pmat"] = sq, kinv, pmat
         return int(n_up)
 
     def _run(self, X, y, sample_weight, order=None):

@@ -27,7 +27,7 @@ from .._compiled.driver import (BINARY, MULTICLASS, REGRESSION, get_row, masked_
                                 n_rows, row_source, top_wrong)
 
 LINEAR, POLY, RBF = 0, 1, 2
-PERCEPTRON, PA_CLS, PA_REG, KLMS, NORMA_CLS, NORMA_REG = 0, 1, 2, 3, 4, 5
+PERCEPTRON, PA_CLS, PA_REG, KLMS, NORMA_CLS, NORMA_REG, KRLS = 0, 1, 2, 3, 4, 5, 6
 NONE, RANDOM, FORGETRON, PROJECTRON, TRUNCATE = 0, 1, 2, 3, 4
 RNG_MOD = 2147483647  # Park and Miller's minimal standard generator: s <- 48271 s mod m
 RNG_MUL = 48271
@@ -201,7 +201,75 @@ def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
 
 
 @njit(cache=True)
-def _append(alpha, ptr, idx, val, sq, kinv, n, ridx, rval, sqx, coefs, projectron):
+def _square(M, cap):
+    """``M`` (m, m) as a (cap, cap) array (zeros added; ``M`` itself when it fits)."""
+    if M.shape[0] >= cap:
+        return M
+    grown = np.zeros((cap, cap))
+    grown[:M.shape[0], :M.shape[0]] = M
+    return grown
+
+
+@njit(cache=True)
+def _krls(alpha, kinv, pmat, kv, n, kxx, err, nu, dvec, coefs):
+    """Engel, Mannor, Meir 2004, Table 1 (KRLS with the ALD test), for one row with
+    prediction error ``err``: returns (add x to the dictionary?, kinv, pmat); ``coefs[0]``
+    is the new vector's coefficient when it is added."""
+    if n == 0:
+        kinv = _square(kinv, max(alpha.shape[1], 1))
+        pmat = _square(pmat, max(alpha.shape[1], 1))
+        kinv[0, 0] = 1.0 / kxx
+        pmat[0, 0] = 1.0
+        coefs[0] = err / kxx
+        return True, kinv, pmat
+    for a in range(n):  # a_t = K~^{-1} k~_t
+        acc = 0.0
+        for b in range(n):
+            acc += kinv[a, b] * kv[b]
+        dvec[a] = acc
+    delta = kxx
+    for a in range(n):
+        delta -= kv[a] * dvec[a]
+    if delta > nu:  # x_t is not approximately linearly dependent: it joins
+        cap = max(alpha.shape[1], n + 1)
+        kinv = _square(kinv, cap)
+        pmat = _square(pmat, cap)
+        for a in range(n):
+            for b in range(n):
+                kinv[a, b] += dvec[a] * dvec[b] / delta
+            kinv[a, n] = -dvec[a] / delta
+            kinv[n, a] = -dvec[a] / delta
+            pmat[a, n] = 0.0
+            pmat[n, a] = 0.0
+        kinv[n, n] = 1.0 / delta
+        pmat[n, n] = 1.0
+        for a in range(n):
+            alpha[0, a] -= dvec[a] * err / delta
+        coefs[0] = err / delta
+        return True, kinv, pmat
+    # reduced update: q = P a / (1 + a' P a), P -= q a' P, alpha += K~^{-1} q err
+    pa = np.empty(n)
+    for a in range(n):
+        acc = 0.0
+        for b in range(n):
+            acc += pmat[a, b] * dvec[b]
+        pa[a] = acc
+    denom = 1.0
+    for a in range(n):
+        denom += dvec[a] * pa[a]
+    for a in range(n):
+        for b in range(n):
+            pmat[a, b] -= pa[a] * pa[b] / denom
+    for a in range(n):
+        acc = 0.0
+        for b in range(n):
+            acc += kinv[a, b] * pa[b]
+        alpha[0, a] += acc / denom * err
+    return False, kinv, pmat
+
+
+@njit(cache=True)
+def _append(alpha, ptr, idx, val, sq, kinv, pmat, n, ridx, rval, sqx, coefs):
     """Support vector ``n`` := the row (its non-zeros), growing the arrays if full."""
     K = alpha.shape[0]
     if n + 1 > alpha.shape[1]:
@@ -215,10 +283,10 @@ def _append(alpha, ptr, idx, val, sq, kinv, n, ridx, rval, sqx, coefs, projectro
         grown_s = np.zeros(cap)
         grown_s[:n] = sq[:n]
         sq = grown_s
-        if projectron:
-            grown = np.zeros((cap, cap))
-            grown[:kinv.shape[0], :kinv.shape[0]] = kinv
-            kinv = grown
+        if kinv.shape[0] > 0:
+            kinv = _square(kinv, cap)
+        if pmat.shape[0] > 0:
+            pmat = _square(pmat, cap)
     nnz = 0
     for j in range(ridx.shape[0]):
         if rval[j] != 0.0:
@@ -244,7 +312,7 @@ def _append(alpha, ptr, idx, val, sq, kinv, n, ridx, rval, sqx, coefs, projectro
     sq[n] = sqx
     for k in range(K):
         alpha[k, n] = coefs[k]
-    return alpha, ptr, idx, val, sq, kinv
+    return alpha, ptr, idx, val, sq, kinv, pmat
 
 
 @njit(cache=True)
@@ -278,7 +346,7 @@ def _forget(alpha, ptr, idx, val, sq, n, floats, work, params):
 
 
 @njit(cache=True)
-def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, work,
+def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
                params, task, seen, out, kv, dvec, coefs):
     """Score one row into ``out``, then update; returns (updated, predicted class,
     arrays...)."""
@@ -303,8 +371,19 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
         for k in range(alpha.shape[0]):
             for s in range(n):
                 alpha[k, s] *= decay
-    add = _rule(out, yv, w, kxx, task, seen, params, coefs)
-    updated = add
+    if params[4] == KRLS:
+        add = False
+        for k in range(coefs.shape[0]):
+            coefs[k] = 0.0
+        if w > 0.0 and kxx != 0.0:
+            add, kinv, pmat = _krls(alpha, kinv, pmat, kv, n, kxx, yv - out[0], params[7],
+                                    dvec, coefs)
+            updated = True
+        else:
+            updated = False
+    else:
+        add = _rule(out, yv, w, kxx, task, seen, params, coefs)
+        updated = add
     if add and policy == PROJECTRON:
         projected, kinv = _project(alpha, kinv, kv, n, kxx, coefs, budget, params[10],
                                    dvec)
@@ -313,8 +392,8 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
         _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
         n -= 1
     if add:
-        alpha, ptr, idx, val, sq, kinv = _append(alpha, ptr, idx, val, sq, kinv, n, ridx,
-                                                 rval, sqx, coefs, policy == PROJECTRON)
+        alpha, ptr, idx, val, sq, kinv, pmat = _append(alpha, ptr, idx, val, sq, kinv, pmat,
+                                                       n, ridx, rval, sqx, coefs)
         n += 1
         if policy == TRUNCATE and n > budget:
             _remove(alpha, ptr, idx, val, sq, n, 0)  # NORMA's truncation: the oldest term
@@ -329,16 +408,16 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
         ints[0] = n
     for j in range(ridx.shape[0]):
         work[ridx[j]] = 0.0
-    return updated, p, alpha, ptr, idx, val, sq, kinv
+    return updated, p, alpha, ptr, idx, val, sq, kinv, pmat
 
 
 @njit(cache=True)
-def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, work, params,
+def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work, params,
                  task, seen, scores, pred):
     """The online protocol over every row of ``X`` for a support-set learner.
 
     ``params = (kernel, gamma, coef0, degree, algo, policy, budget, p0, p1, p2, p3)``;
-    returns ``(n_updates, alpha, ptr, idx, val, sq, kinv)``.
+    returns ``(n_updates, alpha, ptr, idx, val, sq, kinv, pmat)``.
     """
     rows = row_source(X)
     kv = np.zeros(alpha.shape[1] + 1)
@@ -350,11 +429,11 @@ def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, work, p
         if kv.shape[0] < alpha.shape[1] + 1:
             kv = np.zeros(alpha.shape[1] + 1)
             dvec = np.zeros(alpha.shape[1] + 1)
-        updated, pred[i], alpha, ptr, idx, val, sq, kinv = _learn_row(
-            ridx, rval, y[i], sw[i], alpha, ptr, idx, val, sq, ints, floats, kinv, work,
+        updated, pred[i], alpha, ptr, idx, val, sq, kinv, pmat = _learn_row(
+            ridx, rval, y[i], sw[i], alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
             params, task, seen, scores[i], kv, dvec, coefs)
         n_updates += updated
-    return n_updates, alpha, ptr, idx, val, sq, kinv
+    return n_updates, alpha, ptr, idx, val, sq, kinv, pmat
 
 
 @njit(cache=True)
