@@ -182,6 +182,10 @@ class ExpertAdvice(BaseEstimator):
         out_val = np.zeros(n)
         scores = np.zeros((n, max(K, 1)))
         w = np.zeros(N) if w_out is None else w_out
+        for name in ("_L", "_Ltot", "_comb", "alive_"):   # read-only after unpickling
+            a = getattr(self, name)
+            if not a.flags.writeable:
+                setattr(self, name, a.copy())
         combine(votes, values, losses, self.alive_, self._comb, self._L, self._Ltot,
                 np.array([mode, eta, float(K), float(seed), 1.0 if learn else 0.0]), w,
                 out_cls, out_val, scores)
@@ -289,15 +293,21 @@ class ExpertAdvice(BaseEstimator):
         X, y = self._validate(X, y, reset=fresh)
         if fresh:
             self._start()
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64)
-            if sample_weight.ndim == 0:
-                sample_weight = np.full(X.shape[0], float(sample_weight))
-            if sample_weight.shape != (X.shape[0],) or not np.all(
-                    np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-                raise ValueError("sample_weight must be finite and non-negative, one "
-                                 "per row")
-        return self._pass(X, y, classes, sample_weight)
+        return self._pass(X, y, classes, self._weights(sample_weight, X.shape[0]))
+
+    @staticmethod
+    def _weights(sample_weight, n):
+        if sample_weight is None:
+            return None
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.ndim == 0:
+            sample_weight = np.full(n, float(sample_weight))
+        if sample_weight.shape != (n,):
+            raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected "
+                             f"({n},)")
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be finite and non-negative")
+        return sample_weight
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue learning from a batch, one row at a time, in order."""
@@ -309,7 +319,8 @@ class ExpertAdvice(BaseEstimator):
         self._reset()
         self._params()
         X, y = self._validate(X, y, reset=True)
-        if sample_weight is not None and not np.any(np.asarray(sample_weight)):
+        sample_weight = self._weights(sample_weight, X.shape[0])
+        if sample_weight is not None and not np.any(sample_weight):
             raise ValueError("Sample weights must contain at least one non-zero number.")
         self._start()
         classes = np.unique(y) if self._is_classifier() else None
