@@ -133,6 +133,30 @@ def test_one_at_a_time_equals_stream_and_chunks():
     np.testing.assert_allclose(np.array([p[j] for j in known]), whole[known], rtol=1e-12)
 
 
+def test_integer_ids_compiled_coder_equals_generic_path():
+    """Small non-negative int ids take the compiled coder; mixing in other ids later,
+    negative or huge ints, lists and strings must give the same model."""
+    rng = np.random.default_rng(8)
+    users = rng.integers(0, 30, 400)
+    items = rng.integers(0, 20, 400)
+    ratings = rng.integers(1, 6, 400).astype(float)
+    a = BiasedMF(n_factors=3, random_state=4)
+    b = BiasedMF(n_factors=3, random_state=4)
+    shifts = [0, -50, 10**9]        # small ints, then negative ones, then huge ones
+    pa, pb = [], []
+    for j, sl in enumerate([slice(0, 100), slice(100, 200), slice(200, 400)]):
+        u, i, r = users[sl] + shifts[j], items[sl], ratings[sl]
+        pa.append(a.predict_learn(u, i, r))                    # numpy int arrays
+        pb.append(b.predict_learn(u.tolist(), i.tolist(), r))  # lists: the generic path
+        if j == 0:                                             # a str id among ints
+            pa.append([a.predict_learn_one("s", 3, 4.0)])
+            pb.append([b.predict_learn_one("s", 3, 4.0)])
+    pa, pb = np.concatenate(pa), np.concatenate(pb)
+    np.testing.assert_array_equal(pa, pb)
+    assert a.user_ids_ == b.user_ids_ and a.item_ids_ == b.item_ids_
+    assert all(type(k) is int for k in a.item_ids_)
+
+
 def test_new_ids_start_from_the_prior():
     m = BiasedMF(n_factors=4, random_state=0)
     m.partial_fit(["a", "b"], [1, 2], [4.0, 2.0])

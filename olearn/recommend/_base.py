@@ -91,6 +91,10 @@ class Recommender(BaseEstimator):
 
     def _encode_growing(self, users, items):
         """Codes of a stream's ids, new ids allocated (in order of first appearance)."""
+        if isinstance(users, np.ndarray) and isinstance(items, np.ndarray):
+            ut, it = self._users.int_table(users), self._items.int_table(items)
+            if ut is not None and it is not None:
+                return self._encode_ints(users, items, ut, it)
         nu0, ni0 = len(self._users), len(self._items)
         u = self._users.encode(users, grow=True)
         i = self._items.encode(items, grow=True)
@@ -104,6 +108,22 @@ class Recommender(BaseEstimator):
             kinds = np.concatenate([np.zeros(len(fu), np.int64), np.ones(len(fi), np.int64)])
             o = np.argsort(keys, kind="stable")
             self._grow(nu, ni, kinds[o], codes[o])
+        return u, i
+
+    def _encode_ints(self, users, items, ut, it):
+        """The compiled one-pass coder for small non-negative integer ids."""
+        from ._kernels import code_stream
+        n = len(users)
+        u, i = np.empty(n, np.int64), np.empty(n, np.int64)
+        kinds, codes, values = (np.empty(2 * n, np.int64) for _ in range(3))
+        nu, ni, k = code_stream(users.astype(np.int64, copy=False),
+                                items.astype(np.int64, copy=False), ut, it,
+                                len(self._users), len(self._items), u, i, kinds, codes, values)
+        if k:
+            kinds, codes, values = kinds[:k], codes[:k], values[:k]
+            self._users.add_coded(values[kinds == 0].tolist())
+            self._items.add_coded(values[kinds == 1].tolist())
+            self._grow(nu, ni, kinds, codes)
         return u, i
 
     def _remember(self, u, i):

@@ -28,6 +28,35 @@ class IdMap:
         self.index = {key: code for code, key in enumerate(self.ids)}
         if len(self.index) != len(self.ids):
             raise ValueError("duplicate ids")
+        self._table = None  # id -> code for small non-negative int ids (see int_table)
+
+    def int_table(self, arr):
+        """For an int array of small non-negative ids, while every id so far is such
+        an int: the array ``table[id] = code`` (-1: new), grown to cover ``arr``;
+        else None.  The compiled coder fills it (``add_coded`` records the new ids)."""
+        if arr.dtype.kind not in "iu" or not arr.size:
+            return None
+        lo, hi = int(arr.min()), int(arr.max())
+        if lo < 0 or hi >= max(1 << 20, 4 * (arr.size + len(self.ids))):
+            return None
+        t = self._table
+        if t is None:
+            if not all(type(k) is int and 0 <= k < hi + 1 for k in self.ids):
+                return None
+            t = np.full(max(hi + 1, 16), -1, dtype=np.int64)
+            if self.ids:
+                t[np.array(self.ids, dtype=np.int64)] = np.arange(len(self.ids))
+        elif t.shape[0] <= hi:
+            t = np.concatenate([t, np.full(max(hi + 1, 2 * t.shape[0]) - t.shape[0], -1,
+                                           dtype=np.int64)])
+        self._table = t
+        return t
+
+    def add_coded(self, values):
+        """Record new int ids that the compiled coder gave the next codes."""
+        start = len(self.ids)
+        self.ids.extend(values)
+        self.index.update(zip(values, range(start, start + len(values))))
 
     def __len__(self):
         return len(self.ids)
@@ -42,6 +71,11 @@ class IdMap:
                 return -1
             c = self.index[key] = len(self.ids)
             self.ids.append(key)
+            if self._table is not None:
+                if type(key) is int and 0 <= key < self._table.shape[0]:
+                    self._table[key] = c
+                else:
+                    self._table = None
         return c
 
     def _codes(self, keys, grow):
@@ -54,6 +88,7 @@ class IdMap:
             start = len(self.ids)
             self.index.update(zip(new, range(start, start + len(new))))
             self.ids.extend(new)
+            self._table = None  # rebuilt from the ids on the next compiled coding
             got = list(map(self.index.get, keys))
         return np.array(got, dtype=np.int64)
 

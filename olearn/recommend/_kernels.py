@@ -153,3 +153,36 @@ def _rotate(W, n_rows, row, m, ra, Wk, r, r2, tmp):
             W[j, g] = tmp[g]
         for g in range(r2, W.shape[1]):
             W[j, g] = 0.0
+
+
+@njit(cache=True)
+def code_stream(users, items, utab, itab, nu, ni, ucodes, icodes, kinds, codes, values):
+    """Integer ids to codes in one pass (``utab[id]``: the code, -1 for a new id, which
+    gets the next code).  The new ids are listed in order of first appearance, a user
+    before the item of the same event: ``kinds`` (0 user, 1 item), ``codes``,
+    ``values``.  Returns ``(n_users, n_items, n_new)``."""
+    n_new = 0
+    for t in range(users.shape[0]):
+        v = users[t]
+        c = utab[v]
+        if c < 0:
+            c = nu
+            utab[v] = c
+            nu += 1
+            kinds[n_new] = 0
+            codes[n_new] = c
+            values[n_new] = v
+            n_new += 1
+        ucodes[t] = c
+        v = items[t]
+        c = itab[v]
+        if c < 0:
+            c = ni
+            itab[v] = c
+            ni += 1
+            kinds[n_new] = 1
+            codes[n_new] = c
+            values[n_new] = v
+            n_new += 1
+        icodes[t] = c
+    return nu, ni, n_new
