@@ -498,6 +498,16 @@ def test_third_label_keeps_every_margin(cls):
     np.testing.assert_array_equal(after[:, 2], 0.0)
 
 
+def test_divergence_is_reported():
+    from olearn.base import DivergenceError
+    rng = np.random.default_rng(0)
+    X = 10 * rng.standard_normal((400, 5))
+    y = X.sum(1)
+    m = KernelLMSRegressor(kernel="linear", eta=5.0)
+    with pytest.raises(DivergenceError, match="row"):
+        m.partial_fit(X, y)
+
+
 def test_one_example_at_a_time_equals_the_batch():
     X, y = _binary(n=80)
     batch = KernelPAClassifier(budget=20, random_state=0)

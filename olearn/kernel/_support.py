@@ -348,7 +348,8 @@ def _forget(alpha, ptr, idx, val, sq, n, floats, work, params):
 @njit(cache=True)
 def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
                params, task, seen, out, kv, dvec, coefs):
-    """Score one row into ``out``, then update; returns (updated, predicted class,
+    """Score one row into ``out``, then update; returns (updated, predicted class (-1
+    when a score is not finite: then nothing is updated),
     arrays...)."""
     kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
     policy, budget = params[5], int(params[6])
@@ -359,6 +360,13 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
     n = ints[0]
     _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv)
     _scores(alpha, kv, n, out)
+    z = 0.0
+    for k in range(out.shape[0]):
+        z += out[k] * 0.0
+    if z != z:  # a non-finite score: no update (the caller reports the row)
+        for j in range(ridx.shape[0]):
+            work[ridx[j]] = 0.0
+        return False, -1, alpha, ptr, idx, val, sq, kinv, pmat
     p = 0
     if task == MULTICLASS:
         p = masked_argmax(out, seen)
@@ -432,6 +440,9 @@ def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, w
         updated, pred[i], alpha, ptr, idx, val, sq, kinv, pmat = _learn_row(
             ridx, rval, y[i], sw[i], alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
             params, task, seen, scores[i], kv, dvec, coefs)
+        if pred[i] < 0:
+            pred[i] = 0
+            break  # the pass ends at a row whose scores are not finite
         n_updates += updated
     return n_updates, alpha, ptr, idx, val, sq, kinv, pmat
 
