@@ -73,8 +73,8 @@ def test_isvd_movielens_rows():
     data = np.loadtxt(data_path("movielens100k", "ml-100k.inter"), skiprows=1)
     R = np.zeros((943, 1682))
     R[data[:, 0].astype(int) - 1, data[:, 1].astype(int) - 1] = data[:, 2]
-    R = R[:200]
-    m = IncrementalSVD(rank=200, block_size=25).fit(R)      # no truncation: exact
+    R = R[:100]
+    m = IncrementalSVD(rank=100, block_size=30).fit(R)      # no truncation: exact
     np.testing.assert_allclose(m.singular_values_, np.linalg.svd(R, compute_uv=False),
                                rtol=1e-8, atol=1e-8)
 
