@@ -65,6 +65,7 @@ def test_online_pmf_against_reference():
     g = 1.0 / (1.0 + np.exp(-(model.user_factors(users[0])[1] @ model.item_factors(items[0])[1])))
     assert model.predict_one(users[0], items[0]) == pytest.approx(1.0 + 4.0 * g)
     assert model.predict_one("nobody", items[0]) == 3.0
+    assert OnlinePMF().predict_one("a", "b") == 3.0          # nothing learned yet
     with pytest.raises(ValueError, match="max_rating"):
         OnlinePMF(min_rating=5, max_rating=1).learn_one("a", "b", 3.0)
 

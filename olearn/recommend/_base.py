@@ -193,8 +193,8 @@ class Recommender(BaseEstimator):
     def predict(self, users, items):
         """Predicted ratings of pairs (unknown users or items get the prior's value)."""
         check_stream(users, items)
-        if not self._started():
-            return np.full(len(users), self._clip(self._prior_value()))
+        if not self._started():  # nothing learned: every pair gets the prior's value
+            return self._clip(self._scores_fresh(len(users)))
         u = self._users.encode(users, grow=False)
         i = self._items.encode(items, grow=False)
         return self._clip(self._scores(u, i))
@@ -202,6 +202,9 @@ class Recommender(BaseEstimator):
     def predict_one(self, user, item):
         """The predicted rating of one pair, as a float."""
         return float(self.predict([user], [item])[0])
+
+    def _scores_fresh(self, n):
+        return np.full(n, 0.0)
 
     def _clip(self, p):
         low = -math.inf if self.min_rating is None else self.min_rating

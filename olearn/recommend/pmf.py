@@ -19,6 +19,8 @@ gradient of PMF's objective as written, with one ``l2`` for users and items (PMF
 not implemented.  New ids start from the prior as in ``mf.py`` (latent vectors drawn
 from Normal(0, init_std^2)); an unknown pair predicts the middle of the scale.
 """
+import numpy as np
+
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
@@ -53,6 +55,9 @@ class OnlinePMF(_SGDFactorization):
     def __init__(self, n_factors=10, lr=2.0, l2=0.001, init_std=0.1, random_state=None,
                  min_rating=1.0, max_rating=5.0):
         store_params(self, locals())
+
+    def _scores_fresh(self, n):
+        return np.full(n, 0.5 * (self.min_rating + self.max_rating))
 
     def _config(self):
         return self.n_factors, 0.0, self.lr, 0.0, self.l2, self.init_std
