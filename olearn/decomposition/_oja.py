@@ -2,6 +2,8 @@
 import numpy as np
 from numba import njit
 
+from .. import _compiled  # noqa: F401  (points numba's cache at olearn's folder)
+
 
 @njit(cache=True)
 def oja_pass(X, W, mean, var_y, stats, lr):

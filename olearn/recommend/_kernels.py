@@ -7,6 +7,8 @@ before the update is written to ``out`` (progressive validation), then the model
 import numpy as np
 from numba import njit
 
+from .. import _compiled  # noqa: F401  (points numba's cache at olearn's folder)
+
 
 @njit(cache=True)
 def sgd_pass(users, items, ratings, bu, bi, P, Q, stats, params, out):
