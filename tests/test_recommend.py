@@ -240,6 +240,9 @@ def test_load_ratings_formats(tmp_path):
     (tmp_path / "bad.tsv").write_text("1\t2\t3\t4\n1\t2\tx\t4\n")
     with pytest.raises(ValueError, match="line 2: rating and timestamp must be numbers"):
         load_ratings(tmp_path / "bad.tsv")
+    (tmp_path / "empty.tsv").write_text("user\titem\trating\n")
+    with pytest.raises(ValueError, match="no ratings"):
+        load_ratings(tmp_path / "empty.tsv")
     r = evaluate_stream(Baseline(), tmp_path / "u.data", k=None)
     # by hand: predictions 0 (nothing learned), 3 (the mean), 4 + 0.025 * 2 (user 1's bias)
     assert r["n"] == 3 and r["rmse"] == pytest.approx(math.sqrt((9 + 4 + 0.05 ** 2) / 3))

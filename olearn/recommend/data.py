@@ -117,6 +117,8 @@ def load_ratings(path, sort=True):
 
 def _numeric(lines, sep):
     """All fields numeric, integer ids, 3 or 4 columns: the array (C speed), else None."""
+    if not any(line.strip() for line in lines[:1]):
+        return None
     try:
         a = np.loadtxt(lines, delimiter=sep, ndmin=2, dtype=np.float64)
     except ValueError:
