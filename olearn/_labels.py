@@ -42,8 +42,9 @@ class LabelMixin:
         """Number of classes known so far (0 before the first label)."""
         return len(self.__dict__.get("classes_", ()))
 
-    def _prepare_labels(self, y, classes):
-        """Register new labels and return each row's class index."""
+    def _prepare_labels(self, y, classes, contract=True):
+        """Register new labels and return each row's class index.  ``classes`` given
+        by the user (``contract``) is the whole set: an unknown label is then an error."""
         if len(y) == 1 and classes is None and y[0] in self.__dict__.get("_class_index", ()):
             i = self._class_index[y[0]]  # one known label
             if self._task() == BINARY:
@@ -63,18 +64,26 @@ class LabelMixin:
             self.classes_ = np.asarray(y[:0])
             self._class_index = {}
             self._classes_given = False
+            self._classes_fixed = False
             self.seen_ = np.zeros(0, dtype=np.uint8)
             if classes is not None:
                 given = list(np.asarray(classes).ravel())
-                if len(set(given)) != len(given):
+                check_label_kinds(given)
+                if len(_by_value(given)) != len(given):
                     raise ValueError("classes contains repeated labels")
                 self._classes_given = True
+                self._classes_fixed = bool(contract)
                 self._add_classes(given, np.asarray(classes).ravel())
         uniq, inverse = unique_labels(y)
         new = [i for i, u in enumerate(uniq) if u not in self._class_index]
         if new:
+            labels = [uniq[i] for i in new]
+            if self.__dict__.get("_classes_fixed"):
+                raise ValueError(f"y contains {_plain(labels[0])!r}, not among the classes "
+                                 f"given to partial_fit ({[_plain(c) for c in self.classes_]})")
             self._check_targets(uniq[new])
-            self._add_classes([uniq[i] for i in new], uniq)
+            check_label_kinds(list(self.classes_) + labels)
+            self._add_classes(labels, uniq)
         lut = np.array([self._class_index[u] for u in uniq], dtype=np.int64)
         if self._task() == BINARY:
             self.seen_[lut] = 1  # (multiclass passes mark labels row by row)
@@ -132,6 +141,25 @@ class LabelMixin:
             return 2.0 * i - 1.0
         return 2.0 * i - 1.0 if self._task() == BINARY else float(i)
 
+    def _check_one_label(self, y):
+        """Raise on a label that cannot join the class map (changes nothing)."""
+        index = self.__dict__.get("_class_index")
+        try:
+            if index is not None and y in index:
+                return
+        except TypeError:
+            raise ValueError(f"label {y!r} is not hashable") from None
+        if isinstance(y, float) and not np.isfinite(y):
+            raise ValueError("y contains NaN or infinity")
+        if isinstance(y, (float, np.floating)) and y != np.floor(y):
+            raise ValueError("Unknown label type: continuous (class labels cannot be "
+                             "non-integer numbers; use a regressor)")
+        known = list(self.__dict__.get("classes_", ()))
+        check_label_kinds(known + [y])
+        if self.__dict__.get("_classes_fixed"):
+            raise ValueError(f"y contains {_plain(y)!r}, not among the classes given to "
+                             f"partial_fit ({[_plain(c) for c in known]})")
+
     def _kernel_labels(self, yi):
         if self._task() == BINARY:
             return 2.0 * yi - 1.0
@@ -159,20 +187,90 @@ class LabelMixin:
         meta = {"classes_": [_encode_label(c) for c in self.classes_],
                 "classes_dtype": self.classes_.dtype.str if self.classes_.dtype.kind != "O"
                 else "object",
-                "classes_given": bool(self._classes_given)}
+                "classes_given": bool(self._classes_given),
+                "classes_fixed": bool(self.__dict__.get("_classes_fixed", False))}
         return meta, {"seen_": self.seen_}
 
     def _import_labels(self, meta, arrays):
+        """The class map from saved metadata, checked: labels of one kind (numbers or
+        strings), distinct by value, kept exactly (a stored dtype that would change one
+        is refused), ``seen_`` flags of the right length."""
         if "classes_" not in meta:
+            if "seen_" in arrays:
+                raise ValueError("seen_ without classes_")
             return
-        labels = [_DECODE[t](v) for t, v in meta["classes_"]]
-        dtype = object if meta["classes_dtype"] == "object" else np.dtype(meta["classes_dtype"])
-        self.classes_ = np.array(labels, dtype=dtype)
+        raw = meta["classes_"]
+        if not isinstance(raw, list) or not all(
+                isinstance(e, list) and len(e) == 2 and e[0] in _DECODE
+                and type(e[1]) is _DECODE[e[0]] for e in raw):
+            raise ValueError("classes_ must be a list of [type, value] pairs")
+        labels = [v for _, v in raw]
+        check_label_kinds(labels)
+        if len(_by_value(labels)) != len(labels):
+            raise ValueError(f"classes_ repeats a label: {labels}")
+        dtype = meta.get("classes_dtype")
+        try:
+            dtype = object if dtype == "object" else np.dtype(dtype)
+            classes = np.array(labels, dtype=dtype)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"classes_dtype {meta.get('classes_dtype')!r} is not a "
+                             "label type") from None
+        if (dtype is not object and dtype.kind not in "biufU") or \
+                [_plain(c) for c in classes] != labels:
+            raise ValueError(f"classes_dtype {meta.get('classes_dtype')!r} does not hold "
+                             f"the labels {labels} exactly")
+        self.classes_ = classes
         self._class_index = {c: i for i, c in enumerate(labels)}
-        self._classes_given = bool(meta["classes_given"])
-        self.seen_ = np.ascontiguousarray(arrays["seen_"], dtype=np.uint8)
-        if self.seen_.shape != (len(labels),):
-            raise ValueError("seen_ does not match classes_")
+        if type(meta.get("classes_given")) is not bool:
+            raise ValueError("classes_given must be true or false")
+        self._classes_given = meta["classes_given"]
+        self._classes_fixed = meta.get("classes_fixed", False)
+        if type(self._classes_fixed) is not bool:
+            raise ValueError("classes_fixed must be true or false")
+        seen = arrays.get("seen_")
+        if not isinstance(seen, np.ndarray) or seen.shape != (len(labels),) or \
+                seen.dtype.kind not in "biu" or not np.isin(seen, (0, 1)).all():
+            raise ValueError("seen_ must hold one 0/1 flag per class")
+        self.seen_ = np.ascontiguousarray(seen, dtype=np.uint8)
+
+    def _label_arrays(self):
+        return ("seen_",) if "classes_" in self.__dict__ else ()
+
+    def _expected_rows(self):
+        n = len(self.__dict__.get("classes_", ()))
+        return n if n > 2 else 1
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _by_value(labels):
+    """The labels' distinct values (1 == 1.0 == True count once)."""
+    out = []
+    for v in labels:
+        if not any(v == u for u in out):
+            out.append(v)
+    return out
+
+
+def check_label_kinds(labels):
+    """Labels are all numbers (compared by value) or all strings; never None or a
+    mix of both."""
+    kinds = set()
+    for v in labels:
+        v = _plain(v)
+        if isinstance(v, (bool, int, float)):
+            kinds.add("number")
+        elif isinstance(v, str):
+            kinds.add("string")
+        else:
+            raise ValueError(f"class label {v!r} of type {type(v).__name__}: labels must "
+                             "be numbers or strings")
+    if len(kinds) > 1:
+        raise ValueError("class labels mix numbers and strings "
+                         f"({', '.join(repr(_plain(v)) for v in list(labels)[:4])}...): "
+                         "use one kind")
 
 
 def _encode_label(v):

@@ -46,8 +46,12 @@ class StateMixin:
     def _fill(self, slot):
         return float(getattr(self, slot.fill)) if isinstance(slot.fill, str) else slot.fill
 
+    @staticmethod
+    def _shape(slot, K, d):
+        return tuple(K if a == "K" else d if a == "d" else a for a in slot.axes)
+
     def _alloc(self, slot, K, d):
-        shape = tuple(K if a == "K" else d if a == "d" else a for a in slot.axes)
+        shape = self._shape(slot, K, d)
         if slot.eye:
             arr = np.zeros(shape)
             diag = np.arange(d)
@@ -114,10 +118,30 @@ class StateMixin:
     def _export_state(self):
         return {f"state/{k}": v for k, v in self.state_.items()}
 
-    def _import_state(self, arrays):
-        self.state_ = {k.split("/", 1)[1]: np.ascontiguousarray(v, dtype=np.float64)
-                       for k, v in arrays.items() if k.startswith("state/")}
-        missing = {s.name for s in self._slots} - set(self.state_)
-        if missing:
-            raise ValueError(f"missing state arrays {sorted(missing)}")
+    def _import_state(self, arrays, K, d):
+        """The state from saved arrays, each checked against its slot's declaration
+        (real float64, the shape for ``K`` class rows and ``d`` weights, finite): a
+        compiled kernel indexes these arrays without bounds checks, so nothing else
+        may reach it."""
+        given = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("state/")}
+        names = [s.name for s in self._slots]
+        if set(given) != set(names):
+            missing, extra = set(names) - set(given), set(given) - set(names)
+            raise ValueError(f"state arrays {sorted(given)} do not match the learner's "
+                             f"{names}" + (f" (missing {sorted(missing)})" if missing else "")
+                             + (f" (unknown {sorted(extra)})" if extra else ""))
+        state = {}
+        for s in self._slots:
+            v = given[s.name]
+            if not isinstance(v, np.ndarray) or v.dtype != np.float64:
+                raise ValueError(f"state array {s.name} must be float64, not "
+                                 f"{getattr(v, 'dtype', type(v).__name__)}")
+            shape = self._shape(s, K, d)
+            if v.shape != shape:
+                raise ValueError(f"state array {s.name} has shape {v.shape}, the model "
+                                 f"needs {shape}")
+            if not np.isfinite(v).all():
+                raise ValueError(f"state array {s.name} holds NaN or infinity")
+            state[s.name] = np.array(v, dtype=np.float64, order="C")  # own, writable
+        self.state_ = state
         self._state_changed()

@@ -41,14 +41,20 @@ def check_number(name, value, low=None, high=None, low_open=False, high_open=Fal
     return float(value)
 
 
+#: the largest sample weight (a step multiplied by more overflows the learners' state)
+MAX_WEIGHT = 1e9
+#: the largest regression target in absolute value (its square must stay finite)
+MAX_TARGET = 1e150
+
+
 def check_weight(sample_weight):
     """One example's weight: a finite number >= 0, as float."""
     try:
         w = float(sample_weight)
     except (TypeError, ValueError):
         w = math.nan
-    if not 0.0 <= w < math.inf:
-        raise ValueError(f"sample_weight must be finite and non-negative, got "
+    if not 0.0 <= w <= MAX_WEIGHT:
+        raise ValueError(f"sample_weight must be a number in [0, {MAX_WEIGHT:g}], got "
                          f"{sample_weight!r}")
     return w
 
@@ -63,8 +69,13 @@ def validate_X(estimator, X, reset):
 def validate_batch(estimator, X, y, sample_weight, reset):
     """``(X, y, sample_weight)`` of one call, checked together; ``sample_weight`` is
     None or a float64 array of one finite non-negative weight per row."""
+    from sklearn.base import is_classifier
     from sklearn.utils.validation import column_or_1d
     X = estimator._validate_X(X, reset)
+    if isinstance(y, (list, tuple)) and is_classifier(estimator):
+        # numpy would turn [0, "a"] into strings: check the labels as given
+        from ._labels import check_label_kinds
+        check_label_kinds([u for v in y for u in (v if isinstance(v, list) else [v])])
     y = column_or_1d(y, warn=True)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
@@ -77,6 +88,7 @@ def validate_batch(estimator, X, y, sample_weight, reset):
         if sample_weight.shape != (X.shape[0],):
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected "
                              f"({X.shape[0]},)")
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
+        if not (np.all(sample_weight >= 0) and np.all(sample_weight <= MAX_WEIGHT)):
+            raise ValueError(f"sample_weight must hold numbers in [0, {MAX_WEIGHT:g}] "
+                             "(finite, non-negative)")
     return X, y, sample_weight

@@ -36,7 +36,9 @@ The parts, one module each:
 A learner whose scores or weights become non-finite raises :class:`DivergenceError`
 naming the row (the model is then unusable: call ``fit`` to start afresh).
 """
+import contextlib
 import math
+import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -47,7 +49,7 @@ from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-e
 from ._labels import LabelMixin, unique_labels
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
-from ._validation import check_number, check_weight, validate_batch, validate_X
+from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
 
 __all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
            "DivergenceError"]
@@ -191,8 +193,9 @@ class OnlineLearner(StateMixin, BaseEstimator):
             raise self._diverged(where)
 
     def _weights_finite(self):
-        """A cheap (O(1)) test that the weights are finite; True when a learner has none."""
-        return True
+        """Whether every state array is finite, after a batch (O(size of the model), as
+        the batch's snapshot; a learner may override it with a cheaper test)."""
+        return all(np.isfinite(a).all() for a in self.state_.values())
 
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, reset):
@@ -213,14 +216,18 @@ class OnlineLearner(StateMixin, BaseEstimator):
 
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
-                     "vocabulary_", "_class_index", "_classes_given", "_one_cache",
+                     "vocabulary_", "_class_index", "_classes_given", "_classes_fixed",
+                     "_one_cache",
                      "_row_buf"):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------ public API
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Continue learning from a batch, one row at a time, in order."""
-        self._partial(X, y, classes, sample_weight)
+        """Continue learning from a batch, one row at a time, in order.  ``classes``
+        (classifiers): every label the model may meet; a later unknown label is an
+        error."""
+        with self._atomic():
+            self._partial(X, y, classes, sample_weight)
         return self
 
     def predict_learn(self, X, y, return_scores=False):
@@ -229,10 +236,11 @@ class OnlineLearner(StateMixin, BaseEstimator):
         Returns, for each row in order, the prediction (or with ``return_scores`` the
         decision value) made before that row's update, and leaves the model updated.
         """
-        scores, pred = self._partial(X, y, None, None)
+        with self._atomic():
+            scores, pred = self._partial(X, y, None, None)
         return self._progressive_output(scores, pred, return_scores)
 
-    def _partial(self, X, y, classes, sample_weight, order=None):
+    def _partial(self, X, y, classes, sample_weight, order=None, contract=True):
         self._check_params()
         fresh = self._is_fresh()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=fresh)
@@ -241,38 +249,62 @@ class OnlineLearner(StateMixin, BaseEstimator):
         elif self.vocabulary_ is not None and X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the model has "
                              f"{self.n_features_in_}")
-        yk = self._kernel_labels(self._prepare_labels(y, classes))
+        yk = self._kernel_labels(self._prepare_labels(y, classes, contract))
         return self._run(X, yk, sample_weight, order)
+
+    @contextlib.contextmanager
+    def _atomic(self):
+        """A batch call that fails (bad input, divergence) leaves the model as it was:
+        the fitted attributes are copied before (O(size of the model), once per call)
+        and put back on an error.  One-example calls check everything before they
+        change anything, and a diverging example raises before its update."""
+        d = self.__dict__
+        if d.get("_in_atomic"):
+            yield
+            return
+        saved = {k: _copied(v) for k, v in d.items()
+                 if k not in ("_one_cache", "_row_buf")}
+        d["_in_atomic"] = True
+        try:
+            yield
+        except BaseException:
+            d.clear()
+            d.update(saved)
+            raise
+        finally:
+            d.pop("_in_atomic", None)
 
     def fit(self, X, y, sample_weight=None):
         """Start afresh, then ``epochs`` passes over the data, each in a random order
         seeded by ``random_state`` when ``shuffle`` (the default), else in order."""
-        self._reset()
-        self._check_params()
-        X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
-        if sample_weight is not None and not np.any(sample_weight):
-            raise ValueError("Sample weights must contain at least one non-zero number.")
-        classes = self._fit_classes(y)
-        rng = _rng(self.random_state) if self.shuffle else None
-        for _ in range(max(1, int(self.epochs))):
-            if rng is not None:
-                order = rng.permutation(X.shape[0])
-                swe = None if sample_weight is None else sample_weight[order]
-                self._partial(X[order], y[order], classes, swe, order)
-            else:
-                self._partial(X, y, classes, sample_weight)
+        with self._atomic():
+            self._reset()
+            self._check_params()
+            X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
+            if sample_weight is not None and not np.any(sample_weight):
+                raise ValueError("Sample weights must contain at least one non-zero number.")
+            classes = self._fit_classes(y)
+            rng = _rng(self.random_state) if self.shuffle else None
+            for _ in range(max(1, int(self.epochs))):
+                if rng is not None:
+                    order = rng.permutation(X.shape[0])
+                    swe = None if sample_weight is None else sample_weight[order]
+                    self._partial(X[order], y[order], classes, swe, order, contract=False)
+                else:
+                    self._partial(X, y, classes, sample_weight, contract=False)
         return self
 
     def _fit_classes(self, y):
         return None
 
-    def _prepare_labels(self, y, classes):
+    def _prepare_labels(self, y, classes, contract=True):
         return self._check_targets(y)
 
     def _check_targets(self, y):
         y = np.asarray(y, dtype=np.float64)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
+        if not np.all(np.abs(y) <= MAX_TARGET):
+            raise ValueError("y contains NaN or infinity" if not np.all(np.isfinite(y)) else
+                             f"y contains targets beyond +-{MAX_TARGET:g}: scale the targets")
         return y
 
     def _decision(self, X):
@@ -311,6 +343,16 @@ class OnlineLearner(StateMixin, BaseEstimator):
         the state for new dict features when ``grow``.  The general path: a later dict
         example whose features are all known takes ``OneRow.put_known`` instead."""
         if isinstance(x, dict):
+            try:  # values first: a bad example changes nothing
+                finite = math.isfinite(sum(x.values()))
+            except (TypeError, OverflowError):
+                finite = False
+            if not finite:
+                for c, v in x.items():
+                    if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real) \
+                            or not math.isfinite(v):
+                        raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, "
+                                         "infinity or a non-number")
             if self._is_fresh():
                 from .io.dicts import Vocabulary
                 self._start(0)
@@ -334,15 +376,6 @@ class OnlineLearner(StateMixin, BaseEstimator):
                     need = self._n_weights(self.n_features_in_)
                     if need > self._d:
                         self._resize_state(self._n_rows, max(need, 2 * self._d))
-            try:
-                finite = math.isfinite(sum(vals))
-            except (TypeError, OverflowError):
-                finite = False
-            if not finite:
-                for c, v in zip(cols, vals):
-                    if isinstance(v, (str, bytes)) or not math.isfinite(v):
-                        raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, "
-                                         "infinity or a non-number")
             return cols, vals
         x = np.asarray(x, dtype=np.float64).ravel()
         if self._is_fresh():
@@ -395,20 +428,26 @@ class OnlineLearner(StateMixin, BaseEstimator):
         call = self.__dict__.get("_one_cache") or self._one_call()
         call.y[0] = label
         call.sw[0] = sample_weight
-        fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
-        fitted["n_updates_"] += call(row)
-        fitted["t_"] += 1
+        n = call(row)
         out = call.out
+        fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
         if not (math.isfinite(out[0]) if call.K == 1 else
-                all(map(math.isfinite, out.tolist()))):
-            raise self._diverged(f"example {self.t_} of the stream")
+                all(map(math.isfinite, out.tolist()))):  # (the kernel did not update)
+            raise self._diverged(f"example {fitted['t_'] + 1} of the stream")
+        fitted["n_updates_"] += n
+        fitted["t_"] += 1
         return call
 
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
+        self._check_one_label(y)  # (before the example can grow the model)
         row, _ = self._one_row(x, grow=True)
         self._learn_row(row, self._one_label(y), sample_weight)
         return self
+
+    def _check_one_label(self, y):
+        """Raise on a label the model cannot take, before anything changes."""
+        self._one_label(y)
 
     def _scores_one(self, x):
         """The current model's scores of one example, (K,) (possibly a buffer reused by
@@ -444,22 +483,68 @@ class OnlineLearner(StateMixin, BaseEstimator):
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        """A model from ``_export``'s output (and the hyper-parameters)."""
+        """A model from ``_export``'s output (and the hyper-parameters), every part
+        checked: the parameters as ``fit`` checks them, the counters and the vocabulary,
+        the labels, then each state array against its slot's declaration."""
+        if not isinstance(params, dict) or not isinstance(meta, dict):
+            raise ValueError("parameters and metadata must be JSON objects")
         model = cls(**params)
-        model._import_state(arrays)
-        model.n_features_in_ = int(meta["n_features_in_"])
-        model.t_ = int(meta["t_"])
-        model.n_updates_ = int(meta["n_updates_"])
+        model._check_params()
+        model._constant()
+        n_features = _count(meta, "n_features_in_")
+        model.t_ = _count(meta, "t_")
+        model.n_updates_ = _count(meta, "n_updates_")
+        model.n_features_in_ = n_features
         model.vocabulary_ = None
         if "vocabulary" in meta:
             from .io.dicts import Vocabulary
-            model.vocabulary_ = Vocabulary.from_list(meta["vocabulary"])
+            names = meta["vocabulary"]
+            if not isinstance(names, list) or len(names) != n_features or not all(
+                    type(n) in (str, int, float, bool) for n in names):
+                raise ValueError(f"the vocabulary must list {n_features} feature names")
+            model.vocabulary_ = Vocabulary.from_list(names)
+        model._import_labels(meta, arrays)
+        model._import_state(arrays, model._expected_rows(), model._n_weights(n_features))
+        known = {k for k in arrays if k.startswith("state/")} | set(model._label_arrays())
+        if set(arrays) - known:
+            raise ValueError(f"unknown arrays {sorted(set(arrays) - known)}")
         return model
+
+    # hooks of the classifiers' label map (a regressor has none)
+    def _import_labels(self, meta, arrays):
+        pass
+
+    def _label_arrays(self):
+        return ()
+
+    def _expected_rows(self):
+        """Number of class rows the state must have (1: binary or regression)."""
+        return 1
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _copied(v):
+    """A value of the model's ``__dict__`` as a snapshot keeps it: arrays, the state
+    dict and the label map copied; other values are replaced, never mutated, in place."""
+    if isinstance(v, np.ndarray):
+        return v.copy()
+    if isinstance(v, dict):
+        return {k: (a.copy() if isinstance(a, np.ndarray) else a) for k, a in v.items()}
+    if hasattr(v, "_snapshot"):
+        return v._snapshot()
+    return v
+
+
+def _count(meta, key):
+    """A saved counter: a non-negative int."""
+    v = meta.get(key)
+    if type(v) is not int or v < 0:
+        raise ValueError(f"{key} must be a non-negative integer, got {v!r}")
+    return v
 
 
 def _has_proba(model):
@@ -496,6 +581,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""
+        self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
         known = 0 if classes is None else len(classes)
@@ -532,12 +618,6 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         arrays.update(label_arrays)
         return meta, arrays
 
-    @classmethod
-    def _import(cls, params, meta, arrays):
-        model = super()._import(params, meta, arrays)
-        model._import_labels(meta, arrays)
-        return model
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -565,13 +645,15 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""
+        self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         return float(self._learn_row(row, self._one_label(y), sample_weight).out[0])
 
     def _one_label(self, y):
         y = float(y)
-        if not math.isfinite(y):
-            raise ValueError("y contains NaN or infinity")
+        if not abs(y) <= MAX_TARGET:
+            raise ValueError("y contains NaN or infinity" if not math.isfinite(y) else
+                             f"y beyond +-{MAX_TARGET:g}: scale the targets")
         return y
 
     @property

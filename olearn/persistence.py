@@ -16,8 +16,6 @@ import importlib
 import json
 import os
 import secrets
-import zipfile
-import zlib
 
 import numpy as np
 
@@ -83,7 +81,8 @@ def save(model, path):
     arrays["__meta__"] = np.array(json.dumps(meta))
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".olearn-{secrets.token_hex(8)}.tmp")
+    _remove_stale(folder)
+    tmp = os.path.join(folder, f".olearn-{os.getpid()}-{secrets.token_hex(8)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
     try:
         with os.fdopen(fd, "wb") as f:
@@ -95,6 +94,31 @@ def save(model, path):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _remove_stale(folder):
+    """Remove the temporary files of saves killed before their rename: those whose
+    process (named in the file) no longer runs on this machine."""
+    try:
+        names = [n for n in os.listdir(folder)
+                 if n.startswith(".olearn-") and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(".olearn-"):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # still running: maybe saving right now
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError, OverflowError):
+            continue  # not ours to judge (another user's process, say)
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
 
 
 def load(path):
@@ -111,18 +135,21 @@ def load(path):
             with z:
                 meta = json.loads(str(z["__meta__"])) if "__meta__" in z.files else None
                 arrays = {k: z[k] for k in z.files if k != "__meta__"}
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError,
-            zlib.error):
+    except Exception:  # whatever a damaged archive raises (zip, zlib, json, numpy ...)
         meta = None  # (never repeat numpy's hint to allow pickles)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{path}: not an olearn model file")
     if meta.get("format_version") != FORMAT_VERSION:
-        raise ModelFileError(f"{path}: model format version {meta.get('format_version')} is "
-                             f"not supported (this olearn reads version {FORMAT_VERSION})")
-    cls = _known_class(meta.get("class"), registered_classes())
+        raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} "
+                             f"is not supported (this olearn reads version {FORMAT_VERSION})")
+    try:
+        cls = _known_class(meta.get("class"), registered_classes())
+    except Exception:
+        cls = None
     if cls is None:
-        raise ModelFileError(f"{path}: unknown learner class {meta.get('class')!r}")
+        raise ModelFileError(f"{path}: unknown learner class {str(meta.get('class'))[:80]!r}")
     try:
         return cls._import(meta["params"], meta["fitted"], arrays)
-    except (TypeError, ValueError, KeyError) as exc:
-        raise ModelFileError(f"{path}: corrupt olearn model file ({exc})") from None
+    except Exception as exc:  # every check of _import, and anything a tampered file causes
+        raise ModelFileError(f"{path}: corrupt olearn model file "
+                             f"({type(exc).__name__}: {str(exc)[:200]})") from None

@@ -127,7 +127,8 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
 
     ``scores`` (n, K) receives the pre-update scores and ``pred`` (n,) the pre-update
     predicted class index (classification only).  ``seen`` (K,) flags the classes
-    seen so far (multiclass only; updated in place).
+    seen so far (multiclass only; updated in place).  A row whose scores are not finite
+    ends the pass before its update (the caller reports the divergence at that row).
     """
     rows = row_source(X)
     n_updates = 0
@@ -135,6 +136,8 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
         idx, val = get_row(X, i, rows)
         out = scores[i]
         score_fn(state, idx, val, out)
+        if not finite(out):
+            return n_updates
         if task == MULTICLASS:
             pred[i] = masked_argmax(out, seen)
             seen[int(y[i])] = 1
@@ -181,6 +184,8 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
                 block = class_state(state, k)
                 score_fn(block, idx, val, out)
                 scores[i, k] = out[0]
+                if not finite(out):
+                    return n_updates
                 n_updates += update_fn(block, params, idx, val, 1.0 if k == yi else -1.0,
                                        sw[i], out, no_seen)
             else:
@@ -194,6 +199,15 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
 
 # ---------------------------------------------------------------- row helpers
 @njit(inline="always")
+def finite(out):
+    """Whether every entry of ``out`` is finite (inf * 0 and NaN * 0 are NaN)."""
+    z = 0.0
+    for k in range(out.shape[0]):
+        z += out[k] * 0.0
+    return z == z
+
+
+@njit(inline="always")
 def linear_scores(state, idx, val, out):
     """``out[k] = W[k] . x`` for every class row of ``W = state[0]``."""
     W = state[0]
@@ -206,10 +220,17 @@ def linear_scores(state, idx, val, out):
 
 @njit(inline="always")
 def sq_norm(val):
-    """``||x||^2`` of a row's values."""
+    """``||x||^2`` of a row's values.  A row whose squared norm overflows, or
+    underflows to 0 although the row is not 0, is an error, raised before any update
+    (a step divided by it would silently be 0)."""
     s = 0.0
+    big = 0.0
     for j in range(val.shape[0]):
         s += val[j] * val[j]
+        big = max(big, abs(val[j]))
+    if s == np.inf or (s == 0.0 and big > 0.0):
+        raise ValueError("a row's squared norm is out of floating-point range (feature "
+                         "values beyond about 1e150 or below 1e-150): scale the features")
     return s
 
 

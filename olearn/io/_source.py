@@ -62,12 +62,27 @@ class Source:
         return kind
 
     def lines(self):
-        """Iterate over the lines (bytes, newline kept)."""
+        """Iterate over the lines (bytes, newline kept; a UTF-8 byte-order mark at the
+        start of the file removed)."""
         if self._stream is not None:
-            return _encoded(self._stream)
+            return _without_bom(_encoded(self._stream))
         if self.compression is None:
-            return _plain_lines(self.path)
-        return _decompressed_lines(self.path, self.name, _OPEN[self.compression])
+            return _without_bom(_plain_lines(self.path))
+        return _without_bom(_decompressed_lines(self.path, self.name,
+                                                _OPEN[self.compression]))
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _without_bom(lines):
+    first = True
+    for line in lines:
+        if first:
+            first = False
+            if line.startswith(_BOM):
+                line = line[len(_BOM):]
+        yield line
 
 
 def _plain_lines(path):

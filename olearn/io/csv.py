@@ -9,10 +9,12 @@ be finite numbers.  An optional first line (the header) names the columns.
 * ``label`` is a column index (negative counts from the end) or a column name,
   which needs a header.
 * ``header=True``/``False``, or ``"infer"``: the first non-blank line is a
-  header when one of its fields, other than the label, is not a number.
-* Labels are numbers when all labels of the first chunk parse as numbers;
-  otherwise they are kept as strings (an object array), e.g. "ham"/"spam".
-  Once numeric, a later non-numeric label is an error.
+  header when none of its fields, other than the label, is a number, and data
+  when all are; a mix (a damaged first row, say) is an error.  A UTF-8
+  byte-order mark is ignored.
+* Labels are numbers when the file's first label parses as a number, and then
+  a later non-numeric label is an error; otherwise every label is kept as a
+  string (an object array), e.g. "ham"/"spam".  The chunk size never matters.
 * Blank lines are skipped.  With an explicit delimiter, a line holding ``"``
   is split by Python's csv module, so quoted fields may contain the
   delimiter; a record must still fit on one line.
@@ -111,8 +113,13 @@ class CSVReader:
                                       f"range for a line of {n} fields")
             self.label_index = int(label) % n
             if header == "infer":
-                header = any(not _is_number(f) for j, f in enumerate(fields)
-                             if j != self.label_index)
+                numbers = [_is_number(f) for j, f in enumerate(fields)
+                           if j != self.label_index]
+                if any(numbers) and not all(numbers):
+                    raise DataFormatError(self.name, seen, "the first line is neither a "
+                                          "header (names) nor data (numbers): pass "
+                                          "header=True or header=False")
+                header = bool(numbers) and not any(numbers)
         self.has_header = header
         if header:
             self.columns = [self._text(f, seen).strip() for f in fields]
@@ -225,7 +232,8 @@ class CSVReader:
 
     def _labels(self, raw, row_lines):
         if self._numeric_labels is None and raw:
-            self._numeric_labels = all(_is_number(v) for v in raw)
+            # the file's first label decides, whatever the chunk size
+            self._numeric_labels = _is_number(raw[0])
         if not self._numeric_labels:
             return np.array([self._text(v, k).strip() for v, k in zip(raw, row_lines)],
                             dtype=object)

@@ -83,10 +83,12 @@ class LinearModel:
         return call.pout
 
     def _weights_finite(self):
-        """O(1): the tracked ``||W||^2`` and the scale are finite (an infinite or NaN
-        weight makes them so)."""
+        """The tracked ``||W||^2`` and the scale are finite (an infinite or NaN weight
+        makes them so: O(1)), and so is every extra slot (AdaGrad's sums of squared
+        gradients, say: O(d))."""
         A = self.state_["A"]
-        return math.isfinite(A[0, SQ_]) and math.isfinite(A[0, SCALE_])
+        return math.isfinite(A[0, SQ_]) and math.isfinite(A[0, SCALE_]) and all(
+            np.isfinite(self.state_[s.name]).all() for s in self._extra_slots())
 
     def _to_multiclass(self, old_n, n):
         super()._to_multiclass(old_n, n)

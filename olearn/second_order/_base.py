@@ -91,6 +91,16 @@ class SecondOrderMixin:
         self._full = mode == "full"
         super()._start(n_features)
 
+    def _import_state(self, arrays, K, d):
+        """A saved model's layout is the one its arrays have, if its ``covariance``
+        allows it."""
+        full = "state/L" in arrays
+        if self.covariance == ("diag" if full else "full"):
+            raise ValueError(f"covariance={self.covariance!r} but the saved state is "
+                             f"{'full' if full else 'diagonal'}")
+        self._full = full
+        super()._import_state(arrays, K, d)
+
     # ------------------------------------------------------------ fitted attributes
     @property
     def covariance_(self):
