@@ -182,8 +182,10 @@ def add_data_args(parser, data_required=True):
                         help="LIBSVM file, or CSV for names ending in .csv/.tsv/.data "
                              "(.gz/.bz2/.xz read as they are; '-' reads stdin)")
     g = parser.add_argument_group("input")
-    g.add_argument("--format", choices=("auto", "libsvm", "csv"), default="auto",
-                   help="file format (default: from the file name)")
+    g.add_argument("--format", choices=("auto", "libsvm", "csv", "ratings"), default="auto",
+                   help="file format (default: from the file name); ratings: 'user item "
+                        "rating [timestamp]' lines, replayed in timestamp order "
+                        "(evaluate --algo baseline|funk-mf|biased-mf|online-pmf|brand-svd)")
     g.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
                    help="rows read and learned at a time (default 10000)")
     g.add_argument("--n-features", type=int, default=None, metavar="N",

@@ -29,6 +29,8 @@ def add_parser(subparsers):
 def run(args):
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
+    if args.format == "ratings":  # a rating stream: olearn.recommend
+        return _ratings(args, params)
     check_algos(split_algos(args.algo))
     if args.data is None:
         return _embedded_table(args, params)
@@ -44,6 +46,19 @@ def run(args):
     result = learn_progressively(model, open_data(args), args)
     print(f"progressive validation: {args.algo} on {args.data}")
     print(summary(result))
+    return 0
+
+
+def _ratings(args, params):
+    require_data(args)
+    if not args.algo:
+        raise CLIError("evaluate DATA --format ratings needs --algo NAME (baseline, "
+                       "funk-mf, biased-mf, online-pmf, brand-svd)")
+    from ..recommend.evaluate import evaluate_stream, make_recommender, summary
+    model = make_recommender(args.algo, **params)
+    with learning(f"the {args.algo} kernels"):
+        result = evaluate_stream(model, args.data)
+    print(summary(args.algo, args.data, result))
     return 0
 
 

@@ -7,6 +7,7 @@ from .bounds import mistake_bound
 from .compare import compare
 from .progressive import Checkpoint, ProgressiveResult, progressive
 from .regret import regret
+from ..recommend.evaluate import evaluate_stream as evaluate_ratings, hit_rate
 
 __all__ = ["progressive", "ProgressiveResult", "Checkpoint", "compare", "regret",
-           "mistake_bound"]
+           "mistake_bound", "evaluate_ratings", "hit_rate"]
