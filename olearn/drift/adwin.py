@@ -74,22 +74,27 @@ def _adwin(values, s, cnt, tot, var, params, flags, stop):
     clear = params[5] > 0.0
     L = cnt.shape[0]
     n = values.shape[0]
+    width, total, variance = s[0], s[1], s[2]
+    tick = int(s[3])
     for i in range(n):
         x = values[i]
-        s[3] += 1.0
+        tick += 1
         # insert x as a bucket of size 1 (width, total, variance updated, Welford)
-        w = s[0] + 1.0
+        w = width + 1.0
         if w > 1.0:
-            d = x - s[1] / (w - 1.0)
-            s[2] += (w - 1.0) * d * d / w
-        s[0] = w
-        s[1] += x
+            d = x - total / (w - 1.0)
+            variance += (w - 1.0) * d * d / w
+        width = w
+        total += x
         c = cnt[0]
         tot[0, c] = x
         var[0, c] = 0.0
         cnt[0] = c + 1
         if s[4] < 1:
             s[4] = 1
+        if c + 1 <= M and tick % clock != 0:
+            continue                 # nothing to merge, no test: the common case
+        s[0], s[1], s[2], s[3] = width, total, variance, float(tick)
         # merge the two oldest buckets of a size that has max_buckets + 1
         lev = 0
         while lev + 1 < L and cnt[lev] == M + 1:
@@ -148,10 +153,12 @@ def _adwin(values, s, cnt, tot, var, params, flags, stop):
             if detected and clear:
                 s[:] = 0.0
                 cnt[:] = 0
+        width, total, variance, tick = s[0], s[1], s[2], int(s[3])
         if detected:
             flags[i] = 2
             if stop:
                 return i + 1
+    s[0], s[1], s[2], s[3] = width, total, variance, float(tick)
     return n
 
 

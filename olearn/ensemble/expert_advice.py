@@ -163,6 +163,27 @@ class ExpertAdvice(BaseEstimator):
                       False, w_out=w)
         return w / w.sum() if combine == 0 else w
 
+    def _weighted(self, name):
+        """The members' ``name`` (coef_ or intercept_) averaged with the current weights:
+        follow-the-leader's and Hedge's is the model of one member, EWA's a summary (its
+        predictions are a vote, not this linear model)."""
+        w = self.weights_
+        parts = [wj * np.asarray(getattr(m, name)) for wj, m in zip(w, self.members_)
+                 if wj > 0]
+        return sum(parts[1:], parts[0])
+
+    @property
+    def coef_(self):
+        """The members' weights averaged with the ensemble's current weights."""
+        check_is_fitted(self, "members_")
+        return self._weighted("coef_")
+
+    @property
+    def intercept_(self):
+        """The members' intercepts averaged with the ensemble's current weights."""
+        check_is_fitted(self, "members_")
+        return self._weighted("intercept_")
+
     def _collect_state(self):
         state = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb}
         for j, m in enumerate(self.members_):
