@@ -14,7 +14,7 @@ library this is the "ada-fobos" learner; the losses are those of
 ``lam = 0`` and ``delta = 0`` it is OGD with the "adagrad" schedule (tested).
 
 Lazy: between two touches a coordinate's ``H_ii`` is fixed, so the rounds of shrink
-it owes add up (``olearn._compiled.lazy.ada_settle``): each weight keeps the round it
+it owes add up (``olearn._compiled.lazy.ada_fobos_scores``): each weight keeps the round it
 was settled in, and a row costs O(non-zeros).
 """
 import numpy as np

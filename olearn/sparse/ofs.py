@@ -28,8 +28,9 @@ largest norm over the classes: B features in all.  The intercept's constant feat
 is a feature like the others (it counts in B).
 
 Cost: the support (at most B columns) is kept as a list beside the weights, so an
-update costs O(K (B + non-zeros) log) (the union of the support and the row, sorted to
-find the B largest), never O(d); the decay is a scale factor (O(1)).
+update costs O(K (B + non-zeros)) (the union of the support and the row; the B-th
+largest norm by selection, ``np.partition``), never O(d); the decay and the projection
+are a scale factor (O(1)); a row without an update costs O(K non-zeros).
 """
 import math
 
@@ -183,7 +184,7 @@ def ofs_rule(state, params, idx, val, y, sw, out, seen):
         thr = 0.0
         room = B
         if n > B:  # keep the B columns of largest norm (the first ones on ties)
-            thr = np.sort(norms)[n - B]
+            thr = np.partition(norms, n - B)[n - B]
             for c in range(n):
                 if norms[c] > thr:
                     room -= 1
