@@ -182,7 +182,7 @@ def main(argv=None):
         ratio = None if t_river is None else t_river / t_many
         lines.append(f"| {dname} | {t_many * 1e3:.2f} ms | {t_loop * 1e3:.1f} ms | "
                      f"{'n/a' if t_river is None else f'{t_river * 1e3:.1f} ms'} | "
-                     f"{'n/a' if ratio is None else f'{ratio:.0f}x'} | "
+                     f"{'n/a' if ratio is None else f'{ratio:.1f}x'} | "
                      f"{'n/a' if ratio is None else ('met' if ratio >= 10 else 'missed')} |")
         print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
