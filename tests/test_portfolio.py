@@ -248,9 +248,13 @@ CASES = [
 @pytest.mark.parametrize("which", ["random", "real"])
 def test_against_reference(make, ref, which, request):
     X = RANDOM if which == "random" else request.getfixturevalue("real")[:120]
-    B = run(make(), X)
+    strategy = make()
+    B = run(strategy, X)
     assert_simplex(B)
-    np.testing.assert_allclose(B, ref(X), rtol=0, atol=1e-9)
+    # RMR's L1 median is iterative (stops at a 1e-9 relative step): rounding may end the
+    # two implementations' iterations one step apart, so its portfolios agree to ~1e-8
+    tol = 1e-7 if isinstance(strategy, op.RMR) else 1e-9
+    np.testing.assert_allclose(B, ref(X), rtol=0, atol=tol)
 
 
 @pytest.mark.parametrize("which", ["random", "real"])
