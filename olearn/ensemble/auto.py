@@ -8,7 +8,7 @@ are the values the LIBOL-protocol comparison (benchmarks/compare.md) picked on i
 a9a and w8a, and their neighbours: the grid covers the scales of those sets.
 
 The regressor's members (8): PA-I (epsilon-insensitive) C in {0.1, 1}; AROW r in
-{0.1, 1, 10}; RLS; COCOB; NDAG.
+{0.1, 1, 10}; RLS; COCOB; NDAG (registered defaults otherwise).
 
 ``combine="follow-the-leader"`` by default: on the stationary sets of the benchmark it
 predicts as well as the best member after a few thousand rows (benchmarks/ensemble.md
@@ -43,8 +43,10 @@ def default_learners(kind):
 
 
 class AutoClassifier(ClassifierMixin, ExpertAdvice):
-    """Classification with no parameter to tune: 16 learners and parameter values in one
-    pass, combined by expert advice (the set is in ``olearn.ensemble.auto``).
+    """Classification with no parameter to tune: expert advice over 16 learners.
+
+    The 16 learners and parameter values (in ``olearn.ensemble.auto``) learn in one
+    pass; their predictions are combined by expert advice.
 
     Parameters
     ----------
@@ -69,8 +71,10 @@ class AutoClassifier(ClassifierMixin, ExpertAdvice):
 
 
 class AutoRegressor(RegressorMixin, ExpertAdvice):
-    """Regression with no parameter to tune: 8 learners and parameter values in one
-    pass, combined by expert advice (the set is in ``olearn.ensemble.auto``).
+    """Regression with no parameter to tune: expert advice over 8 learners.
+
+    The 8 learners and parameter values (in ``olearn.ensemble.auto``) learn in one
+    pass; their predictions are combined by expert advice.
 
     Parameters
     ----------
