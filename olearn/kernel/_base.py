@@ -182,7 +182,9 @@ class SupportModel:
         return model
 
     def _weights_finite(self):
-        return bool(np.isfinite(self.state_["alpha"]).all())
+        st = self.state_
+        return bool(np.isfinite(st["alpha"]).all() and np.isfinite(st["kinv"]).all()
+                    and np.isfinite(st["pmat"]).all())
 
     # ------------------------------------------------------------ the pass
     def _dim(self):
@@ -235,11 +237,12 @@ class SupportModel:
         call.y[0] = label
         call.sw[0] = sample_weight
         d = self.__dict__
-        d["n_updates_"] += self._pass(row, call.y, call.sw, call.scores, call.pred,
-                                      call.task, call.params, call.work)
+        n = self._pass(row, call.y, call.sw, call.scores, call.pred, call.task, call.params,
+                       call.work)
+        if not np.isfinite(call.out).all():  # (the pass did not update)
+            raise self._diverged(f"example {d['t_'] + 1} of the stream")
+        d["n_updates_"] += n
         d["t_"] += 1
-        if not np.isfinite(call.out).all():
-            raise self._diverged(f"example {self.t_} of the stream")
         return call
 
     # ------------------------------------------------------------ predictions

@@ -354,9 +354,15 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
     kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
     policy, budget = params[5], int(params[6])
     sqx = 0.0
+    big = 0.0
+    for j in range(ridx.shape[0]):
+        sqx += rval[j] * rval[j]
+        big = max(big, abs(rval[j]))
+    if sqx == np.inf or (sqx == 0.0 and big > 0.0):  # (as the linear core's sq_norm)
+        raise ValueError("a row's squared norm is out of floating-point range (feature "
+                         "values beyond about 1e150 or below 1e-150): scale the features")
     for j in range(ridx.shape[0]):
         work[ridx[j]] = rval[j]
-        sqx += rval[j] * rval[j]
     n = ints[0]
     _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv)
     _scores(alpha, kv, n, out)
