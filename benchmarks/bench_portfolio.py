@@ -118,9 +118,9 @@ def part2(lines, repeats):
     P, names = op.read_prices("nyse_o")
     S = pd.DataFrame(P, columns=names, index=pd.RangeIndex(len(P)))
     X = np.vstack([np.ones(P.shape[1]), P[1:] / P[:-1]])    # what universal sees
-    import universal
+    from importlib.metadata import version
     lines += ["", "## 2. Against universal-portfolios on NYSE(O), its convention", "",
-              f"universal-portfolios {getattr(universal, '__version__', '')} "
+              f"universal-portfolios {version('universal-portfolios')} "
               f"(pip), pandas {pd.__version__}. Relatives `[1..1]` then `p_t/p_(t-1)` "
               "(day 1 dropped, as universal does). CPU seconds, best of the repeats "
               f"(olearn {repeats}, universal {repeats} for the fast ones, 1 for those over "
