@@ -181,7 +181,14 @@ def _span_uints(a, starts, ends, max_digits=18):
 
 
 def _fast_parse(buf, lineno, want_values):
-    """Parse a block of whole lines, or return None if it needs the slow path."""
+    """Parse a block of whole lines, or return None if it needs the slow path: the
+    compiled parser first (``_fastparse``), then the vectorized one."""
+    from ._fastparse import parse_block
+    status, labels, lines, counts, indices, values = parse_block(
+        np.frombuffer(buf, dtype=np.uint8), bool(want_values))
+    if status == 0:
+        return _Block(labels, lineno + lines, counts, indices,
+                      values if want_values else None)
     if b"#" in buf:
         buf = _COMMENT.sub(b"", buf)
     if b"qid:" in buf:

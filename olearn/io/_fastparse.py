@@ -1,0 +1,171 @@
+"""Compiled LIBSVM parsing: one pass over a block's bytes (numba).
+
+The strict subset that real files use: ``label idx:value ...`` lines, numbers
+written as ``[+-]digits[.digits][(e|E)[+-]digits]``, ``qid:`` tokens and ``#``
+comments skipped.  A number is converted exactly as Python's ``float()`` does
+whenever its decimal significand has at most 15 digits and its exponent is at
+most 22 in size (Clinger's fast path: both the significand and the power of ten
+are exact doubles, so one multiplication or division rounds correctly).  Anything
+else (more digits, ``inf``, a stray byte) returns status 1 and the caller parses
+the block by the slower exact paths, which also name any fault by file and line.
+"""
+import numpy as np
+from numba import njit
+
+from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+
+_POW10 = np.array([10.0 ** k for k in range(23)])
+
+
+@njit(inline="always")
+def _space(c):
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@njit(inline="always")
+def _number(a, i, end, pow10):
+    """Parse a number token starting at ``a[i]``; returns (value, next index, ok)."""
+    neg = False
+    if i < end and (a[i] == 45 or a[i] == 43):
+        neg = a[i] == 45
+        i += 1
+    m = 0
+    digits = 0
+    scale = 0
+    seen = False
+    while i < end and 48 <= a[i] <= 57:
+        if m > 0 or a[i] != 48:
+            digits += 1
+        m = m * 10 + (a[i] - 48)
+        i += 1
+        seen = True
+        if digits > 15:
+            return 0.0, i, False
+    if i < end and a[i] == 46:
+        i += 1
+        while i < end and 48 <= a[i] <= 57:
+            if m > 0 or a[i] != 48:
+                digits += 1
+            m = m * 10 + (a[i] - 48)
+            scale -= 1
+            i += 1
+            seen = True
+            if digits > 15:
+                return 0.0, i, False
+    if not seen:
+        return 0.0, i, False
+    if i < end and (a[i] == 101 or a[i] == 69):
+        i += 1
+        eneg = False
+        if i < end and (a[i] == 45 or a[i] == 43):
+            eneg = a[i] == 45
+            i += 1
+        e = 0
+        edigits = 0
+        while i < end and 48 <= a[i] <= 57:
+            e = e * 10 + (a[i] - 48)
+            edigits += 1
+            i += 1
+            if edigits > 4:
+                return 0.0, i, False
+        if edigits == 0:
+            return 0.0, i, False
+        scale += -e if eneg else e
+    if scale > 22 or scale < -22:
+        if m != 0:
+            return 0.0, i, False
+        scale = 0
+    v = float(m)
+    v = v * pow10[scale] if scale >= 0 else v / pow10[-scale]
+    return (-v if neg else v), i, True
+
+
+@njit(cache=True)
+def parse_block(a, want_values):
+    """``(status, labels, line_of_row, counts, indices, values)`` of the lines in the
+    byte array ``a``; status 1: not the simple grammar, parse another way."""
+    pow10 = _POW10
+    n = a.shape[0]
+    cap_rows = 16
+    cap_nz = 64
+    labels = np.empty(cap_rows)
+    lines = np.empty(cap_rows, dtype=np.int64)
+    counts = np.empty(cap_rows, dtype=np.int64)
+    indices = np.empty(cap_nz, dtype=np.int64)
+    values = np.empty(cap_nz if want_values else 0)
+    rows = 0
+    nz = 0
+    line = 0
+    i = 0
+    fail = (1, labels[:0], lines[:0], counts[:0], indices[:0], values[:0])
+    while i < n:
+        end = i  # this line is a[i:end]
+        while end < n and a[end] != 10:
+            end += 1
+        stop = i  # a comment ends the line's content
+        while stop < end and a[stop] != 35:
+            stop += 1
+        j = i
+        while j < stop and _space(a[j]):
+            j += 1
+        if j < stop:  # not blank: a row
+            if a[j] == 113:  # "qid:..." where the label belongs
+                return fail
+            label, j, ok = _number(a, j, stop, pow10)
+            if not ok or (j < stop and not _space(a[j])):
+                return fail
+            if rows == cap_rows:
+                cap_rows *= 2
+                labels = np.concatenate((labels, np.empty(cap_rows - rows)))
+                lines = np.concatenate((lines, np.empty(cap_rows - rows, dtype=np.int64)))
+                counts = np.concatenate((counts, np.empty(cap_rows - rows, dtype=np.int64)))
+            labels[rows] = label
+            lines[rows] = line
+            count = 0
+            while True:
+                while j < stop and _space(a[j]):
+                    j += 1
+                if j >= stop:
+                    break
+                if a[j] == 113 and j + 3 < stop and a[j + 1] == 105 and a[j + 2] == 100 \
+                        and a[j + 3] == 58:  # qid:... token: skipped
+                    while j < stop and not _space(a[j]):
+                        j += 1
+                    continue
+                idx = 0
+                k = 0
+                while j < stop and 48 <= a[j] <= 57:
+                    idx = idx * 10 + (a[j] - 48)
+                    j += 1
+                    k += 1
+                    if k > 18:
+                        return fail
+                if k == 0 or j >= stop or a[j] != 58:
+                    return fail
+                j += 1
+                if want_values:
+                    v, j, ok = _number(a, j, stop, pow10)
+                    if not ok:
+                        return fail
+                else:
+                    while j < stop and not _space(a[j]):
+                        j += 1
+                    v = 0.0
+                if j < stop and not _space(a[j]):
+                    return fail
+                if nz == cap_nz:
+                    cap_nz *= 2
+                    indices = np.concatenate((indices, np.empty(cap_nz - nz, dtype=np.int64)))
+                    if want_values:
+                        values = np.concatenate((values, np.empty(cap_nz - nz)))
+                indices[nz] = idx
+                if want_values:
+                    values[nz] = v
+                nz += 1
+                count += 1
+            counts[rows] = count
+            rows += 1
+        line += 1
+        i = end + 1
+    return (0, labels[:rows], lines[:rows], counts[:rows], indices[:nz],
+            values[:nz] if want_values else values[:0])

@@ -1,0 +1,81 @@
+"""The compiled LIBSVM parser against Python's own number parsing: the same rows,
+labels, indices and bit-identical values, or a refusal (status 1) that sends the
+block to the exact slower paths."""
+import numpy as np
+import pytest
+
+from olearn.io._fastparse import parse_block
+
+
+def _random_number(rng):
+    kind = rng.integers(6)
+    if kind == 0:
+        return str(int(rng.integers(-10**6, 10**6)))
+    if kind == 1:
+        return repr(float(rng.normal()))                 # up to 17 digits: may refuse
+    if kind == 2:
+        return f"{rng.normal():.6f}"
+    if kind == 3:
+        return f"{rng.normal() * 10.0 ** rng.integers(-30, 30):.4e}"
+    if kind == 4:
+        return f"{rng.uniform(0, 1):.3f}".lstrip("0")    # ".123"
+    return rng.choice(["+1", "-1", "0", "1.", "1e0", "-0.0", "2E+3"])
+
+
+def _reference(text):
+    """Rows as Python parses them: (label, [(index, value)...], line)."""
+    rows = []
+    for k, line in enumerate(text.split("\n")):
+        line = line.split("#", 1)[0].split()
+        if not line:
+            continue
+        feats = [t.split(":") for t in line[1:] if not t.startswith("qid:")]
+        rows.append((float(line[0]), [(int(i), float(v)) for i, v in feats], k))
+    return rows
+
+
+def test_parses_exactly_what_python_parses():
+    rng = np.random.default_rng(0)
+    accepted = 0
+    for trial in range(300):
+        lines = []
+        for _ in range(int(rng.integers(0, 6))):
+            feats = " ".join(f"{int(rng.integers(0, 10**6))}:{_random_number(rng)}"
+                             for _ in range(int(rng.integers(0, 5))))
+            extra = rng.choice(["", " # a comment", " ", "\r"])
+            qid = rng.choice(["", " qid:3"])
+            lines.append(f"{_random_number(rng)}{qid} {feats}{extra}")
+            if rng.random() < 0.2:
+                lines.append(rng.choice(["", "   ", "# only a comment"]))
+        text = "\n".join(lines)
+        status, labels, line_of, counts, indices, values = parse_block(
+            np.frombuffer(text.encode(), dtype=np.uint8), True)
+        if status:
+            continue
+        accepted += 1
+        ref = _reference(text)
+        assert labels.tolist() == [r[0] for r in ref]
+        assert line_of.tolist() == [r[2] for r in ref]
+        assert counts.tolist() == [len(r[1]) for r in ref]
+        flat = [f for r in ref for f in r[1]]
+        assert indices.tolist() == [i for i, _ in flat]
+        # bit-identical, as Python's correctly rounded float()
+        assert values.view(np.int64).tolist() == \
+            np.array([v for _, v in flat], dtype=np.float64).view(np.int64).tolist()
+    assert accepted > 100  # the fast path takes the common forms
+
+
+@pytest.mark.parametrize("text", ["1 2:inf", "1 2:nan", "x 1:2", "1 a:2", "1 2:3:4",
+                                  "1 2:", "1 :2", "1 2:1.5.5", "1 2:0.12345678901234567",
+                                  "1 2:1e400", "1 2:3x", "qid:1 1:2", "1 -2:3"])
+def test_refuses_what_it_cannot_parse_exactly(text):
+    assert parse_block(np.frombuffer(text.encode(), dtype=np.uint8), True)[0] == 1
+
+
+def test_without_values_the_structure_is_the_same():
+    text = b"1 3:0.5 7:2\n\n-1 2:1e-3\n"
+    full = parse_block(np.frombuffer(text, dtype=np.uint8), True)
+    bare = parse_block(np.frombuffer(text, dtype=np.uint8), False)
+    assert bare[0] == 0 and len(bare[5]) == 0
+    for a, b in zip(full[1:5], bare[1:5]):
+        assert np.array_equal(a, b)
