@@ -9,7 +9,8 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence",
-               "base", "cli", "second_order", "multiclass"}
+               "base", "cli", "second_order", "multiclass", "sparse", "kernel",
+               "portfolio", "recommend", "decomposition", "drift", "ensemble"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
               "warmup": "registry"}
 

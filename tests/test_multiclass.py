@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olearn
 from olearn._rows import kernel_rows
+from olearn.base import OnlineLearner
 from olearn._compiled.driver import BINARY, MULTICLASS
 from olearn.linear.pa import PAClassifier
 from olearn.multiclass import OneVsRest
@@ -29,6 +30,8 @@ def _classifiers():
     seen, out = set(), []
     for name in available("classifier"):
         cls, defaults = lookup(name)
+        if not issubclass(cls, OnlineLearner):
+            continue  # an ensemble has no class rows of its own (its members are tested)
         key = (cls, tuple(sorted(defaults.items())))
         if key not in seen:
             seen.add(key)

@@ -79,7 +79,8 @@ def _schedule(checkpoints):
     return _Listed(checkpoints)
 
 
-def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=None):
+def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=None,
+                window=None, fading=None):
     """Progressive validation of ``model`` on ``data``; returns a :class:`ProgressiveResult`.
 
     Parameters
@@ -92,13 +93,20 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     chunk_size : rows per ``predict_learn`` call when ``data`` is arrays.
     on_checkpoint : optional callable receiving each :class:`Checkpoint` as it is reached
         (the command line prints progress with it).
+    window : int or None, also record the mean loss of the last ``window`` rows at each
+        checkpoint (``result.recent``).
+    fading : float in (0, 1] or None, or the faded mean loss (Gama et al. 2013).
     """
+    from .metrics import running_mean
     from sklearn.base import is_classifier
     if not hasattr(model, "predict_learn"):
         raise TypeError(f"{type(model).__name__} has no predict_learn: not an online learner")
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     classify = is_classifier(model)
+    curve = running_mean(window, fading) if window is not None or fading is not None \
+        else None
+    recent, last_recent = [], None
     chunks = _array_chunks(*data, int(chunk_size)) if _is_pair(data) else iter(data)
     schedule = _schedule(checkpoints)
     updates0 = getattr(model, "n_updates_", 0)
@@ -135,9 +143,15 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
             cum, cum_abs = np.cumsum(loss), None
         else:
             err = np.asarray(pred, dtype=np.float64) - y.astype(np.float64)
-            cum, cum_abs = np.cumsum(err * err), np.cumsum(np.abs(err))
+            loss = err * err
+            cum, cum_abs = np.cumsum(loss), np.cumsum(np.abs(err))
+        run = None if curve is None else curve.update(loss)
+        if run is not None:
+            last_recent = float(run[-1])
         while nxt is not None and nxt <= n + m:
             j = nxt - n - 1
+            if run is not None:
+                recent.append(float(run[j]))
             record(nxt, total + cum[j], total_abs + (cum_abs[j] if cum_abs is not None else 0),
                    y[j], pred[j])
             nxt = schedule.after(nxt)
@@ -148,6 +162,8 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     if n == 0:
         raise ValueError("no rows to evaluate: the data is empty")
     if not marks or marks[-1] != n:
+        if curve is not None:
+            recent.append(last_recent)
         record(n, total, total_abs, last_label, last_pred)
     return ProgressiveResult(
         task="classification" if classify else "regression",
@@ -155,7 +171,10 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
         abs_sums=None if classify else np.array(abs_sums),
         n_updates=int(getattr(model, "n_updates_", 0) - updates0),
         seconds=learn_seconds, total_seconds=time.perf_counter() - t_start,
-        model_name=type(model).__name__)
+        model_name=type(model).__name__,
+        recent=None if curve is None else np.array(recent),
+        recent_label=None if curve is None else
+        (f"window {window}" if window is not None else f"fading {fading}"))
 
 
 class ProgressiveResult:
@@ -170,7 +189,9 @@ class ProgressiveResult:
     """
 
     def __init__(self, task, checkpoints, loss_sums, abs_sums, n_updates, seconds,
-                 total_seconds, model_name=""):
+                 total_seconds, model_name="", recent=None, recent_label=None):
+        self.recent = recent              # windowed / faded mean loss at each checkpoint
+        self.recent_label = recent_label
         self.task = task
         self.metric = "mistake rate" if task == "classification" else "squared error"
         self.checkpoints = checkpoints
@@ -194,7 +215,9 @@ class ProgressiveResult:
                 "n_updates": self.n_updates, "seconds": self.seconds,
                 "total_seconds": self.total_seconds, "rows_per_second": self.rows_per_second,
                 "checkpoints": self.checkpoints.tolist(), "values": self.values.tolist(),
-                "mae": None if self.mae is None else self.mae.tolist()}
+                "mae": None if self.mae is None else self.mae.tolist(),
+                "recent": None if self.recent is None else self.recent.tolist(),
+                "recent_label": self.recent_label}
 
     def __repr__(self):
         return (f"ProgressiveResult({self.model_name or 'model'}: {self.metric} "
@@ -221,8 +244,11 @@ class ProgressiveResult:
             raise ImportError("plotting needs matplotlib: pip install 'olearn[plot]'") from None
         if ax is None:
             _, ax = plt.subplots()
-        ax.plot(self.checkpoints, self.values, marker=".", label=label or self.model_name,
-                **kwargs)
+        line, = ax.plot(self.checkpoints, self.values, marker=".",
+                        label=label or self.model_name, **kwargs)
+        if self.recent is not None:
+            ax.plot(self.checkpoints, self.recent, linestyle="--", color=line.get_color(),
+                    label=f"{label or self.model_name} ({self.recent_label})")
         ax.set_xscale("log")
         ax.set_xlabel("rows seen")
         ax.set_ylabel(f"cumulative {self.metric}")
