@@ -56,6 +56,9 @@ import scipy.sparse as sp
 __all__ = ["load", "fetch", "list_datasets", "info", "add_dataset", "data_home",
            "Dataset", "RemoteFile", "ChecksumError", "DatasetUnavailable", "OFFICIAL_URL"]
 
+#: price-relative sets of the online portfolio literature (``olearn.portfolio``)
+PORTFOLIO_SETS = ("nyse_o", "nyse_n", "djia", "sp500", "tse", "msci")
+
 #: The prefix of every official address.
 OFFICIAL_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/"
 
@@ -268,7 +271,19 @@ def load(name, part="train", data_home=None, mirror=None, base_url=None, downloa
 
     ``part="all"`` stacks the parts (train first).  See :func:`fetch` for where the
     files come from.
+
+    Two other kinds of data load by name too: ``"movielens-100k"`` gives an
+    ``olearn.recommend.Ratings`` stream (users, items, ratings in timestamp order) and
+    the portfolio sets (``"nyse_o"``, ``"nyse_n"``, ``"djia"``, ``"sp500"``, ``"tse"``,
+    ``"msci"``) a (periods x assets) matrix of price relatives, from the mirror.
     """
+    if name == "movielens-100k":
+        from ..recommend.data import load_movielens100k
+        return load_movielens100k(mirror=mirror, data_home=data_home, download=download)
+    if name in PORTFOLIO_SETS:
+        from ..portfolio import load_relatives
+        root = mirror or os.environ.get("OLEARN_DATA_MIRROR")
+        return load_relatives(Path(root) / "portfolio" / f"{name}.csv" if root else name)
     ds = info(name)
     parts = ds.parts if part == "all" else (part,)
     Xs, ys = [], []
