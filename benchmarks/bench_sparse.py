@@ -117,7 +117,7 @@ def section_scaling():
                 r = timed(lambda: m.partial_fit(X, y), 1)
                 best_fit = max(best_fit, n / r["cpu"])
             rates[D], fits[D] = best, best_fit
-            del X, m, args, rows_k
+            X = m = args = rows_k = None  # free the 2^24 arrays before the next
         ratio = rates[2 ** 24] / rates[2 ** 18]
         rows.append(f"| {name} | {rates[2 ** 18] / 1e6:.2f} M | {rates[2 ** 24] / 1e6:.2f} M "
                     f"| {ratio:.2f} | {'met' if ratio >= 0.8 else 'missed'} | "

@@ -3,10 +3,14 @@
 weight was settled at) and its materialisation."""
 import math
 
-import numpy as np
-
 from .._compiled.lazy import Q_
 from ._sparse import SparseModel, shrink
+
+
+def no_threshold(theta):
+    """``theta`` as the kernels take it: finite (the state must be finite to be saved),
+    the largest float standing for 'no threshold'."""
+    return min(float(theta), 1.0e308)
 
 
 class ShrinkModel(SparseModel):
@@ -16,7 +20,7 @@ class ShrinkModel(SparseModel):
         return math.inf
 
     def _hyper(self):
-        return (self._theta(),)
+        return (no_threshold(self._theta()),)
 
     def _weights_at(self, cols):
         P, Q = self._scale_sum()

@@ -71,7 +71,7 @@ class SparseModel:
 
     def _weights_finite(self):
         A = self.state_["A"]
-        return bool(np.isfinite(A[0, :HYPER_]).all())
+        return bool(np.isfinite(A[0]).all())
 
     def _settle(self):
         """Apply every owed shrink to the state (learners with shrinkage override)."""

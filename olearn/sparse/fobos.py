@@ -18,6 +18,8 @@ Lazy: the proximal step of a weight not in the row is owed, not applied; the rou
 owed compose into one shrink and one scale (``olearn._compiled.lazy``), applied when a
 row touches the weight or the model is read, so a row costs O(non-zeros).
 """
+import math
+
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
 from .._compiled.lazy import shrink_rule, shrink_scores
@@ -25,7 +27,7 @@ from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
 from .._params import store_params
 from ..registry import register
 from ._proba import LogisticProba
-from ._shrink import ShrinkModel
+from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_choice, check_number
 
 KERNELS = declare("sparse.fobos", score=shrink_scores, binary=shrink_rule,
@@ -51,7 +53,7 @@ class _FOBOS(ShrinkModel):
 
     def _kernel_params(self):
         return (float(self.eta), float(self.schedule == "invsqrt"), float(self.l1),
-                float(self.l2), 0.0, 0.0, float("inf"), float(self.epsilon))
+                float(self.l2), 0.0, 0.0, no_threshold(math.inf), float(self.epsilon))
 
 
 class FOBOSClassifier(LogisticProba, _FOBOS, OnlineClassifier):

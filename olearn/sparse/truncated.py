@@ -28,7 +28,7 @@ from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
 from .._params import store_params
 from ..registry import register
 from ._proba import LogisticProba
-from ._shrink import ShrinkModel
+from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_choice, check_number
 
 KERNELS = declare("sparse.truncated", score=shrink_scores, binary=shrink_rule,
@@ -59,7 +59,7 @@ class _Truncated(ShrinkModel):
 
     def _kernel_params(self):
         return (float(self.eta), 0.0, 0.0, 0.0, float(self.gravity), float(self.period),
-                self._theta(), float(self.epsilon))
+                no_threshold(self._theta()), float(self.epsilon))
 
 
 class TruncatedGradientClassifier(LogisticProba, _Truncated, OnlineClassifier):
