@@ -57,6 +57,10 @@ __all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
 _unique = unique_labels  # former name
 
 
+#: batch calls copy a model up to this size, to put it back if the call diverges
+SNAPSHOT_BYTES = 32 * 2**20
+
+
 class DivergenceError(ValueError):
     """The model's scores or weights became non-finite (NaN or infinity)."""
 
@@ -173,10 +177,12 @@ class OnlineLearner(StateMixin, BaseEstimator):
 
     # ------------------------------------------------------------ divergence
     def _diverged(self, where):
+        left = (" (this model is too big to copy before every call: it is left diverged)"
+                if self.__dict__.get("_in_atomic") == "uncopied" else "")
         return DivergenceError(
             f"{type(self).__name__} diverged at {where}: the weights became non-finite "
             "(try a smaller step, a stronger regularisation or scaled features; call fit() "
-            "to start afresh)")
+            f"to start afresh){left}")
 
     def _check_finite(self, scores, order=None):
         """O(n K): every pre-update score finite, and the learner's own O(1) test of the
@@ -254,13 +260,24 @@ class OnlineLearner(StateMixin, BaseEstimator):
 
     @contextlib.contextmanager
     def _atomic(self):
-        """A batch call that fails (bad input, divergence) leaves the model as it was:
-        the fitted attributes are copied before (O(size of the model), once per call)
-        and put back on an error.  One-example calls check everything before they
-        change anything, and a diverging example raises before its update."""
+        """A batch call that fails leaves the model as it was.  Bad input (X, labels,
+        weights) is refused before anything changes.  For a divergence, the fitted
+        attributes are copied before the call (O(size of the model)) and put back, when
+        the state is at most ``SNAPSHOT_BYTES``; a bigger model is not copied on every
+        call (at 2^24 weights that would cost more than the pass) and is left diverged,
+        which the error says.  One-example calls check everything before they change
+        anything, and a diverging example raises before its update."""
         d = self.__dict__
         if d.get("_in_atomic"):
             yield
+            return
+        state = d.get("state_")
+        if state is not None and sum(a.nbytes for a in state.values()) > SNAPSHOT_BYTES:
+            d["_in_atomic"] = "uncopied"
+            try:
+                yield
+            finally:
+                d.pop("_in_atomic", None)
             return
         saved = {k: _copied(v) for k, v in d.items()
                  if k not in ("_one_cache", "_row_buf")}
