@@ -13,9 +13,11 @@ learner is warmed up on a few rows first); times are CPU seconds of this process
   published 78.85% and 6,887 SVs (10.22 s in MATLAB);
 * ``fogd``: ``FOGDClassifier(D)`` against ``RBFSampler(n_components=2 D)`` +
   ``SGDClassifier(loss="hinge", learning_rate="constant", eta0=eta, penalty=None,
-  fit_intercept=False).partial_fit`` in chunks of 1,000 rows (the same hinge OGD with a
-  constant step on the same number of features, 2D, and the same number of
-  trigonometric evaluations per row), the same seeded order, the same gamma and eta:
+  fit_intercept=False, shuffle=False).partial_fit`` in chunks of 1,000 rows (the
+  same hinge OGD with a constant step on the same number of features, 2D, and the
+  same number of trigonometric evaluations per row; ``shuffle=False``, or
+  ``partial_fit`` would shuffle each chunk), the same seeded order, the same gamma and
+  eta:
   accuracy on the held-out file and end-to-end time of the training pass, mapping
   included; neither materialises the feature matrix of the whole stream;
 * ``budget``: one pass over a9a (seeded order) for B = 50 ... 1,000: the kernel
@@ -146,7 +148,7 @@ def bench_fogd(D, seeds):
                 rbf = RBFSampler(gamma=gamma, n_components=components, random_state=seed)
                 rbf.fit(X[:1])
                 sgd = SGDClassifier(loss="hinge", learning_rate="constant", eta0=eta,
-                                    penalty=None, fit_intercept=False)
+                                    penalty=None, fit_intercept=False, shuffle=False)
                 for lo in range(0, X.shape[0], 1000):
                     sgd.partial_fit(rbf.transform(X[lo:lo + 1000]), y[lo:lo + 1000],
                                     classes=[-1, 1])

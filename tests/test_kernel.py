@@ -40,7 +40,8 @@ def reference(X, y, algo, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, n_classe
               policy="random", threshold=0.1, seed=0, lam=0.01, rho=1.0):
     """The learners as the papers write them, on dense rows: returns (support vectors,
     dual coefficients (K, n), pre-update scores (n_rows, K))."""
-    task = "reg" if algo in ("pa-reg", "klms", "norma-reg") else ("bin" if n_classes == 2 else "multi")
+    task = "reg" if algo in ("pa-reg", "klms", "norma-reg") else \
+        ("bin" if n_classes == 2 else "multi")
     K = 1 if task != "multi" else n_classes
     svs = np.zeros((0, X.shape[1]))
     alpha = np.zeros((K, 0))
