@@ -283,12 +283,14 @@ class ExpertAdvice(BaseEstimator):
             try:
                 if classify:
                     kw = {} if classes is None else {"classes": classes}
-                    s, p = m._partial(X, y, kw.get("classes"), sample_weight)
+                    with m._atomic():  # a diverging member keeps its last finite state
+                        s, p = m._partial(X, y, kw.get("classes"), sample_weight)
                     labels = m._progressive_output(s, p, False)
                     votes[:, j] = np.searchsorted(self.classes_, labels)
                     member_scores.append(s if loss == "hinge" else None)
                 else:
-                    s, _ = m._partial(X, y, None, sample_weight)
+                    with m._atomic():
+                        s, _ = m._partial(X, y, None, sample_weight)
                     values[:, j] = s[:, 0]
                     member_scores.append(None)
             except DivergenceError:

@@ -70,8 +70,16 @@ class SparseModel:
         return int(np.count_nonzero(self.coef_))
 
     def _weights_finite(self):
+        """O(1) from the running sums in ``A``; every array too (AdaGrad-style sums of
+        squared gradients overflow first) when the model is small enough to be copied
+        for roll-back anyway (``olearn.base.SNAPSHOT_BYTES``)."""
+        from ..base import SNAPSHOT_BYTES
         A = self.state_["A"]
-        return bool(np.isfinite(A[0]).all())
+        if not np.isfinite(A[0]).all():
+            return False
+        if sum(a.nbytes for a in self.state_.values()) > SNAPSHOT_BYTES:
+            return True
+        return all(np.isfinite(a).all() for a in self.state_.values())
 
     def _settle(self):
         """Apply every owed shrink to the state (learners with shrinkage override)."""
