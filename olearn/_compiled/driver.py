@@ -218,17 +218,24 @@ def linear_scores(state, idx, val, out):
         out[k] = s
 
 
+@njit
+def _nonzero(val):
+    """Whether a row has a non-zero value (only asked when its squared norm is 0)."""
+    for j in range(val.shape[0]):
+        if val[j] != 0.0:
+            return True
+    return False
+
+
 @njit(inline="always")
 def sq_norm(val):
     """``||x||^2`` of a row's values.  A row whose squared norm overflows, or
     underflows to 0 although the row is not 0, is an error, raised before any update
     (a step divided by it would silently be 0)."""
     s = 0.0
-    big = 0.0
     for j in range(val.shape[0]):
         s += val[j] * val[j]
-        big = max(big, abs(val[j]))
-    if s == np.inf or (s == 0.0 and big > 0.0):
+    if s == np.inf or (s == 0.0 and _nonzero(val)):
         raise ValueError("a row's squared norm is out of floating-point range (feature "
                          "values beyond about 1e150 or below 1e-150): scale the features")
     return s
