@@ -296,3 +296,19 @@ def test_olearn_compare_on_an_embedded_regression_set(tmp_path, capsys, monkeypa
     for name in olearn.available("regressor"):
         assert f"\n{name} " in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_sparse_learners_get_a_density_column():
+    """Issue 13: the fraction of non-zero weights of each sparse learner, '-' for others."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 20))
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    res = olearn.evaluate.compare(["pa1", "fobos"], X, y, permutations=2, tune=False)
+    rows = {r["learner"]: r for r in res.rows()}
+    assert rows["pa1"]["density_mean"] is None
+    model = olearn.make("fobos").fit(X, y)
+    assert 0.0 <= rows["fobos"]["density_mean"] <= 1.0
+    assert model.n_nonzero_ <= model.coef_.size
+    head = res.to_markdown().splitlines()[2]
+    assert head.endswith("| density |")
+    assert "density_mean" in res.to_csv().splitlines()[0]

@@ -213,7 +213,8 @@ def _warm(est, X, y, classifier):
 
 
 def _pass(est, X, y, order, classifier, checkpoints):
-    """One online pass over ``X[order]``: (metric, updates, seconds, curve or None)."""
+    """One online pass over ``X[order]``: (metric, updates, seconds, curve or None,
+    density or None)."""
     from sklearn.base import clone
     Xp, yp = X[order], y[order]
     _warm(est, Xp, yp, classifier)
@@ -226,7 +227,10 @@ def _pass(est, X, y, order, classifier, checkpoints):
     curve = None
     if checkpoints is not None:
         curve = np.cumsum(err)[checkpoints - 1] / checkpoints
-    return float(err.mean()), int(model.n_updates_), seconds, curve
+    density = None  # sparse learners: the fraction of non-zero weights at the end
+    if hasattr(type(model), "n_nonzero_"):
+        density = model.n_nonzero_ / max(1, np.asarray(model.coef_).size)
+    return float(err.mean()), int(model.n_updates_), seconds, curve, density
 
 
 def _task_run(tasks, X, y, classifier, checkpoints):
@@ -237,7 +241,7 @@ def _task_run(tasks, X, y, classifier, checkpoints):
         try:
             res = _pass(est, X, y, order, classifier, None)
         except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
-            res = (math.inf, 0, 0.0, exc)
+            res = (math.inf, 0, 0.0, exc, None)
         out.append(res)
     return out
 
@@ -425,6 +429,7 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
         updates={nm: np.array([o[i][1] for o in out]) for i, nm in enumerate(names)},
         seconds={nm: np.array([o[i][2] for o in out]) for i, nm in enumerate(names)},
         curves={nm: np.vstack([o[i][3] for o in out]) for i, nm in enumerate(names)},
+        densities={nm: [o[i][4] for o in out] for i, nm in enumerate(names)},
         checkpoints=checkpoints, tuning_order=tune_order, orders=orders,
         n_samples=n, n_features=X.shape[1], random_state=random_state, holdout=holdout,
         dataset=dataset)
@@ -432,6 +437,10 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
 
 
 # ---------------------------------------------------------------- the result
+def _mean_or_none(values):
+    return None if any(v is None for v in values) else float(np.mean(values))
+
+
 def _fmt_value(v):
     if isinstance(v, float):
         return f"{v:g}"
@@ -444,7 +453,8 @@ class ComparisonResult:
     Attributes: ``names`` (learners in the given order), ``params`` (the tuned values),
     ``estimators`` (unfitted, with those values), ``grids`` and ``tuning`` (each grid
     point with its score on the tuning order), ``metric``, and per learner the arrays
-    over evaluation orders ``scores``, ``updates``, ``seconds``; ``curves[name]`` is
+    over evaluation orders ``scores``, ``updates``, ``seconds`` (and ``densities``, the
+    fraction of non-zero weights of a sparse learner, None for others); ``curves[name]`` is
     ``(permutations, len(checkpoints))``: the cumulative mistake rate (or loss) after
     ``checkpoints`` rows.  ``tuning_order`` and ``orders`` are the row orders used.
     """
@@ -466,16 +476,24 @@ class ComparisonResult:
                                             for k, v in self.params[nm].items()),
                         "score_mean": float(s.mean()), "score_std": float(s.std()),
                         "updates_mean": float(u.mean()), "updates_std": float(u.std()),
-                        "seconds_mean": float(t.mean()), "seconds_std": float(t.std())})
+                        "seconds_mean": float(t.mean()), "seconds_std": float(t.std()),
+                        "density_mean": _mean_or_none(self.__dict__.get("densities", {})
+                                                      .get(nm, [None]))})
         order = np.argsort([r["score_mean"] for r in out], kind="stable")
         return [out[i] for i in order]
 
     def _cells(self):
         head = ["learner", "tuned", f"{self.metric}", "updates", "seconds"]
+        rows = self.rows()
         body = [[r["learner"], r["params"] or "-",
                  f"{r['score_mean']:.4f} ± {r['score_std']:.4f}",
                  f"{r['updates_mean']:.1f} ± {r['updates_std']:.1f}",
-                 f"{r['seconds_mean']:.4f} ± {r['seconds_std']:.4f}"] for r in self.rows()]
+                 f"{r['seconds_mean']:.4f} ± {r['seconds_std']:.4f}"] for r in rows]
+        if any(r["density_mean"] is not None for r in rows):  # sparse learners compared
+            head.append("density")
+            for cells, r in zip(body, rows):
+                d = r["density_mean"]
+                cells.append("-" if d is None else f"{d:.4f}")
         return head, body
 
     def _title(self):
@@ -500,7 +518,7 @@ class ComparisonResult:
         """The table in GitHub markdown, under a line saying how it was made."""
         head, body = self._cells()
         out = [self._title(), "", "| " + " | ".join(head) + " |",
-               "|" + "|".join(["---"] * 2 + ["---:"] * 3) + "|"]
+               "|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|"]
         out += ["| " + " | ".join(r) + " |" for r in body]
         return "\n".join(out) + "\n"
 
@@ -513,7 +531,10 @@ class ComparisonResult:
         rows = self.rows()
         fields = ["learner", "params", "score_mean", "score_std", "updates_mean",
                   "updates_std", "seconds_mean", "seconds_std"]
-        w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+        if any(r["density_mean"] is not None for r in rows):
+            fields.append("density_mean")
+        w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n",
+                           extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow({**r, "params": json.dumps(self.params[r["learner"]])})
