@@ -35,6 +35,26 @@ def project_simplex(v, out):
 
 
 @njit(cache=True)
+def reversion_step(b, phi, epsilon, v):
+    """The mean-reversion update of OLMAR and RMR (Li and Hoi 2012, eqs. 7-9): for a
+    predicted relative ``phi`` with predicted return ``phi.b`` below ``epsilon``,
+    ``b <- proj(b + lam (phi - mean(phi)))``, ``lam = (epsilon - phi.b) / ||phi -
+    mean(phi)||^2``; ``b`` is changed in place, ``v`` is scratch."""
+    m = b.shape[0]
+    xbar = phi.mean()
+    den = 0.0
+    for i in range(m):
+        den += (phi[i] - xbar) ** 2
+    ell = epsilon - phi @ b
+    if ell <= 0.0 or den == 0.0:
+        return
+    lam = ell / den
+    for i in range(m):
+        v[i] = b[i] + lam * (phi[i] - xbar)
+    project_simplex(v, b)
+
+
+@njit(cache=True)
 def project_simplex_norm(A, c, w0, out):
     """Minimise 0.5 w'Aw - c'w over the simplex, from the feasible ``w0``; writes ``out``."""
     m = c.size

@@ -15,7 +15,7 @@ from .. import _compiled  # noqa: F401
 from numba import njit
 
 from ._base import Strategy, store_params
-from ._simplex import project_simplex
+from ._simplex import reversion_step
 from .._validation import check_number
 from ..persistence import persistable
 
@@ -43,17 +43,7 @@ def _olmar_run(X, B, b, hist, count, epsilon, window):
                     acc[i] *= row[i]
                     phi[i] += 1.0 / acc[i]
             phi /= window
-        xbar = phi.mean()
-        den = 0.0
-        for i in range(m):
-            den += (phi[i] - xbar) ** 2
-        ell = epsilon - phi @ b
-        if ell <= 0.0 or den == 0.0:
-            continue
-        lam = ell / den
-        for i in range(m):
-            v[i] = b[i] + lam * (phi[i] - xbar)
-        project_simplex(v, b)
+        reversion_step(b, phi, epsilon, v)
 
 
 @persistable

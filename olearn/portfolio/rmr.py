@@ -19,7 +19,7 @@ from .. import _compiled  # noqa: F401
 from numba import njit
 
 from ._base import Strategy, store_params
-from ._simplex import project_simplex
+from ._simplex import reversion_step
 from .._validation import check_number
 from ..persistence import persistable
 
@@ -74,17 +74,7 @@ def _rmr_run(X, B, b, prices, count, epsilon, window):
             for k in range(window):
                 P[k] = prices[k]
             phi[:] = l1_median(P, 200, 1e-9) / prices[(T - 1) % window]
-        xbar = phi.mean()
-        den = 0.0
-        for i in range(m):
-            den += (phi[i] - xbar) ** 2
-        ell = epsilon - phi @ b
-        if ell <= 0.0 or den == 0.0:
-            continue
-        lam = ell / den
-        for i in range(m):
-            v[i] = b[i] + lam * (phi[i] - xbar)
-        project_simplex(v, b)
+        reversion_step(b, phi, epsilon, v)
 
 
 @persistable
