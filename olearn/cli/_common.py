@@ -437,16 +437,17 @@ def check_finite(model, algo, where="", saved_note=""):
         raise Diverged(divergence_message(algo, model, where or "at the end", saved_note))
 
 
-def learn_progressively(model, reader, args, note="", on_checkpoint=None):
+def learn_progressively(model, reader, args, note="", on_checkpoint=None, **progressive_kw):
     """Progressive validation of ``model`` over the chunks of ``reader`` (train and
     evaluate): the compile notice, the finiteness checks, and a learner's own
-    ``DivergenceError`` turned into one line that names the file's row."""
+    ``DivergenceError`` turned into one line that names the file's row.  Other keywords
+    go to :func:`olearn.evaluate.progressive.progressive`."""
     from ..evaluate.progressive import progressive
     diverged = divergence_error()
     stream = guarded(model, checked_chunks(reader), args.algo, note)
     try:
         with learning(f"the {args.algo} kernels"):
-            result = progressive(model, stream, on_checkpoint=on_checkpoint)
+            result = progressive(model, stream, on_checkpoint=on_checkpoint, **progressive_kw)
             check_finite(model, args.algo, saved_note=note)
     except Diverged:
         raise
