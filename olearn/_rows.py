@@ -101,34 +101,33 @@ class OneRow:
                 return -1
         except (TypeError, OverflowError):
             return -1
-        b = self.shift
-        m = len(cols)
-        n = m + b
-        if n > self.indices.shape[0]:
-            self._allocate(2 * n)
-        packers = self.packers.get(m)
-        if packers is None:  # (struct writes a short list twice as fast as numpy)
-            packers = self.packers[m] = (struct.Struct(f"{m}i"), struct.Struct(f"{m}d"))
-        packers[0].pack_into(self.indices, 4 * b, *cols)
-        packers[1].pack_into(self.data, 8 * b, *vals)
-        self.indptr[1] = self.n = n
+        n = self._pack(cols, vals)
         if remember:
             self.last, self.copy = x, x.copy()
         else:
             self.last = None
         return n
 
-    def put(self, cols, vals):
-        """Write a row given as lists of (unshifted) columns and values; returns its length."""
+    def _pack(self, cols, vals):
+        """Write lists of columns (already shifted) and values after the intercept
+        column; returns the row length."""
         b = self.shift
-        n = len(cols) + b
+        m = len(cols)
+        n = m + b
         if n > self.indices.shape[0]:
             self._allocate(max(64, 2 * n))
-        if cols:
-            self.indices[b:n] = cols
-            self.data[b:n] = vals
-            if b:
-                self.indices[1:n] += 1
+        packers = self.packers.get(m)
+        if packers is None:  # (struct writes a short list twice as fast as numpy)
+            packers = self.packers[m] = (struct.Struct(f"{m}i"), struct.Struct(f"{m}d"))
+        packers[0].pack_into(self.indices, 4 * b, *cols)
+        packers[1].pack_into(self.data, 8 * b, *vals)
         self.indptr[1] = self.n = n
+        return n
+
+    def put(self, cols, vals):
+        """Write a row given as lists of (unshifted) columns and values; returns its length."""
+        if self.shift:
+            cols = [c + 1 for c in cols]
+        n = self._pack(cols, vals)
         self.last = None
         return n
