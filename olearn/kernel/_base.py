@@ -19,7 +19,8 @@ from . import _support as S
 
 KERNEL_NAMES = ("linear", "poly", "rbf")
 POLICY_CODES = {"random": S.RANDOM, "forgetron": S.FORGETRON, "projectron": S.PROJECTRON,
-                "truncate": S.TRUNCATE}
+                "truncate": S.TRUNCATE, "projectron++": S.PROJECTRON_PP, "bpa-s": S.BPA_S,
+                "bogd": S.BOGD}
 _INITIAL = 16  # support vectors preallocated (doubled when full)
 
 
@@ -67,7 +68,7 @@ class SupportModel:
 
     _algo = S.PERCEPTRON
     _policies = ()          # budget policies a learner supports
-    _binary_policies = ("forgetron", "projectron")
+    _binary_policies = ("forgetron", "projectron", "projectron++")
 
     # ------------------------------------------------------------ parameters
     def _rule_params(self):
@@ -191,7 +192,8 @@ class SupportModel:
         return int(self.n_features_in_) + int(self.fit_intercept)
 
     def _check_task(self, task):
-        if task == MULTICLASS and self._policy in (S.FORGETRON, S.PROJECTRON):
+        if task == MULTICLASS and self._policy in (S.FORGETRON, S.PROJECTRON,
+                                                   S.PROJECTRON_PP):
             raise ValueError(f"budget_policy {self.budget_policy!r} is defined for binary "
                              "classification only (more than two classes were seen)")
 

@@ -5,7 +5,7 @@ growing CSR block: ``ptr`` (row starts), ``idx``/``val`` (columns and values of 
 non-zeros), ``sq`` (the cached squared norms ``||x_i||^2``), ``alpha`` (K, capacity)
 the dual coefficients.  ``ints = [n_support, rng_state, ...]`` and ``floats = [Q, M,
 ...]`` (the Forgetron's running quantities) are small counters; ``kinv`` is the
-Projectron's inverse Gram matrix of the support set ((0, 0) for other policies).
+Projectron's (and Projectron++'s) inverse Gram matrix of the support set ((0, 0) for other policies).
 Every array is preallocated and doubled when full, inside the pass; the pass returns
 the arrays (new ones when they grew) and the Python layer stores them back.
 
@@ -28,7 +28,7 @@ from .._compiled.driver import (BINARY, MULTICLASS, REGRESSION, get_row, masked_
 
 LINEAR, POLY, RBF = 0, 1, 2
 PERCEPTRON, PA_CLS, PA_REG, KLMS, NORMA_CLS, NORMA_REG, KRLS = 0, 1, 2, 3, 4, 5, 6
-NONE, RANDOM, FORGETRON, PROJECTRON, TRUNCATE = 0, 1, 2, 3, 4
+NONE, RANDOM, FORGETRON, PROJECTRON, TRUNCATE, PROJECTRON_PP, BPA_S, BOGD = range(8)
 RNG_MOD = 2147483647  # Park and Miller's minimal standard generator: s <- 48271 s mod m
 RNG_MUL = 48271
 N_INTS, N_FLOATS = 4, 4
@@ -198,6 +198,61 @@ def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
         kinv[n, a] = -dvec[a] / delta2
     kinv[n, n] = 1.0 / delta2
     return False, kinv
+
+
+@njit(cache=True)
+def _margin_project(alpha, kinv, kv, n, kxx, loss, step, threshold, dvec):
+    """Projectron++'s update on a margin error (0 < loss < 1, no mistake): Orabona,
+    Keshet, Caputo 2009, section 4 (Algorithm 2).  With ``d = K_S^{-1} k_t``,
+    ``||P k_t||^2 = k_t . d`` and ``delta^2 = K(x, x) - k_t . d``,
+    ``tau = min(loss / ||P k_t||^2, 1)``; when
+    ``beta = tau (2 loss - tau ||P k_t||^2 - 2 delta / eta) >= 0`` the projected step
+    ``alpha += step tau d`` is made (the set never grows).  Returns True if it was."""
+    if n == 0 or kinv.shape[0] < n:
+        return False
+    for a in range(n):
+        acc = 0.0
+        for b in range(n):
+            acc += kinv[a, b] * kv[b]
+        dvec[a] = acc
+    pk2 = 0.0
+    for a in range(n):
+        pk2 += kv[a] * dvec[a]
+    if not pk2 > 0.0:
+        return False
+    delta2 = kxx - pk2
+    if delta2 < 0.0:
+        delta2 = 0.0
+    tau = min(loss / pk2, 1.0)
+    if delta2 == 0.0:
+        penalty = 0.0
+    elif threshold > 0.0:
+        penalty = 2.0 * math.sqrt(delta2) / threshold
+    else:
+        return False
+    if tau * (2.0 * loss - tau * pk2 - penalty) < 0.0:
+        return False
+    for a in range(n):
+        alpha[0, a] += step * tau * dvec[a]
+    return True
+
+
+@njit(inline="always")
+def _least_degrading(alpha, sq, kv, n, kxx, params):
+    """BPA-S's choice (Wang and Vucetic 2010): the support vector ``r`` whose removal,
+    with its part projected onto the new vector, moves ``f`` least:
+    ``sum_k alpha[k, r]^2 (K(x_r, x_r) - K(x_r, x)^2 / K(x, x))`` (first on ties)."""
+    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    best, r = np.inf, 0
+    for s in range(n):
+        a2 = 0.0
+        for k in range(alpha.shape[0]):
+            a2 += alpha[k, s] * alpha[k, s]
+        loss = a2 * (_kernel(kind, gamma, coef0, degree, sq[s], sq[s], sq[s])
+                     - kv[s] * kv[s] / kxx)
+        if loss < best:
+            best, r = loss, s
+    return r
 
 
 @njit(cache=True)
@@ -398,12 +453,30 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
     else:
         add = _rule(out, yv, w, kxx, task, seen, params, coefs)
         updated = add
-    if add and policy == PROJECTRON:
+    if add and (policy == PROJECTRON or policy == PROJECTRON_PP):
         projected, kinv = _project(alpha, kinv, kv, n, kxx, coefs, budget, params[10],
                                    dvec)
         add = not projected
+    elif (policy == PROJECTRON_PP and task == BINARY and w > 0.0 and kxx != 0.0
+          and 0.0 < yv * out[0] < 1.0):
+        updated = _margin_project(alpha, kinv, kv, n, kxx, 1.0 - yv * out[0], yv * w,
+                                  params[10], dvec)
     if add and policy == RANDOM and n >= budget:
         _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
+        n -= 1
+    if add and policy == BPA_S and n >= budget:
+        r = _least_degrading(alpha, sq, kv, n, kxx, params)
+        for k in range(coefs.shape[0]):  # the removed term, projected onto K(x, .)
+            coefs[k] += alpha[k, r] * kv[r] / kxx
+        _remove(alpha, ptr, idx, val, sq, n, r)
+        n -= 1
+    if add and policy == BOGD and n >= budget:
+        _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
+        if n > 1:  # the rest rescaled by B / (B - 1): unbiased for the uniform draw
+            scale = n / (n - 1.0)
+            for k in range(alpha.shape[0]):
+                for s in range(n - 1):
+                    alpha[k, s] *= scale
         n -= 1
     if add:
         alpha, ptr, idx, val, sq, kinv, pmat = _append(alpha, ptr, idx, val, sq, kinv, pmat,

@@ -18,7 +18,19 @@ Stochastic gradient descent in the RKHS on the regularised risk
 The step is constant (the paper's eta_t = eta, its Theorem 1 setting).  ``budget=B``
 (``budget_policy="truncate"``): the paper's truncation (section III-D), keeping the
 last B terms, each older one having been shrunk by ``(1 - eta lambda)`` per example
-since it entered (the error of dropping it is bounded by that factor).  Cost per row
+since it entered (the error of dropping it is bounded by that factor).
+
+``budget_policy="bogd"``: bounded online gradient descent, BOGD (Zhao, Wang, Wu, Jin,
+Hoi, "Fast Bounded Online Gradient Descent Algorithms for Scalable Kernel-Based Online
+Learning", ICML 2012), which is this learner (hinge loss with ``rho = 1``, the shrink
+``1 - eta lambda``) on a budget: when B vectors are held and a new one enters, one
+drawn uniformly at random leaves and the B - 1 others are multiplied by
+``B / (B - 1)``, so that the expected function after the removal is the function
+before it.  The paper could not be read here: the removal and the rescaling are
+those of LIBOKL's ``BOGD.m`` (Lu, Hoi et al.), which also caps every coefficient
+at ``eta gamma`` after a removal; that cap and BOGD++'s non-uniform sampling are
+not built.  BOGD is defined for classification; ``NORMARegressor`` accepts it too
+(as LIBOKL's regression BOGD).  Cost per row
 O(n_support nnz) plus O(n_support K) for the shrink.
 """
 from ..base import OnlineClassifier, OnlineRegressor
@@ -30,7 +42,7 @@ from ._base import SupportClassifier, SupportModel
 
 
 class _NORMA:
-    _policies = ("truncate",)
+    _policies = ("truncate", "bogd")
 
     def _norma_params(self, third):
         eta = check_number("eta", self.eta, low=0.0, low_open=True)
@@ -54,7 +66,8 @@ class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
     coef0 : float, poly kernel's constant.
     degree : int, poly kernel's degree (>= 1).
     budget : int or None, terms kept (None: all).
-    budget_policy : "truncate" (the oldest term leaves).
+    budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
+        drawn term leaves and the others are rescaled by B / (B - 1)).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
@@ -82,7 +95,8 @@ class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
     coef0 : float, poly kernel's constant.
     degree : int, poly kernel's degree (>= 1).
     budget : int or None, terms kept (None: all).
-    budget_policy : "truncate" (the oldest term leaves).
+    budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
+        drawn term leaves and the others are rescaled by B / (B - 1)).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """

@@ -14,7 +14,17 @@ tau``.  With ``kernel="linear"`` these are ``olearn.linear.PAClassifier`` and
 ``PARegressor``.  A row with ``K(x, x) = 0`` makes no update; a sample weight
 multiplies tau.  ``budget=B`` with ``budget_policy="random"``: a uniformly drawn
 support vector leaves when the set is full (as the Randomized Budget Perceptron).
-Cost per row O(n_support nnz).
+``budget_policy="bpa-s"`` (classifier): BPA-Simple (Wang and Vucetic, "Online
+Passive-Aggressive Algorithms on a Budget", AISTATS 2010, section 3): when B vectors
+are held and the new one would be the (B+1)-th, one ``x_r`` leaves and its term is
+projected onto the new vector alone: ``f' = f - alpha_r K(x_r, .) + beta K(x, .)``,
+``beta = alpha_r K(x_r, x) / K(x, x) + tau y`` (the minimiser of the PA objective
+``1/2 ||f' - f||^2 + C loss`` over beta, with the same ``tau`` as without a budget:
+the removed term's part of the loss cancels).  ``r`` minimises the weight
+degradation ``||f' - f - tau y K(x, .)||^2 = alpha_r^2 (K(x_r, x_r) -
+K(x_r, x)^2 / K(x, x))`` (the loss term of the objective does not depend on r);
+multiclass: the same projection per class row, the degradation summed over the
+rows (an extension; the paper is binary).  Cost per row O(n_support nnz) + O(B K).
 """
 from ..base import OnlineClassifier, OnlineRegressor
 from .._params import store_params
@@ -37,12 +47,14 @@ class KernelPAClassifier(SupportClassifier, OnlineClassifier):
     coef0 : float, poly kernel's constant.
     degree : int, poly kernel's degree (>= 1).
     budget : int or None, most support vectors kept (None: unbounded).
-    budget_policy : "random" (a uniformly drawn support vector leaves when full).
+    budget_policy : "random" (a uniformly drawn support vector leaves when full) or
+        "bpa-s" (BPA-Simple: the least degrading one leaves, projected onto the new
+        one; see the module docstring).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
     _algo = S.PA_CLS
-    _policies = ("random",)
+    _policies = ("random", "bpa-s")
 
     def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
                  budget=None, budget_policy="random", fit_intercept=False,

@@ -28,7 +28,16 @@ Budgets (``budget=B``, binary unless stated), cost per row O(B nnz) plus:
   onto the span of the support set (``alpha += y d``, no new vector), else ``x`` joins
   and ``K_S^{-1}`` is updated in O(B^2) (cost per row O(B^2)).  The paper bounds the
   set through ``threshold`` alone; with ``budget=B`` the update is also projected
-  whenever B vectors are held, a hard cap the paper does not have.
+  whenever B vectors are held, a hard cap the paper does not have;
+* ``"projectron++"`` (the same paper, section 4, Algorithm 2): a mistake is handled as
+  by the Projectron; a margin error ``0 < y f(x) < 1`` (loss ``l = 1 - y f(x)``) is
+  never added, only projected: with ``d = K_S^{-1} k_t``, ``||P k_t||^2 = k_t . d``,
+  ``tau = min(l / ||P k_t||^2, 1)``, the update ``alpha += y tau d`` is made when
+  ``beta = tau (2 l - tau ||P k_t||^2 - 2 delta / threshold) >= 0`` (the paper's
+  condition, with its eta = ``threshold``; a sample weight multiplies the step).
+  LIBOKL's ``proplus.m`` puts the Forgetron's constant
+  ``U = sqrt((B + 1) / log(B + 1)) / 4`` where the paper has ``1 / eta``; this follows
+  the paper.  Cost per row O(B^2), as the Projectron.
 """
 from ..base import OnlineClassifier
 from .._params import store_params
@@ -50,13 +59,15 @@ class KernelPerceptron(SupportClassifier, OnlineClassifier):
     degree : int, poly kernel's degree (>= 1).
     margin : float, update when the margin is at most this (>= 0).
     budget : int or None, most support vectors kept (None: unbounded).
-    budget_policy : "random", "forgetron" or "projectron" (see the module docstring).
-    threshold : float, the Projectron's eta: largest projection error that is projected.
+    budget_policy : "random", "forgetron", "projectron" or "projectron++" (see the
+        module docstring).
+    threshold : float, the Projectron's (and Projectron++'s) eta: largest projection
+        error that is projected.
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner`` (random_state also seeds the random budget policy).
     """
     _algo = S.PERCEPTRON
-    _policies = ("random", "forgetron", "projectron")
+    _policies = ("random", "forgetron", "projectron", "projectron++")
 
     def __init__(self, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, margin=0.0,
                  budget=None, budget_policy="random", threshold=0.1, fit_intercept=False,

@@ -1,0 +1,185 @@
+"""The budget policies Projectron++, BPA-S and BOGD, and NOGD, against plain numpy
+references written from the papers (dual coefficients and pre-update scores to 1e-10,
+dense and CSR), the budget never exceeded, save/load."""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+from olearn.kernel import KernelPAClassifier, KernelPerceptron, NORMAClassifier, NORMARegressor
+
+from test_kernel import RNG_MOD, RNG_MUL, _binary, _check, _multiclass, kernel_matrix, pa_step
+
+
+def budget_reference(X, y, algo, policy, budget, n_classes=2, kernel="rbf", gamma=0.1,
+                     coef0=1.0, degree=3, C=1.0, variant="PA-I", eta=0.5, lam=0.01,
+                     rho=1.0, epsilon=0.1, threshold=0.1, seed=0):
+    """Kernel Perceptron + Projectron++ (Orabona et al. 2009, Algorithm 2), kernel PA +
+    BPA-S (Wang and Vucetic 2010), NORMA + BOGD (Zhao et al. 2012), on dense rows, the
+    Gram matrix of the support set inverted afresh each row."""
+    task = "reg" if algo == "norma-reg" else ("bin" if n_classes == 2 else "multi")
+    K = n_classes if task == "multi" else 1
+    svs, alpha = np.zeros((0, X.shape[1])), np.zeros((K, 0))
+    seen = np.zeros(K, bool)
+    rng = seed % (RNG_MOD - 1) + 1
+    scores = []
+
+    def k(A, B):
+        return kernel_matrix(kernel, gamma, coef0, degree, np.atleast_2d(A), np.atleast_2d(B))
+
+    for x, t in zip(X, y):
+        kv = k(svs, x)[:, 0] if len(svs) else np.zeros(0)
+        f = alpha @ kv
+        scores.append(f.copy())
+        kxx = k(x, x)[0, 0]
+        n = len(svs)
+        if algo.startswith("norma"):
+            alpha = (1 - eta * lam) * alpha
+        new = np.zeros(K)
+        if task == "multi":
+            seen[int(t)] = True
+            wrong = [c for c in range(K) if c != t and seen[c]]
+            if not wrong:
+                continue
+            s = max(wrong, key=lambda c: (f[c], -c))
+            m = f[int(t)] - f[s]
+            if algo == "pa" and m < 1:
+                c, D = pa_step(variant, C)
+                tau = min(c, (1 - m) / (2 * kxx + D))
+                new[int(t)], new[s] = tau, -tau
+            elif algo == "norma" and m < rho:
+                new[int(t)], new[s] = eta, -eta
+            else:
+                continue
+        elif task == "bin":
+            m = t * f[0]
+            if algo == "perceptron" and m <= 0:
+                new[0] = t
+            elif algo == "perceptron" and 0 < m < 1 and n > 0:
+                # Projectron++'s margin error: a projected step only, when beta >= 0
+                d = np.linalg.solve(k(svs, svs), kv)
+                pk2 = kv @ d
+                delta = math.sqrt(max(kxx - pk2, 0.0))
+                loss = 1 - m
+                tau = min(loss / pk2, 1.0)
+                if tau * (2 * loss - tau * pk2 - 2 * delta / threshold) >= 0:
+                    alpha[0] += t * tau * d
+                continue
+            elif algo == "pa" and m < 1:
+                c, D = pa_step(variant, C)
+                new[0] = min(c, (1 - m) / (kxx + D)) * t
+            elif algo == "norma" and m < rho:
+                new[0] = eta * t
+            else:
+                continue
+        else:
+            r = t - f[0]
+            if abs(r) > epsilon:
+                new[0] = eta * np.sign(r)
+            else:
+                continue
+        if policy == "projectron++" and n > 0:  # a mistake: the Projectron's step
+            d = np.linalg.solve(k(svs, svs), kv)
+            delta = math.sqrt(max(kxx - kv @ d, 0.0))
+            if delta <= threshold or n >= budget:
+                alpha[0] += new[0] * d
+                continue
+        if policy == "bpa-s" and n >= budget:
+            kss = np.diag(k(svs, svs))
+            loss = (alpha ** 2).sum(0) * (kss - kv ** 2 / kxx)
+            r = int(np.argmin(loss))
+            new = new + alpha[:, r] * kv[r] / kxx
+            svs, alpha = np.delete(svs, r, axis=0), np.delete(alpha, r, axis=1)
+        if policy == "bogd" and n >= budget:
+            rng = rng * RNG_MUL % RNG_MOD
+            r = rng % n
+            svs, alpha = np.delete(svs, r, axis=0), np.delete(alpha, r, axis=1)
+            if n > 1:
+                alpha = alpha * n / (n - 1)
+        svs = np.vstack([svs, x])
+        alpha = np.hstack([alpha, new[:, None]])
+    return svs, alpha, np.array(scores)
+
+
+CASES = [
+    (KernelPerceptron, "perceptron", {"budget": 12, "budget_policy": "projectron++",
+                                      "threshold": 0.3}),
+    (KernelPerceptron, "perceptron", {"budget": 40, "budget_policy": "projectron++",
+                                      "threshold": 2.0, "kernel": "poly", "degree": 2}),
+    (KernelPAClassifier, "pa", {"budget": 10, "budget_policy": "bpa-s"}),
+    (KernelPAClassifier, "pa", {"budget": 10, "budget_policy": "bpa-s", "variant": "PA-II",
+                                "kernel": "poly", "degree": 2, "gamma": 0.3}),
+    (NORMAClassifier, "norma", {"budget": 10, "budget_policy": "bogd", "eta": 0.3,
+                                "lam": 0.05, "random_state": 3}),
+]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("cls,algo,params", CASES)
+def test_binary_budgets_match_the_reference(cls, algo, params, sparse):
+    X, y = _binary()
+    ref = {k: v for k, v in params.items() if k not in ("budget_policy", "random_state")}
+    svs, alpha, scores = budget_reference(X, y, algo, params["budget_policy"],
+                                          seed=params.get("random_state", 0), **ref)
+    model = cls(**params)
+    _check(model, X, y, svs, alpha, scores, sparse)
+    assert model.n_support_ <= params["budget"]
+
+
+@pytest.mark.parametrize("cls,algo,params", [
+    (KernelPAClassifier, "pa", {"budget": 8, "budget_policy": "bpa-s", "C": 0.5}),
+    (NORMAClassifier, "norma", {"budget": 8, "budget_policy": "bogd", "random_state": 1})])
+def test_multiclass_budgets_match_the_reference(cls, algo, params):
+    X, y = _multiclass()
+    ref = {k: v for k, v in params.items() if k not in ("budget_policy", "random_state")}
+    svs, alpha, scores = budget_reference(X, y, algo, params["budget_policy"], n_classes=3,
+                                          seed=params.get("random_state", 0), **ref)
+    _check(cls(**params), X, y, svs, alpha, scores, True)
+
+
+def test_bogd_regressor_matches_the_reference():
+    X, _ = _binary(seed=4)
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
+    svs, alpha, scores = budget_reference(X, y, "norma-reg", "bogd", 12, eta=0.2, lam=0.1,
+                                          seed=9)
+    _check(NORMARegressor(eta=0.2, lam=0.1, budget=12, budget_policy="bogd",
+                          random_state=9), X, y, svs, alpha, scores, False)
+
+
+def test_projectron_pp_makes_margin_updates_that_add_nothing():
+    X, y = _binary(n=300, seed=3)
+    pp = KernelPerceptron(budget=1000, budget_policy="projectron++", threshold=0.5)
+    pj = KernelPerceptron(budget=1000, budget_policy="projectron", threshold=0.5)
+    pp.fit(X, y)
+    pj.fit(X, y)
+    assert pp.n_updates_ > pj.n_updates_  # the margin errors it corrected
+    # a margin update projects: the support set is never larger than the mistakes
+    assert pp.n_support_ <= pp.n_updates_
+
+
+@pytest.mark.parametrize("cls,params", [
+    (KernelPerceptron, {"budget_policy": "projectron++", "threshold": 0.0}),
+    (KernelPAClassifier, {"budget_policy": "bpa-s"}),
+    (NORMAClassifier, {"budget_policy": "bogd", "random_state": 2})])
+def test_budget_is_never_exceeded_and_save_load_round_trips(cls, params, tmp_path):
+    X, y = _binary(n=400, seed=7)
+    m = cls(budget=15, **params)
+    for lo in range(0, 400, 50):
+        m.partial_fit(sp.csr_matrix(X[lo:lo + 50]), y[lo:lo + 50])
+        assert m.n_support_ <= 15
+    assert m.n_support_ == 15 and m.n_updates_ > 15
+    m.save(tmp_path / "m.olm")
+    back = olearn.load(tmp_path / "m.olm")
+    np.testing.assert_array_equal(back.dual_coef_, m.dual_coef_)
+    np.testing.assert_array_equal(back.predict_learn(X, y), m.predict_learn(X, y))
+    np.testing.assert_array_equal(back.dual_coef_, m.dual_coef_)
+
+
+def test_binary_only_policies_refuse_a_third_class():
+    X, y = _multiclass()
+    with pytest.raises(ValueError, match="binary classification only"):
+        KernelPerceptron(budget=5, budget_policy="projectron++").fit(X, y)
+    with pytest.raises(ValueError, match="budget_policy"):
+        KernelPerceptron(budget=5, budget_policy="bpa-s").fit(X, y)
