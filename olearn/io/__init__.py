@@ -3,6 +3,8 @@
 * ``read_libsvm``/``load_libsvm``: LIBSVM/svmlight sparse text, streamed in
   CSR chunks or read whole.
 * ``read_csv``/``load_csv``: dense delimited text (CSV, TSV, whitespace).
+* ``read_vw``: the Vowpal Wabbit text format, hashed as ``vw`` hashes it.
+* ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
 * ``DataFormatError``: malformed input, reported as ``path:line: reason``.
@@ -15,10 +17,12 @@ from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
 from .libsvm import LibSVMReader, load_libsvm, read_libsvm
+from .vw import VWReader, read_vw
 
 __all__ = [
     "DataFormatError",
     "read_libsvm", "load_libsvm", "LibSVMReader",
     "read_csv", "load_csv", "CSVReader",
+    "read_vw", "VWReader",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
 ]

@@ -1,0 +1,396 @@
+"""Compiled parsing of Vowpal Wabbit text lines (numba); see ``olearn.io.vw``.
+
+``parse_vw_block`` reads a block of whole lines in one pass and writes each row's
+hashed columns (linear features of the namespaces kept, then the interactions)
+with Vowpal Wabbit's numbers:
+
+* a name made only of ASCII digits hashes to its value plus the seed (mod 2**32),
+  any other name to MurmurHash3 x86 32-bit of its bytes with the seed;
+* a namespace's hash is its name's hash with seed 0, the default namespace's is 0;
+  a feature's hash is its name's hash seeded with its namespace's hash; a
+  string value ``name:text`` hashes ``text`` seeded with the hash of ``name``;
+  an unnamed feature ``:value`` takes the namespace hash plus its rank among the
+  namespace's unnamed features;
+* a pair of features (i, j) of an interaction hashes to ``(16777619 * i) ^ j``,
+  a triple to ``(16777619 * ((16777619 * i) ^ j)) ^ k`` (64-bit arithmetic), and
+  every column is taken modulo ``2**n_bits``; an interaction of a namespace with
+  itself pairs each feature with itself and the ones after it.
+
+Numbers are converted exactly as Python's ``float()`` does on the fast path of
+``_fastparse._number`` (at most 15 significant digits, power of ten at most 22);
+another number's place is recorded and the caller converts it with ``float()`` and
+calls again with the values (``exact``).  Faults end the block with a code and the
+line; the caller words the message.
+"""
+import numpy as np
+from numba import njit
+
+from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from ._fastparse import _POW10, _number
+from .hashing import murmur3
+
+FNV = np.uint64(16777619)
+
+# fault codes (status 1), worded by olearn.io.vw
+NO_BAR, LABELS, LABEL, WEIGHT, NS_NAME, NS_VALUE, VALUE = 1, 2, 3, 4, 5, 6, 7
+
+
+@njit(inline="always")
+def _stop(c):
+    """Ends a name: space, tab, CR, other ASCII blanks, ':' or '|'."""
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12 or c == 58 or c == 124
+
+
+@njit(inline="always")
+def _blank(c):
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@njit
+def _hashstring(a, start, end, seed):
+    """Vowpal Wabbit's ``hashstring`` of ``a[start:end]`` (uint64 below 2**32)."""
+    m = np.uint64(0xFFFFFFFF)
+    ret = np.uint64(0)
+    for i in range(start, end):
+        c = a[i]
+        if c < 48 or c > 57:
+            return murmur3(a, start, end, seed)
+        ret = (ret * np.uint64(10) + np.uint64(c - 48)) & m
+    return (ret + (np.uint64(seed) & m)) & m
+
+
+@njit(inline="always")
+def _token_end(a, i, end):
+    while i < end and not _blank(a[i]) and a[i] != 124:
+        i += 1
+    return i
+
+
+@njit(inline="always")
+def _is_number_start(c):
+    return (48 <= c <= 57) or c == 43 or c == 45 or c == 46
+
+
+@njit
+def _grammar_number(a, i, end):
+    """True if ``a[i:end]`` is ``[+-](digits[.digits]|.digits)[(e|E)[+-]digits]``."""
+    if i < end and (a[i] == 43 or a[i] == 45):
+        i += 1
+    digits = 0
+    while i < end and 48 <= a[i] <= 57:
+        i += 1
+        digits += 1
+    if i < end and a[i] == 46:
+        i += 1
+        while i < end and 48 <= a[i] <= 57:
+            i += 1
+            digits += 1
+    if digits == 0:
+        return False
+    if i < end and (a[i] == 101 or a[i] == 69):
+        i += 1
+        if i < end and (a[i] == 43 or a[i] == 45):
+            i += 1
+        e = 0
+        while i < end and 48 <= a[i] <= 57:
+            i += 1
+            e += 1
+        if e == 0:
+            return False
+    return i == end
+
+
+@njit
+def _value(a, i, end):
+    """The number in ``a[i:end]`` and whether it was converted exactly."""
+    v, _q, ok = _number(a, i, end, _POW10)
+    return v, ok
+
+
+@njit
+def _grow_u(x, n):
+    if n < x.shape[0]:
+        return x
+    y = np.empty(2 * x.shape[0], dtype=x.dtype)
+    y[:n] = x[:n]
+    return y
+
+
+@njit(cache=True)
+def parse_vw_block(a, n_bits, keep, inter, exact):
+    """Parse the lines of byte array ``a``.
+
+    ``keep``: bool[256], the namespaces (first byte of the name) kept; ``inter``:
+    int64 (k, 3) namespace bytes of the interactions, -1 in the third column for
+    pairs; ``exact``: the values of the numbers recorded by a previous call.
+
+    Returns ``(status, fault_line, fault_pos, labels, weights, lines, counts,
+    indices, values, slow_starts, slow_ends, slow_lines)``: status 0 done, 1 a
+    fault (code in ``fault_line``'s place: see the caller), 2 some numbers need
+    ``float()`` (their spans in ``slow_*``).
+    """
+    mask = np.uint64((1 << n_bits) - 1)
+    n = a.shape[0]
+    cap = 16
+    labels = np.empty(cap)
+    weights = np.empty(cap)
+    lines = np.empty(cap, dtype=np.int64)
+    counts = np.empty(cap, dtype=np.int64)
+    cnz = 64
+    indices = np.empty(cnz, dtype=np.int64)
+    values = np.empty(cnz)
+    slow_s = np.empty(4, dtype=np.int64)
+    slow_e = np.empty(4, dtype=np.int64)
+    slow_l = np.empty(4, dtype=np.int64)
+    n_slow = 0
+    used = 0  # exact values consumed
+    # one line's features: namespace byte, hash, value
+    fns = np.empty(64, dtype=np.int64)
+    fh = np.empty(64, dtype=np.uint64)
+    fv = np.empty(64)
+    rows = 0
+    nz = 0
+    line = 0
+    i = 0
+    code = 0
+    fault_pos = 0
+    while i < n:
+        end = i
+        while end < n and a[end] != 10:
+            end += 1
+        j = i
+        while j < end and _blank(a[j]):
+            j += 1
+        if j == end:  # blank line
+            line += 1
+            i = end + 1
+            continue
+        bar = i
+        while bar < end and a[bar] != 124:
+            bar += 1
+        if bar == end:
+            code = NO_BAR
+            fault_pos = i
+            break
+        # ---- header: label [importance [initial]] ['tag]
+        label = np.nan
+        weight = 1.0
+        ntok = 0
+        k = j
+        while k < bar:
+            while k < bar and _blank(a[k]):
+                k += 1
+            if k >= bar:
+                break
+            t_end = k
+            while t_end < bar and not _blank(a[t_end]):
+                t_end += 1
+            if t_end == bar or a[k] == 39:  # a tag: the last token, ignored
+                t_rest = t_end
+                while t_rest < bar and _blank(a[t_rest]):
+                    t_rest += 1
+                if t_rest == bar:
+                    break
+            ntok += 1
+            if ntok > 3:
+                code = LABELS
+                fault_pos = k
+                break
+            if not _grammar_number(a, k, t_end):
+                code = LABEL if ntok == 1 else WEIGHT
+                fault_pos = k
+                break
+            v, ok = _value(a, k, t_end)
+            if not ok:
+                if used < exact.shape[0]:
+                    v = exact[used]
+                    used += 1
+                else:
+                    slow_s = _grow_u(slow_s, n_slow)
+                    slow_e = _grow_u(slow_e, n_slow)
+                    slow_l = _grow_u(slow_l, n_slow)
+                    slow_s[n_slow] = k
+                    slow_e[n_slow] = t_end
+                    slow_l[n_slow] = line
+                    n_slow += 1
+                    v = 1.0
+            if ntok == 1:
+                label = v
+            elif ntok == 2:
+                if v < 0:
+                    code = WEIGHT
+                    fault_pos = k
+                    break
+                weight = v
+            k = t_end
+        if code != 0:
+            break
+        # ---- namespaces
+        nf = 0
+        p = bar
+        while p < end and code == 0:
+            # a[p] == '|'
+            p += 1
+            ns_scale = 1.0
+            anon = np.uint64(0)
+            if p >= end or _blank(a[p]) or a[p] == 124:
+                ns = 32
+                ch = np.uint64(0)
+            elif a[p] == 58:
+                code = NS_NAME
+                fault_pos = p
+                break
+            else:
+                ns = np.int64(a[p])
+                q = p
+                while q < end and not _stop(a[q]):
+                    q += 1
+                ch = _hashstring(a, p, q, 0)
+                p = q
+                if p < end and a[p] == 58:
+                    t_end = _token_end(a, p + 1, end)
+                    if not _grammar_number(a, p + 1, t_end):
+                        code = NS_VALUE
+                        fault_pos = p + 1
+                        break
+                    v, ok = _value(a, p + 1, t_end)
+                    if not ok:
+                        if used < exact.shape[0]:
+                            v = exact[used]
+                            used += 1
+                        else:
+                            slow_s = _grow_u(slow_s, n_slow)
+                            slow_e = _grow_u(slow_e, n_slow)
+                            slow_l = _grow_u(slow_l, n_slow)
+                            slow_s[n_slow] = p + 1
+                            slow_e[n_slow] = t_end
+                            slow_l[n_slow] = line
+                            n_slow += 1
+                            v = 1.0
+                    ns_scale = v
+                    p = t_end
+            kept = keep[ns]
+            # features up to the next '|'
+            while p < end and a[p] != 124:
+                if _blank(a[p]):
+                    p += 1
+                    continue
+                q = p
+                while q < end and not _stop(a[q]):
+                    q += 1
+                name_s, name_e = p, q
+                v = 1.0
+                string_s = -1
+                string_e = -1
+                if q < end and a[q] == 58:
+                    t_end = _token_end(a, q + 1, end)
+                    if _grammar_number(a, q + 1, t_end):
+                        v, ok = _value(a, q + 1, t_end)
+                        if not ok:
+                            if used < exact.shape[0]:
+                                v = exact[used]
+                                used += 1
+                            else:
+                                slow_s = _grow_u(slow_s, n_slow)
+                                slow_e = _grow_u(slow_e, n_slow)
+                                slow_l = _grow_u(slow_l, n_slow)
+                                slow_s[n_slow] = q + 1
+                                slow_e[n_slow] = t_end
+                                slow_l[n_slow] = line
+                                n_slow += 1
+                                v = 1.0
+                    elif t_end > q + 1 and not _is_number_start(a[q + 1]):
+                        string_s = q + 1  # a string value runs to the next blank,
+                        t_end = q + 1     # '|' included, as in Vowpal Wabbit
+                        while t_end < end and not _blank(a[t_end]):
+                            t_end += 1
+                        string_e = t_end
+                    else:
+                        code = VALUE
+                        fault_pos = q + 1
+                        break
+                    p = t_end
+                else:
+                    p = q
+                if string_s >= 0:  # weight 1, whatever the namespace's weight
+                    h = _hashstring(a, string_s, string_e, _hashstring(a, name_s, name_e, ch))
+                    v = 1.0
+                elif name_e > name_s:
+                    h = _hashstring(a, name_s, name_e, ch)
+                    v = v * ns_scale
+                else:
+                    h = ch + anon
+                    anon += np.uint64(1)
+                    v = v * ns_scale
+                if not kept or v == 0.0:
+                    continue
+                if nf == fns.shape[0]:
+                    fns = _grow_u(fns, nf)
+                    fh = _grow_u(fh, nf)
+                    fv = _grow_u(fv, nf)
+                fns[nf] = ns
+                fh[nf] = h
+                fv[nf] = v
+                nf += 1
+        if code != 0:
+            break
+        # ---- the row: linear features, then interactions
+        start_nz = nz
+        for f in range(nf):
+            if nz == indices.shape[0]:
+                indices = _grow_u(indices, nz)
+                values = _grow_u(values, nz)
+            indices[nz] = np.int64(fh[f] & mask)
+            values[nz] = fv[f]
+            nz += 1
+        for t in range(inter.shape[0]):
+            n0 = inter[t, 0]
+            n1 = inter[t, 1]
+            n2 = inter[t, 2]
+            for f0 in range(nf):
+                if fns[f0] != n0:
+                    continue
+                half = FNV * fh[f0]
+                s1 = f0 if n1 == n0 else 0
+                for f1 in range(s1, nf):
+                    if fns[f1] != n1:
+                        continue
+                    if n2 < 0:
+                        if nz == indices.shape[0]:
+                            indices = _grow_u(indices, nz)
+                            values = _grow_u(values, nz)
+                        indices[nz] = np.int64((half ^ fh[f1]) & mask)
+                        values[nz] = fv[f0] * fv[f1]
+                        nz += 1
+                        continue
+                    half2 = FNV * (half ^ fh[f1])
+                    s2 = f1 if n2 == n1 else 0
+                    for f2 in range(s2, nf):
+                        if fns[f2] != n2:
+                            continue
+                        if nz == indices.shape[0]:
+                            indices = _grow_u(indices, nz)
+                            values = _grow_u(values, nz)
+                        indices[nz] = np.int64((half2 ^ fh[f2]) & mask)
+                        values[nz] = fv[f0] * fv[f1] * fv[f2]
+                        nz += 1
+        if rows == labels.shape[0]:
+            labels = _grow_u(labels, rows)
+            weights = _grow_u(weights, rows)
+            lines = _grow_u(lines, rows)
+            counts = _grow_u(counts, rows)
+        labels[rows] = label
+        weights[rows] = weight
+        lines[rows] = line
+        counts[rows] = nz - start_nz
+        rows += 1
+        line += 1
+        i = end + 1
+    status = 0
+    if code != 0:
+        status = 1
+    elif n_slow > 0:
+        status = 2
+    return (status, code, line, fault_pos, labels[:rows], weights[:rows], lines[:rows],
+            counts[:rows], indices[:nz], values[:nz], slow_s[:n_slow], slow_e[:n_slow],
+            slow_l[:n_slow])

@@ -1,0 +1,184 @@
+"""Streaming reader for the Vowpal Wabbit text format.
+
+One example per line::
+
+    label [importance [initial]] ['tag]|namespace[:weight] feature[:value] ... |namespace ...
+
+* ``label``, ``importance`` (a non-negative sample weight, default 1) and
+  ``initial`` (Vowpal Wabbit's base prediction: read, checked, not used) are
+  numbers; a line with no label gives ``nan`` (a row to predict).  Labels are
+  kept as written: -1/1 for binary, 1..k for multiclass, reals for regression.
+* The tag is the last header token when it starts with ``'`` or touches the
+  ``|``; it is ignored.
+* ``|name`` opens a namespace (``|`` followed by a blank: the default one),
+  ``:weight`` multiplies its values; several namespaces per line, and a
+  namespace may repeat.  A namespace is known to ``quadratic``, ``cubic`` and
+  ``ignore`` by the first byte of its name (the default namespace by a space).
+* A feature is ``name``, ``name:value``, ``name:text`` (a string value: hashed
+  with the name, value 1) or ``:value`` (unnamed).  Features of value 0 are
+  dropped, repeated columns are summed.
+
+Columns are Vowpal Wabbit's: feature names are hashed exactly as ``vw`` does
+(MurmurHash3 x86 32-bit seeded by the namespace's hash, names made only of
+digits taken as numbers; hash seed 0), interactions as ``vw -q``/``--cubic``
+combine them, and a column is the hash modulo ``2**n_bits`` (``vw -b``); see
+``olearn.io._vwparse`` for the numbers.  Vowpal Wabbit's constant feature is
+not added (the learners have their own intercept).  Departures: values are
+float64 (``vw`` uses float32); a value or label that is not a number, a line
+with no ``|``, more than three label tokens or a negative importance are errors
+(``vw`` warns and goes on); tabs are blanks everywhere.
+
+``read_vw`` yields ``(X, y)`` chunks (X canonical CSR of width ``2**n_bits``, y
+float64), or ``(X, y, w)`` with ``sample_weight=True`` (w the importance
+weights); each chunk's importance weights are also ``reader.weights`` after it
+is yielded.  Paths may be plain, ``.gz``, ``.bz2`` or ``.xz``; ``"-"`` reads
+stdin.  Malformed input raises ``DataFormatError`` (``path:line: reason``).
+"""
+import numpy as np
+
+from ._source import Source, check_chunk_size, chunks, show
+from .errors import DataFormatError
+from .libsvm import _to_csr
+
+__all__ = ["read_vw", "VWReader", "interaction_table"]
+
+_MESSAGES = {
+    1: "no '|': a Vowpal Wabbit line is \"label [importance] ['tag]|namespace "
+       "feature[:value] ...\"",
+    2: "more than three label tokens before '|' (label, importance, initial) at {tok}",
+    3: "label {tok} is not a number",
+    4: "importance or initial value {tok} is not a non-negative number",
+    5: "a namespace needs a name before ':'",
+    6: "namespace weight {tok} is not a number",
+    7: "feature value {tok} is not a number (a string value starts with a letter)",
+}
+
+
+def _namespace_bytes(spec, what, size):
+    if isinstance(spec, (bytes, bytearray)):
+        raw = bytes(spec)
+    elif isinstance(spec, str):
+        raw = spec.encode("utf-8")
+    else:
+        raise TypeError(f"{what} must be a string of namespace letters, got {spec!r}")
+    if size is not None and len(raw) != size:
+        raise ValueError(f"{what} {spec!r} must name exactly {size} namespaces "
+                         "(their first letters, e.g. 'ab')")
+    if b":" in raw:
+        raise ValueError(f"{what} {spec!r}: the wildcard ':' is not supported")
+    return tuple(raw)
+
+
+def _as_list(items, what):
+    if items is None:
+        return []
+    if isinstance(items, (str, bytes)):
+        return [items]
+    try:
+        return list(items)
+    except TypeError:
+        raise TypeError(f"{what} must be a string or a list of strings, got {items!r}") \
+            from None
+
+
+def interaction_table(quadratic=(), cubic=()):
+    """The interactions as Vowpal Wabbit runs them: an int64 (k, 3) table of
+    namespace bytes (-1 in the third column for pairs).  As ``vw`` does: an
+    interaction is a set of namespaces (``-q ba`` after ``-q ab`` is dropped,
+    the first in sorted order kept), and one that repeats a namespace is sorted
+    (``--cubic aba`` is ``aab``)."""
+    items = [_namespace_bytes(q, "quadratic", 2) for q in _as_list(quadratic, "quadratic")]
+    items += [_namespace_bytes(c, "cubic", 3) for c in _as_list(cubic, "cubic")]
+    items.sort(key=lambda t: (len(t), t))
+    seen, table = set(), []
+    for t in items:
+        key = tuple(sorted(t))
+        if key in seen:
+            continue
+        seen.add(key)
+        t = key if len(set(t)) < len(t) else t
+        table.append(t + (-1,) * (3 - len(t)))
+    return np.array(table, dtype=np.int64).reshape(-1, 3)
+
+
+class VWReader:
+    """Iterable of ``(X_chunk, y_chunk)`` over a Vowpal Wabbit text file; see ``read_vw``.
+
+    ``n_features`` is ``2**n_bits``; ``weights`` the importance weights of the
+    last chunk yielded.  A reader over a path can be iterated again; over a
+    stream, once.
+    """
+
+    def __init__(self, path, n_bits=18, quadratic=(), cubic=(), ignore=(),
+                 chunk_size=10000, sample_weight=False):
+        from .hashing import check_n_bits
+        self.n_bits = check_n_bits(n_bits, "n_bits (-b/--bits)")
+        self.n_features = 1 << self.n_bits
+        self.chunk_size = check_chunk_size(chunk_size)
+        self.interactions = interaction_table(quadratic, cubic)
+        self.keep = np.ones(256, dtype=bool)
+        for spec in _as_list(ignore, "ignore"):
+            self.keep[list(_namespace_bytes(spec, "ignore", None))] = False
+        self.sample_weight = bool(sample_weight)
+        self.weights = None
+        self._source = Source(path)
+        self.name = self._source.name
+        self._consumed = False
+
+    def __iter__(self):
+        if not self._source.rereadable:
+            if self._consumed:
+                raise RuntimeError(f"{self.name}: a stream can only be read once")
+            self._consumed = True
+        for lineno, lines in chunks(self._source.lines(), self.chunk_size):
+            labels, weights, counts, indices, values = parse_lines(
+                b"".join(lines), lineno, self.name, self.n_bits, self.keep, self.interactions)
+            if len(labels) == 0:
+                continue
+            X = _to_csr(counts, indices, values, self.n_features, np.float64)
+            self.weights = weights
+            yield (X, labels, weights) if self.sample_weight else (X, labels)
+
+
+def parse_lines(buf, lineno, name, n_bits, keep, interactions):
+    """``(labels, weights, counts, indices, values)`` of a block of whole lines
+    (the first numbered ``lineno``), or DataFormatError naming the line."""
+    from ._vwparse import parse_vw_block
+    a = np.frombuffer(buf, dtype=np.uint8)
+    exact = np.zeros(0)
+    for _ in range(2):
+        out = parse_vw_block(a, n_bits, keep, interactions, exact)
+        status, code, line, pos = out[:4]
+        if status == 1:
+            end = pos
+            while end < len(buf) and buf[end] not in b" \t\r\n|":
+                end += 1
+            raise DataFormatError(name, lineno + line,
+                                  _MESSAGES[code].format(tok=show(buf[pos:end])))
+        if status == 0:
+            return out[4], out[5], out[7], out[8], out[9]
+        starts, ends, lines = out[10], out[11], out[12]
+        exact = np.empty(len(starts))
+        for k, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+            token = buf[s:e]
+            x = float(token)  # the grammar was checked: only overflow can go wrong
+            if not np.isfinite(x):
+                raise DataFormatError(name, lineno + int(lines[k]),
+                                      f"number {show(token)} is not finite")
+            exact[k] = x
+    raise AssertionError("unreachable: the second pass has every number")
+
+
+def read_vw(path, n_bits=18, quadratic=(), cubic=(), ignore=(), chunk_size=10000,
+            sample_weight=False):
+    """Stream a Vowpal Wabbit text file as ``(X_chunk, y_chunk)`` pairs.
+
+    ``path``: a path (plain, ``.gz``, ``.bz2``, ``.xz``), ``"-"`` for stdin, or a
+    binary file object.  ``n_bits``: columns are hashed into ``2**n_bits``
+    (``vw -b``).  ``quadratic``: namespace pairs such as ``"ab"`` or ``["ab",
+    "cc"]`` (``vw -q``); ``cubic``: triples (``vw --cubic``); ``ignore``:
+    namespaces dropped (``vw --ignore``), each a string of first letters.
+    ``sample_weight=True`` yields ``(X, y, importance)``.  See the module
+    documentation for the format and the hashing.
+    """
+    return VWReader(path, n_bits, quadratic, cubic, ignore, chunk_size, sample_weight)
