@@ -4,6 +4,8 @@
   CSR chunks or read whole.
 * ``read_csv``/``load_csv``: dense delimited text (CSV, TSV, whitespace).
 * ``read_vw``: the Vowpal Wabbit text format, hashed as ``vw`` hashes it.
+* ``read_text``, ``TextHasher``, ``TextPipeline``: raw ``label<TAB>text`` lines and
+  strings to hashed token (and n-gram) counts.
 * ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
@@ -17,6 +19,7 @@ from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
 from .libsvm import LibSVMReader, load_libsvm, read_libsvm
+from .text import TextHasher, TextPipeline, TextReader, read_text
 from .vw import VWReader, read_vw
 
 __all__ = [
@@ -24,5 +27,6 @@ __all__ = [
     "read_libsvm", "load_libsvm", "LibSVMReader",
     "read_csv", "load_csv", "CSVReader",
     "read_vw", "VWReader",
+    "read_text", "TextReader", "TextHasher", "TextPipeline",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
 ]
