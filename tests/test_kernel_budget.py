@@ -183,3 +183,108 @@ def test_binary_only_policies_refuse_a_third_class():
         KernelPerceptron(budget=5, budget_policy="projectron++").fit(X, y)
     with pytest.raises(ValueError, match="budget_policy"):
         KernelPerceptron(budget=5, budget_policy="bpa-s").fit(X, y)
+
+
+# ------------------------------------------------------------------ NOGD
+def nogd_reference(X, y, B, k, gamma, eta, task="bin", n_classes=2):
+    """Lu et al. 2016, Algorithm 2 (NOGD) on dense rows: kernel OGD until B support
+    vectors are held, then at the next row the Nystrom map from numpy's eigh and OGD
+    on ``z(x)``.  Returns the pre-update scores and the last function's scores on X."""
+    K = n_classes if task == "multi" else 1
+    svs, alpha = [], np.zeros((K, 0))
+    seen = np.zeros(K, bool)
+    M = W = None
+    scores = []
+
+    def kvec(x):
+        return kernel_matrix("rbf", gamma, 0, 1, np.array(svs), x[None])[:, 0]
+
+    def step(f, t):
+        """The loss gradient's coefficients per class row (zeros: no update)."""
+        g = np.zeros(K)
+        if task == "reg":
+            g[0] = eta * (t - f[0])
+        elif task == "bin":
+            g[0] = eta * t if t * f[0] < 1 else 0.0
+        else:
+            seen[int(t)] = True
+            wrong = [c for c in range(K) if c != t and seen[c]]
+            if wrong:
+                s = max(wrong, key=lambda c: (f[c], -c))
+                if f[int(t)] - f[s] < 1:
+                    g[int(t)], g[s] = eta, -eta
+        return g
+
+    for x, t in zip(X, y):
+        kv = kvec(x) if svs else np.zeros(0)
+        f = alpha @ kv if M is None else W @ (M @ kv)
+        scores.append(f.copy())
+        g = step(f, t)
+        if M is None and len(svs) == B:
+            lam, V = np.linalg.eigh(kernel_matrix("rbf", gamma, 0, 1, np.array(svs),
+                                                  np.array(svs)))
+            lam, V = lam[::-1][:k], V[:, ::-1][:, :k]
+            M = (V / np.sqrt(lam)).T
+            W = alpha @ np.linalg.pinv(M)
+        if M is not None:
+            W = W + np.outer(g, M @ kv)
+        elif np.any(g != 0):
+            svs.append(x)
+            alpha = np.hstack([alpha, g[:, None]])
+    final = (np.array([alpha @ kvec(x) for x in X]) if M is None else
+             np.array([W @ (M @ kvec(x)) for x in X]))
+    return np.array(scores), final, W
+
+
+@pytest.mark.parametrize("task,sparse", [("bin", False), ("bin", True), ("multi", True),
+                                         ("reg", False)])
+def test_nogd_matches_the_reference(task, sparse):
+    from olearn.kernel import NOGDClassifier, NOGDRegressor
+    X, y = _multiclass(n=160) if task == "multi" else _binary(n=160, seed=2)
+    if task == "reg":
+        y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
+    cls = NOGDRegressor if task == "reg" else NOGDClassifier
+    m = cls(B=25, k=8, gamma=0.3, eta=0.4)
+    Xin = sp.csr_matrix(X) if sparse else X
+    if task == "multi":
+        m.partial_fit(Xin[:1], y[:1], classes=[0, 1, 2])
+        got = m.predict_learn(Xin[1:], y[1:], return_scores=True)
+    else:
+        got = m.predict_learn(Xin, y, return_scores=True)
+    scores, final, W = nogd_reference(X, y, 25, 8, 0.3, 0.4, task, 3)
+    if task == "multi":
+        scores = scores[1:]
+    np.testing.assert_allclose(np.reshape(got, scores.shape), scores, rtol=1e-10,
+                               atol=1e-10)
+    assert m.n_landmarks_ == 25 and m.nystrom_map_ is not None
+    decision = m.predict(Xin) if task == "reg" else m.decision_function(Xin)
+    np.testing.assert_allclose(np.reshape(decision, final.shape), final, rtol=1e-10,
+                               atol=1e-10)
+    # the weights up to the eigenvectors' signs
+    np.testing.assert_allclose(np.abs(m.weights_), np.abs(W), rtol=1e-8, atol=1e-10)
+
+
+def test_nogd_one_at_a_time_save_load_and_bad_input(tmp_path):
+    from olearn.kernel import NOGDClassifier
+    X, y = _binary(n=200, seed=6)
+    batch = NOGDClassifier(B=20, k=5, gamma=0.3).partial_fit(X[:120], y[:120])
+    one = NOGDClassifier(B=20, k=5, gamma=0.3)
+    one.partial_fit(X[:1], y[:1], classes=[-1, 1])
+    for x, t in zip(X[1:120], y[1:120]):
+        one.learn_one(x, t)
+    np.testing.assert_allclose(one.decision_function(X), batch.decision_function(X),
+                               rtol=1e-10, atol=1e-12)
+    assert batch.nystrom_map_.shape == (5, 20)
+    for x in X[120:130]:
+        assert batch.predict_one(x) == batch.predict(x[None])[0]
+    batch.save(tmp_path / "n.olm")
+    back = olearn.load(tmp_path / "n.olm")
+    np.testing.assert_array_equal(back.predict_learn(X[120:], y[120:]),
+                                  batch.predict_learn(X[120:], y[120:]))
+    back.state_["C"][0, 0] = 99.0  # more landmarks than B: refused on load
+    back.save(tmp_path / "bad.olm")
+    with pytest.raises(olearn.persistence.ModelFileError, match="landmark"):
+        olearn.load(tmp_path / "bad.olm")
+    with pytest.raises(ValueError, match="at most B"):
+        NOGDClassifier(B=5, k=6).fit(X, y)
+

@@ -9,7 +9,11 @@ grows as the stream is read, on a budget, or approximated by random features.
   the squared norms of the support vectors cached; ``support_vectors_``,
   ``dual_coef_``, ``n_support_``.
 * ``FOGDClassifier`` / ``FOGDRegressor``: Fourier online gradient descent (random
-  Fourier features, seeded, constant memory), on the ordinary declared linear core.
+  Fourier features, seeded, constant memory), and ``NOGDClassifier`` /
+  ``NOGDRegressor``: Nystrom online gradient descent (B landmarks, rank k), both on
+  the ordinary declared linear core (``_features.py``: the shared rules).
+* Budget policies ``"projectron++"`` (KernelPerceptron), ``"bpa-s"``
+  (KernelPAClassifier) and ``"bogd"`` (NORMA).
 
 Why the support-set learners have their own compiled pass (``_support.py``) instead of
 the declared linear core: the core's state is a fixed tuple of arrays over the axes K
@@ -27,10 +31,11 @@ size (D random directions, 2D weights), so it is an ordinary declared learner.
 from .fogd import FOGDClassifier, FOGDRegressor
 from .krls import KernelRLSRegressor
 from .lms import KernelLMSRegressor
+from .nogd import NOGDClassifier, NOGDRegressor
 from .norma import NORMAClassifier, NORMARegressor
 from .pa import KernelPAClassifier, KernelPARegressor
 from .perceptron import KernelPerceptron
 
 __all__ = ["FOGDClassifier", "FOGDRegressor", "KernelLMSRegressor", "KernelPAClassifier",
-           "KernelPARegressor", "KernelPerceptron", "KernelRLSRegressor", "NORMAClassifier",
-           "NORMARegressor"]
+           "KernelPARegressor", "KernelPerceptron", "KernelRLSRegressor", "NOGDClassifier",
+           "NOGDRegressor", "NORMAClassifier", "NORMARegressor"]

@@ -5,7 +5,8 @@ growing CSR block: ``ptr`` (row starts), ``idx``/``val`` (columns and values of 
 non-zeros), ``sq`` (the cached squared norms ``||x_i||^2``), ``alpha`` (K, capacity)
 the dual coefficients.  ``ints = [n_support, rng_state, ...]`` and ``floats = [Q, M,
 ...]`` (the Forgetron's running quantities) are small counters; ``kinv`` is the
-Projectron's (and Projectron++'s) inverse Gram matrix of the support set ((0, 0) for other policies).
+Projectron's (and Projectron++'s) inverse Gram matrix of the support set ((0, 0) for
+other policies).
 Every array is preallocated and doubled when full, inside the pass; the pass returns
 the arrays (new ones when they grew) and the Python layer stores them back.
 

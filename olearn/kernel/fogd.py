@@ -27,91 +27,35 @@ from numba import njit
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import OnlineClassifier, OnlineRegressor
-from .._compiled.declare import Kernels, declare
-from .._compiled.driver import top_wrong
+from .._compiled.declare import declare
 from .._params import store_params
 from .._state import Slot
 from .._validation import check_number
 from ..registry import register
+from . import _features as F
 from ._base import seed_of
 
 
 @njit(inline="always")
 def _features(state, idx, val, out):
     """``Z = z(x)`` (cosines then sines, / sqrt(D)) and ``out[k] = W[k] . Z``."""
-    W = state[0]
     U = state[1]
     Z = state[2][0]
     D = U.shape[1]
-    for j in range(D):
-        Z[j] = 0.0
-    for q in range(idx.shape[0]):
-        v = val[q]
-        if v != 0.0:
-            row = U[idx[q]]
-            for j in range(D):
-                Z[j] += v * row[j]
+    F.project(U, idx, val, Z, D)
     scale = 1.0 / math.sqrt(D)
     for j in range(D):
         p = Z[j]
         Z[j] = math.cos(p) * scale
         Z[D + j] = math.sin(p) * scale
-    for k in range(W.shape[0]):
-        acc = 0.0
-        for j in range(2 * D):
-            acc += W[k, j] * Z[j]
-        out[k] = acc
+    F.linear_scores(state[0], Z, out)
 
 
-@njit(inline="always")
-def _add(W, k, step, Z):
-    for j in range(Z.shape[0]):
-        W[k, j] += step * Z[j]
+KERNELS = F.Native(declare("kernel.fogd", score=_features, binary=F.binary,
+                           multiclass=F.multiclass, regression=F.regression).name)
 
 
-@njit(inline="always")
-def _binary(state, params, idx, val, y, sw, out, seen):
-    if y * out[0] >= 1.0:
-        return 0
-    _add(state[0], 0, params[0] * sw * y, state[2][0])
-    return 1
-
-
-@njit(inline="always")
-def _multiclass(state, params, idx, val, y, sw, out, seen):
-    yi = int(y)
-    s = top_wrong(out, seen, yi)
-    if s < 0 or out[yi] - out[s] >= 1.0:
-        return 0
-    _add(state[0], yi, params[0] * sw, state[2][0])
-    _add(state[0], s, -params[0] * sw, state[2][0])
-    return 1
-
-
-@njit(inline="always")
-def _regression(state, params, idx, val, y, sw, out, seen):
-    r = y - out[0]
-    if r == 0.0:
-        return 0
-    _add(state[0], 0, params[0] * sw * r, state[2][0])
-    return 1
-
-
-class _Native(Kernels):
-    """FOGD's entry points, with no one-vs-rest: every class shares the random
-    directions (one state block per class would draw none), and FOGD is natively
-    multiclass."""
-
-    def reduction(self, kind):
-        raise ValueError("FOGDClassifier is natively multiclass (its classes share the "
-                         "random directions): OneVsRest does not apply")
-
-
-KERNELS = _Native(declare("kernel.fogd", score=_features, binary=_binary,
-                          multiclass=_multiclass, regression=_regression).name)
-
-
-class FOGDModel:
+class FOGDModel(F.FeatureModel):
     """Mixin: random directions in the state, predictions through the features."""
     _kernels = KERNELS
 
@@ -122,17 +66,13 @@ class FOGDModel:
                 Slot("Z", (1, 2 * D)))
 
     def _check_params(self):
-        check_number("eta", self.eta, low=0.0, low_open=True)
-        check_number("gamma", self.gamma, low=0.0, low_open=True)
+        self._check_eta_gamma()
         D = check_number("D", self.D, low=1)
         if D != int(D):
             raise ValueError(f"D must be a positive integer, got {self.D!r}")
         state = getattr(self, "state_", None)
         if state is not None and state["U"].shape[1] != int(D):
             raise ValueError("D changed after learning started; call fit() to start afresh")
-
-    def _kernel_params(self):
-        return (float(self.eta),)
 
     def _directions(self, rows, D, first):
         """``rows`` new directions, N(0, 2 gamma); rows from ``first`` on are seeded by
@@ -169,14 +109,8 @@ class FOGDModel:
         scale = 1.0 / math.sqrt(U.shape[1])
         return np.hstack([np.cos(P), np.sin(P)]) * scale
 
-    def _decision(self, X):
-        check_is_fitted(self, "state_")
-        X = self._validate_X(X, reset=False)
-        W = self.state_["W"]
-        out = np.empty((X.shape[0], W.shape[0]))
-        for lo in range(0, X.shape[0], 4096):  # bounded memory: 4096 rows at a time
-            out[lo:lo + 4096] = self._features_of(X[lo:lo + 4096]) @ W.T
-        return out[:, 0] if out.shape[1] == 1 else out
+    def _chunk_scores(self, X):
+        return self._features_of(X) @ self.state_["W"].T
 
     def _row_scores(self, row, n):
         U = self.state_["U"]
@@ -185,24 +119,10 @@ class FOGDModel:
         return self.state_["W"] @ z
 
     @property
-    def weights_(self):
-        """(K, 2D) weights of the random features (cosines, then sines)."""
-        check_is_fitted(self, "state_")
-        return self.state_["W"].copy()
-
-    @property
     def directions_(self):
         """(n_features, D) the random directions ``u_j`` (the intercept's row left out)."""
         check_is_fitted(self, "state_")
         return self.state_["U"][int(self.fit_intercept):].copy()
-
-    @property
-    def coef_(self):
-        raise AttributeError("FOGD's weights are over random features: see weights_")
-
-    @property
-    def intercept_(self):
-        raise AttributeError("FOGD has no intercept: see weights_")
 
 
 class FOGDClassifier(FOGDModel, OnlineClassifier):

@@ -1,0 +1,127 @@
+"""What FOGD and NOGD share: online gradient descent on an explicit feature map
+``z(x)`` of the row, as an ordinary declared learner of the linear core.
+
+The state puts the weights ``W`` (K, n_features) first and the row's features
+``Z`` (1, n_features) third (slot 2): the learner's score writes ``Z = z(x)`` and
+``out = W z``, and the rules below change ``W`` in place:
+
+* binary: hinge loss, ``w += eta y z`` when ``y f(x) < 1``;
+* multiclass: the max-score hinge, ``w_y += eta z``, ``w_s -= eta z`` for the
+  highest-scoring wrong class ``s`` when ``f_y - f_s < 1``;
+* regression: squared loss, ``w += eta (y - f) z``.
+
+``params[0]`` is ``eta``; a sample weight multiplies the step.  ``project`` is the
+sparse product ``P = x U`` (U (d, m) stored by feature, so a row reads contiguous
+rows of ``U``), shared by FOGD's random directions and NOGD's landmarks.
+"""
+import numpy as np
+from numba import njit
+from sklearn.utils.validation import check_is_fitted
+
+from .._compiled.declare import Kernels
+from .._compiled.driver import top_wrong
+from .._validation import check_number
+
+
+@njit(inline="always")
+def project(U, idx, val, P, m):
+    """``P[j] = sum_q val[q] U[idx[q], j]`` for ``j < m``."""
+    for j in range(m):
+        P[j] = 0.0
+    for q in range(idx.shape[0]):
+        v = val[q]
+        if v != 0.0:
+            row = U[idx[q]]
+            for j in range(m):
+                P[j] += v * row[j]
+
+
+@njit(inline="always")
+def linear_scores(W, Z, out):
+    for k in range(W.shape[0]):
+        acc = 0.0
+        for j in range(Z.shape[0]):
+            acc += W[k, j] * Z[j]
+        out[k] = acc
+
+
+@njit(inline="always")
+def add(W, k, step, Z):
+    for j in range(Z.shape[0]):
+        W[k, j] += step * Z[j]
+
+
+@njit(inline="always")
+def binary(state, params, idx, val, y, sw, out, seen):
+    if y * out[0] >= 1.0:
+        return 0
+    add(state[0], 0, params[0] * sw * y, state[2][0])
+    return 1
+
+
+@njit(inline="always")
+def multiclass(state, params, idx, val, y, sw, out, seen):
+    yi = int(y)
+    s = top_wrong(out, seen, yi)
+    if s < 0 or out[yi] - out[s] >= 1.0:
+        return 0
+    add(state[0], yi, params[0] * sw, state[2][0])
+    add(state[0], s, -params[0] * sw, state[2][0])
+    return 1
+
+
+@njit(inline="always")
+def regression(state, params, idx, val, y, sw, out, seen):
+    r = y - out[0]
+    if r == 0.0:
+        return 0
+    add(state[0], 0, params[0] * sw * r, state[2][0])
+    return 1
+
+
+class Native(Kernels):
+    """Entry points with no one-vs-rest: the classes share the feature map (one state
+    block per class would not), and the learner is natively multiclass."""
+
+    def reduction(self, kind):
+        raise ValueError(f"{self.name} is natively multiclass (its classes share the "
+                         "feature map): OneVsRest does not apply")
+
+
+class FeatureModel:
+    """Mixin: hyper-parameter checks, predictions through ``_chunk_scores`` (bounded
+    memory), the public weights."""
+
+    def _check_eta_gamma(self):
+        check_number("eta", self.eta, low=0.0, low_open=True)
+        check_number("gamma", self.gamma, low=0.0, low_open=True)
+
+    def _kernel_params(self):
+        return (float(self.eta),)
+
+    def _chunk_scores(self, X):
+        """(n, K) scores of a few validated rows (override)."""
+        raise NotImplementedError
+
+    def _decision(self, X):
+        check_is_fitted(self, "state_")
+        X = self._validate_X(X, reset=False)
+        out = np.empty((X.shape[0], self.state_["W"].shape[0]))
+        for lo in range(0, X.shape[0], 4096):  # bounded memory: 4096 rows at a time
+            out[lo:lo + 4096] = self._chunk_scores(X[lo:lo + 4096])
+        return out[:, 0] if out.shape[1] == 1 else out
+
+    @property
+    def weights_(self):
+        """(K, n_features) weights of the explicit features."""
+        check_is_fitted(self, "state_")
+        return self.state_["W"].copy()
+
+    @property
+    def coef_(self):
+        raise AttributeError(f"{type(self).__name__}'s weights are over kernel features: "
+                             "see weights_")
+
+    @property
+    def intercept_(self):
+        raise AttributeError(f"{type(self).__name__} has no intercept: see weights_")
