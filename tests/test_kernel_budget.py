@@ -288,3 +288,25 @@ def test_nogd_one_at_a_time_save_load_and_bad_input(tmp_path):
     with pytest.raises(ValueError, match="at most B"):
         NOGDClassifier(B=5, k=6).fit(X, y)
 
+
+
+def test_real_data_a9a_slice_matches_the_references():
+    from olearn.io import load_libsvm
+    from olearn.kernel import NOGDClassifier
+    from conftest import data_path
+    X, y = load_libsvm(data_path("a9a", "a9a"), n_features=123)
+    X, y = X[:300], np.where(y[:300] > 0, 1, -1)
+    Xd = X.toarray()
+    for cls, algo, params in [
+            (KernelPerceptron, "perceptron", {"budget": 30, "budget_policy": "projectron++",
+                                              "threshold": 0.5}),
+            (KernelPAClassifier, "pa", {"budget": 30, "budget_policy": "bpa-s"}),
+            (NORMAClassifier, "norma", {"budget": 30, "budget_policy": "bogd",
+                                        "random_state": 0})]:
+        ref = {k: v for k, v in params.items() if k not in ("budget_policy", "random_state")}
+        svs, alpha, scores = budget_reference(Xd, y, algo, params["budget_policy"],
+                                              gamma=0.01, **ref)
+        _check(cls(gamma=0.01, **params), Xd, y, svs, alpha, scores, True)
+    scores, _, _ = nogd_reference(Xd, y, 40, 10, 0.01, 0.2)
+    got = NOGDClassifier(B=40, k=10, gamma=0.01).predict_learn(X, y, return_scores=True)
+    np.testing.assert_allclose(got, scores[:, 0], rtol=1e-10, atol=1e-10)
