@@ -4,7 +4,12 @@ block to the exact slower paths."""
 import numpy as np
 import pytest
 
-from olearn.io._fastparse import parse_block
+from olearn.io._fastparse import parse_block as _parse_block
+from olearn.io._fastparse import strtod_allowed
+
+
+def parse_block(a, want_values, long_ok=True):
+    return _parse_block(a, want_values, long_ok)
 
 
 def _random_number(rng):
@@ -12,7 +17,7 @@ def _random_number(rng):
     if kind == 0:
         return str(int(rng.integers(-10**6, 10**6)))
     if kind == 1:
-        return repr(float(rng.normal()))                 # up to 17 digits: may refuse
+        return repr(float(rng.normal()))                 # up to 17 digits: strtod
     if kind == 2:
         return f"{rng.normal():.6f}"
     if kind == 3:
@@ -66,7 +71,7 @@ def test_parses_exactly_what_python_parses():
 
 
 @pytest.mark.parametrize("text", ["1 2:inf", "1 2:nan", "x 1:2", "1 a:2", "1 2:3:4",
-                                  "1 2:", "1 :2", "1 2:1.5.5", "1 2:0.12345678901234567",
+                                  "1 2:", "1 :2", "1 2:1.5.5",
                                   "1 2:1e400", "1 2:3x", "qid:1 1:2", "1 -2:3"])
 def test_refuses_what_it_cannot_parse_exactly(text):
     assert parse_block(np.frombuffer(text.encode(), dtype=np.uint8), True)[0] == 1
@@ -79,3 +84,38 @@ def test_without_values_the_structure_is_the_same():
     assert bare[0] == 0 and len(bare[5]) == 0
     for a, b in zip(full[1:5], bare[1:5]):
         assert np.array_equal(a, b)
+
+
+def _long_number(rng):
+    kind = rng.integers(4)
+    if kind == 0:
+        return "%.17g" % (rng.normal() * 10.0 ** rng.integers(-300, 300))
+    if kind == 1:  # subnormals and the edge of the range
+        return "%.17g" % (rng.random() * 10.0 ** rng.integers(-323, -307))
+    if kind == 2:  # long runs of digits, before and after the point
+        return "".join(rng.choice(list("0123456789"), int(rng.integers(16, 40)))) + \
+            "." + "".join(rng.choice(list("0123456789"), int(rng.integers(0, 20))))
+    return f"-{rng.random():.25f}e{int(rng.integers(-30, 30))}"
+
+
+def test_long_numbers_are_exact_through_strtod_or_refused_without_it():
+    if not strtod_allowed():
+        pytest.skip("the C library's strtod is not used on this platform/locale")
+    rng = np.random.default_rng(1)
+    tokens = [_long_number(rng) for _ in range(3000)]
+    tokens += ["1e-400", "-1e-400", "4.9406564584124654e-324", "2.4703282292062328e-324",
+               "1.7976931348623157e308", "0.12345678901234567", "1" + "0" * 30]
+    tokens = [t for t in tokens if len(t) < 64]
+    text = "\n".join(f"{t} 1:{t}" for t in tokens).encode()
+    status, labels, _, _, _, values = parse_block(np.frombuffer(text, dtype=np.uint8), True)
+    assert status == 0
+    want = np.array([float(t) for t in tokens])
+    assert labels.view(np.int64).tolist() == want.view(np.int64).tolist()
+    assert values.view(np.int64).tolist() == want.view(np.int64).tolist()
+    # without strtod the same block goes to the slower exact paths
+    assert parse_block(np.frombuffer(text, dtype=np.uint8), True, False)[0] == 1
+
+
+@pytest.mark.parametrize("text", ["1 2:1.7976931348623159e308", "1 2:" + "1" * 70])
+def test_a_long_number_out_of_range_or_too_long_is_refused(text):
+    assert parse_block(np.frombuffer(text.encode(), dtype=np.uint8), True)[0] == 1

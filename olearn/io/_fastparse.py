@@ -2,19 +2,58 @@
 
 The strict subset that real files use: ``label idx:value ...`` lines, numbers
 written as ``[+-]digits[.digits][(e|E)[+-]digits]``, ``qid:`` tokens and ``#``
-comments skipped.  A number is converted exactly as Python's ``float()`` does
-whenever its decimal significand has at most 15 digits and its exponent is at
-most 22 in size (Clinger's fast path: both the significand and the power of ten
-are exact doubles, so one multiplication or division rounds correctly).  Anything
-else (more digits, ``inf``, a stray byte) returns status 1 and the caller parses
-the block by the slower exact paths, which also name any fault by file and line.
+comments skipped.  A number is converted exactly as Python's ``float()`` does: when its decimal
+significand has at most 15 digits and its exponent is at most 22 in size, by
+Clinger's fast path (both the significand and the power of ten are exact doubles,
+so one multiplication or division rounds correctly); otherwise (the 17 digits that
+``%.17g`` and scikit-learn's ``dump_svmlight_file`` write) by the C library's
+``strtod``, which is correctly rounded like Python's own conversion, on a copy of
+the token already checked against the grammar above.  ``strtod`` reads the
+locale's decimal point, so it is used only while that is ``"."`` (Python's default)
+and not on Windows.  Anything else (``inf``, a stray byte, a token over 63 bytes)
+returns status 1 and the caller parses the block by the slower exact paths, which
+also name any fault by file and line.
 """
+import locale
+import sys
+
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
 
 _POW10 = np.array([10.0 ** k for k in range(23)])
+_TOKEN = 64  # bytes of the copy handed to strtod, its terminating NUL included
+
+
+@intrinsic
+def _libc_strtod(typingctx, buf):
+    """``strtod(buf.data, NULL)``: ``buf`` a NUL-terminated uint8 array."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.DoubleType(), [i8p, i8p.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "strtod")
+        return builder.call(fn, [builder.bitcast(ary.data, i8p),
+                                 ir.Constant(i8p.as_pointer(), None)])
+    return types.float64(buf), codegen
+
+
+@njit(inline="always")
+def _no_strtod(buf):
+    return np.nan  # not finite: the caller takes the slow path
+
+
+_strtod = _no_strtod if sys.platform == "win32" else _libc_strtod
+
+
+def strtod_allowed():
+    """Whether the C library may convert long numbers here (the locale's decimal
+    point is ".")."""
+    return sys.platform != "win32" and locale.localeconv()["decimal_point"] == "."
 
 
 @njit(inline="always")
@@ -23,8 +62,10 @@ def _space(c):
 
 
 @njit(inline="always")
-def _number(a, i, end, pow10):
-    """Parse a number token starting at ``a[i]``; returns (value, next index, ok)."""
+def _number(a, i, end, pow10, buf, long_ok):
+    """Parse a number token starting at ``a[i]``; returns (value, next index, ok).
+    ``buf``: scratch for a long number's copy; ``long_ok``: whether strtod may take it."""
+    start = i
     neg = False
     if i < end and (a[i] == 45 or a[i] == 43):
         neg = a[i] == 45
@@ -36,22 +77,22 @@ def _number(a, i, end, pow10):
     while i < end and 48 <= a[i] <= 57:
         if m > 0 or a[i] != 48:
             digits += 1
-        m = m * 10 + (a[i] - 48)
+        if digits <= 15:
+            m = m * 10 + (a[i] - 48)
+        else:
+            scale += 1  # (the exact value comes from strtod)
         i += 1
         seen = True
-        if digits > 15:
-            return 0.0, i, False
     if i < end and a[i] == 46:
         i += 1
         while i < end and 48 <= a[i] <= 57:
             if m > 0 or a[i] != 48:
                 digits += 1
-            m = m * 10 + (a[i] - 48)
-            scale -= 1
+            if digits <= 15:
+                m = m * 10 + (a[i] - 48)
+                scale -= 1
             i += 1
             seen = True
-            if digits > 15:
-                return 0.0, i, False
     if not seen:
         return 0.0, i, False
     if i < end and (a[i] == 101 or a[i] == 69):
@@ -71,20 +112,28 @@ def _number(a, i, end, pow10):
         if edigits == 0:
             return 0.0, i, False
         scale += -e if eneg else e
-    if scale > 22 or scale < -22:
-        if m != 0:
+    if m == 0:
+        return (-0.0 if neg else 0.0), i, True
+    if digits > 15 or scale > 22 or scale < -22:
+        if not long_ok or i - start >= buf.shape[0]:
             return 0.0, i, False
-        scale = 0
+        for k in range(i - start):
+            buf[k] = a[start + k]
+        buf[i - start] = 0
+        v = _strtod(buf)
+        return v, i, v - v == 0.0  # an overflow to infinity takes the slow path
     v = float(m)
     v = v * pow10[scale] if scale >= 0 else v / pow10[-scale]
     return (-v if neg else v), i, True
 
 
 @njit(cache=True)
-def parse_block(a, want_values):
+def parse_block(a, want_values, long_ok):
     """``(status, labels, line_of_row, counts, indices, values)`` of the lines in the
-    byte array ``a``; status 1: not the simple grammar, parse another way."""
+    byte array ``a``; status 1: not the simple grammar, parse another way.
+    ``long_ok``: numbers past Clinger's fast path go to strtod (``strtod_allowed()``)."""
     pow10 = _POW10
+    buf = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
     cap_rows = 16
     cap_nz = 64
@@ -111,7 +160,7 @@ def parse_block(a, want_values):
         if j < stop:  # not blank: a row
             if a[j] == 113:  # "qid:..." where the label belongs
                 return fail
-            label, j, ok = _number(a, j, stop, pow10)
+            label, j, ok = _number(a, j, stop, pow10, buf, long_ok)
             if not ok or (j < stop and not _space(a[j])):
                 return fail
             if rows == cap_rows:
@@ -144,7 +193,7 @@ def parse_block(a, want_values):
                     return fail
                 j += 1
                 if want_values:
-                    v, j, ok = _number(a, j, stop, pow10)
+                    v, j, ok = _number(a, j, stop, pow10, buf, long_ok)
                     if not ok:
                         return fail
                 else:

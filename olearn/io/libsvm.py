@@ -183,9 +183,9 @@ def _span_uints(a, starts, ends, max_digits=18):
 def _fast_parse(buf, lineno, want_values):
     """Parse a block of whole lines, or return None if it needs the slow path: the
     compiled parser first (``_fastparse``), then the vectorized one."""
-    from ._fastparse import parse_block
+    from ._fastparse import parse_block, strtod_allowed
     status, labels, lines, counts, indices, values = parse_block(
-        np.frombuffer(buf, dtype=np.uint8), bool(want_values))
+        np.frombuffer(buf, dtype=np.uint8), bool(want_values), strtod_allowed())
     if status == 0:
         return _Block(labels, lineno + lines, counts, indices,
                       values if want_values else None)
