@@ -14,6 +14,10 @@ span 0.001 to 4,000, and first-order learners suffer from that).  DATA may be a 
 (LIBSVM, or CSV for .csv/.tsv/.data names), a registered dataset name (see 'olearn
 datasets'; --part picks train, test or all) or an embedded one (breast_cancer,
 diabetes, digits, iris, wine; standardized the same way).
+
+--metric M puts another figure in the table's metric column, and tunes for it:
+accuracy, balanced-accuracy, precision, recall, f1 (macro), auc, logloss for
+classifiers; mae, rmse, r2 for regressors.  The plot stays the cumulative mistake rate.
 """
 import importlib.util
 import os
@@ -41,6 +45,10 @@ def add_parser(subparsers):
                    help="tune on this fraction of the rows, evaluate on the others")
     g.add_argument("--n-jobs", type=int, default=None, metavar="N",
                    help="worker processes (default: run in this process; -1: all cores)")
+    g.add_argument("--metric", default=None, metavar="M",
+                   help="the table's figure (and the tuning criterion): accuracy, "
+                        "balanced-accuracy, precision, recall, f1, auc, logloss; mae, rmse, "
+                        "r2 (default: mistake rate, or squared error)")
     g.add_argument("--part", choices=("train", "test", "all"), default="train",
                    help="part of a registered dataset (default train)")
     o = p.add_argument_group("output")
@@ -110,6 +118,18 @@ def run(args):
         raise CLIError(f"--permutations must be >= 1, got {args.permutations}")
     algos = split_algos(args.algos) or None
     check_algos(algos or ())                   # unknown names fail before any work
+    metric = None
+    if args.metric is not None:
+        from ..evaluate.metrics import parse_metrics
+        try:
+            names = parse_metrics(args.metric)
+        except ValueError as exc:
+            raise CLIError(f"--metric: {exc}") from None
+        if len(names) != 1:
+            raise CLIError(f"--metric: compare takes one metric, got {', '.join(names)}")
+        metric = names[0]
+        if algos:
+            _check_learners_metric(algos, metric)
     plot = None
     if not args.no_plot:
         plot = args.plot
@@ -141,7 +161,8 @@ def run(args):
         result = compare(algos, X, y, permutations=args.permutations,
                          tune=False if args.no_tune else None, random_state=args.seed,
                          n_jobs=args.n_jobs, holdout=args.holdout,
-                         progress=False if args.quiet else None, dataset=label)
+                         progress=False if args.quiet else None, dataset=label,
+                         metric=metric)
     print(result)
     if args.markdown:
         _write(args.markdown, result.to_markdown())
@@ -154,6 +175,24 @@ def run(args):
         result.plot_bars(args.bars)
         print(f"bars: {args.bars}")
     return 0
+
+
+def _check_learners_metric(algos, metric):
+    """Named learners that cannot give what ``metric`` needs fail before any work."""
+    from sklearn.base import is_classifier
+
+    from ..evaluate.metrics import check_scores_available, metrics_task, needs_scores
+    from ..registry import make
+    for a in algos:
+        est = make(a)
+        task = "classification" if is_classifier(est) else "regression"
+        if metrics_task([metric]) != task:
+            raise CLIError(f"--metric {metric}: a {metrics_task([metric])} metric, but {a} "
+                           f"does {task}")
+        try:
+            check_scores_available(est, needs_scores([metric]), a)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
 
 
 def _write(path, text):

@@ -9,6 +9,12 @@ breast-cancer features span 0.001 to 4,000, which swamps the unscaled learners),
 the file's row order; a table of the results.  Rows per second are measured after
 the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
 reported as diverged.  'olearn evaluate --algo NAME --help' lists its parameters.
+
+--metric names the figures to print (classification: accuracy, balanced-accuracy,
+precision, recall, f1, auc, logloss; regression: mae, rmse, r2), each from the
+pre-update predictions; --window N or --fading A prints each also over the last N
+rows, or with fading factor A, beside the whole-stream value.  auc needs decision
+values (any two-class learner), logloss probabilities (learners with predict_proba).
 """
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_finite,
                       learn_progressively, learning, make_model, one_line, open_data,
@@ -23,17 +29,66 @@ def add_parser(subparsers):
     p.add_argument("--dataset", default=None, metavar="NAME",
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
+    add_metric_args(p)
     return p
+
+
+def add_metric_args(p):
+    g = p.add_argument_group("metrics")
+    g.add_argument("--metric", default=None, metavar="M[,M...]",
+                   help="figures to report: accuracy, balanced-accuracy, precision, recall, "
+                        "f1, auc, logloss (classification); mae, rmse, r2 (regression)")
+    g.add_argument("--window", type=int, default=None, metavar="N",
+                   help="also report each figure over the last N rows")
+    g.add_argument("--fading", type=float, default=None, metavar="A",
+                   help="also report each figure with fading factor A in (0, 1]")
+
+
+def check_metric_args(args):
+    """The metric names and the window/fading, checked before any work; the names."""
+    from ..evaluate.metrics import _check_memory, parse_metrics
+    window, fading = getattr(args, "window", None), getattr(args, "fading", None)
+    try:
+        _check_memory(window, fading)
+    except ValueError as exc:
+        raise CLIError(f"--{str(exc)}".replace("--give window or fading, not both",
+                                               "give --window or --fading, not both"))
+    if args.metric is None:
+        return None
+    try:
+        return parse_metrics(args.metric)
+    except ValueError as exc:
+        raise CLIError(f"--metric: {exc}") from None
+
+
+def check_model_metrics(model, names, algo):
+    """The learner can give what the metrics need (task, scores, probabilities)."""
+    if names is None:
+        return
+    from sklearn.base import is_classifier
+
+    from ..evaluate.metrics import check_scores_available, metrics_task, needs_scores
+    task = "classification" if is_classifier(model) else "regression"
+    if metrics_task(names) != task:
+        raise CLIError(f"--metric {','.join(names)}: {metrics_task(names)} metrics, but "
+                       f"{algo} is a {'classifier' if task == 'classification' else 'regressor'}")
+    try:
+        check_scores_available(model, needs_scores(names), algo)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def run(args):
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
+    names = check_metric_args(args)
     if args.format == "ratings":  # a rating stream: olearn.recommend
+        if names is not None or args.window is not None or args.fading is not None:
+            raise CLIError("--metric, --window and --fading are not for --format ratings")
         return _ratings(args, params)
     check_algos(split_algos(args.algo))
     if args.data is None:
-        return _embedded_table(args, params)
+        return _embedded_table(args, params, names)
     require_data(args)
     if not args.algo:
         raise CLIError("evaluate DATA needs --algo NAME (see 'olearn algos')")
@@ -43,10 +98,34 @@ def run(args):
         raise CLIError("evaluate DATA takes one --algo NAME (several: without DATA)")
     from .train import summary
     model = make_model(args.algo, params)
-    result = learn_progressively(model, open_data(args), args)
+    check_model_metrics(model, names, args.algo)
+    result = learn_progressively(model, open_data(args), args, **_memory_kw(args, names))
     print(f"progressive validation: {args.algo} on {args.data}")
     print(summary(result))
+    for line in _recent_lines(result):
+        print(line)
     return 0
+
+
+def _memory_kw(args, names):
+    kw = {}
+    if args.window is not None:
+        kw["window"] = args.window
+    if args.fading is not None:
+        kw["fading"] = args.fading
+    if names is not None:
+        kw["metrics"] = names
+    return kw
+
+
+def _recent_lines(result):
+    """The windowed/faded loss beside the cumulative one, then the metric table."""
+    out = []
+    if result.recent is not None:
+        what = "mistake rate" if result.task == "classification" else "squared error"
+        out.append(f"{what} ({result.recent_label}) = {float(result.recent[-1]):.6g}")
+    out += result.metric_lines()
+    return out
 
 
 def _ratings(args, params):
@@ -62,7 +141,7 @@ def _ratings(args, params):
     return 0
 
 
-def _embedded_table(args, params):
+def _embedded_table(args, params, names=None):
     from ..datasets.embedded import TASKS
     name = args.dataset or "breast_cancer"
     if name not in TASKS:
@@ -76,10 +155,20 @@ def _embedded_table(args, params):
     kind = "regressor" if TASKS[name] == "regression" else "classifier"
     algos = split_algos(args.algo) or available(kind)
     models = [(a, make_model(a, params)) for a in algos]     # bad names fail before any work
+    if names is not None and len(models) == 1:
+        check_model_metrics(models[0][1], names, models[0][0])
+    elif names is not None:
+        from ..evaluate.metrics import metrics_task
+        if metrics_task(names) != TASKS[name]:
+            raise CLIError(f"--metric {','.join(names)}: {metrics_task(names)} metrics, but "
+                           f"{name} is a {TASKS[name]} dataset")
     metric = "mistake rate" if kind == "classifier" else "squared error"
     print(f"progressive validation on {name} ({X.shape[0]} rows, {X.shape[1]} features, "
           f"min-max scaled), one pass in file order\n")
-    head = f"{'learner':<16} {metric:>14} {'updates':>9} {'rows/s':>12}"
+    mem = _memory_kw(args, names)
+    extra = [] if names is None else [n for n in names]
+    head = f"{'learner':<16} {metric:>14} {'updates':>9} {'rows/s':>12}" + \
+        "".join(f" {n:>17}" for n in extra)
     print(head)
     print("-" * len(head))
     what = f"the {algos[0]} kernels" if len(algos) == 1 else "the kernels not yet cached"
@@ -87,11 +176,29 @@ def _embedded_table(args, params):
         try:
             with learning(what):
                 clone(model).fit(X, y)              # load or compile the kernels first
-                res = progressive(model, (X, y))
+                res = progressive(model, (X, y), **mem)
                 check_finite(model, algo)
         except user_errors() as exc:
             print(f"{algo:<16} {'failed: ' + one_line(exc)}")
             continue
         print(f"{algo:<16} {res.final:>14.4f} {res.n_updates:>9,} "
-              f"{res.rows_per_second:>12,.0f}", flush=True)
+              f"{res.rows_per_second:>12,.0f}" + _cells(res, extra), flush=True)
+    if extra and (args.window is not None or args.fading is not None):
+        print("\n(metric cells: whole stream / "
+              f"{'window ' + str(args.window) if args.window else 'fading ' + str(args.fading)})")
     return 0
+
+
+def _cells(res, names):
+    """One cell per metric: the whole-stream value, and the windowed/faded one after a
+    slash (per-class metrics: macro F1, or the larger label's precision/recall)."""
+    if not names:
+        return ""
+    from ..evaluate.metrics import headline
+    out = ""
+    for n in names:
+        text = f"{headline([n], res.metrics):.4f}"
+        if res.recent_metrics is not None:
+            text += f" / {headline([n], res.recent_metrics):.4f}"
+        out += f" {text:>17}"
+    return out

@@ -26,6 +26,14 @@ reach the kernel (``C`` of plain PA) is not searched; a grid point a learner rej
 scores as the worst.  A learner class may declare ``_tune_grid = {"param": values}``
 (``None`` to exclude a parameter) to refine this; ``tune=`` overrides per learner.
 
+``metric=`` (a name of :data:`olearn.evaluate.metrics.METRICS`: accuracy, f1, auc,
+logloss, balanced-accuracy, precision, recall; mae, rmse, r2) replaces the mistake rate
+(or squared error) in the table and in tuning (the grid point with the best value wins:
+the largest accuracy, F1, AUC, R^2; the smallest log-loss, MAE, RMSE); F1 is the macro
+F1, precision and recall those of the larger label of a two-class stream (the macro mean
+otherwise).  The curves and their plot stay the cumulative mistake rate (or squared
+error).
+
 Every registered learner takes part through :mod:`olearn.registry` (``learners=None``:
 all classifiers, or regressors, suited to ``y``); nothing here names an algorithm.
 Results are identical for a seed whatever ``n_jobs`` (only the seconds vary).
@@ -212,15 +220,23 @@ def _warm(est, X, y, classifier):
     clone(est).predict_learn(X[rows], y[rows])
 
 
-def _pass(est, X, y, order, classifier, checkpoints):
+def _pass(est, X, y, order, classifier, checkpoints, metric=None):
     """One online pass over ``X[order]``: (metric, updates, seconds, curve or None,
     density or None)."""
     from sklearn.base import clone
     Xp, yp = X[order], y[order]
     _warm(est, Xp, yp, classifier)
     model = clone(est)
+    need = None
+    if metric is not None:
+        from .metrics import needs_scores
+        need = needs_scores([metric])
     t0 = time.perf_counter()
-    pred = model.predict_learn(Xp, yp)
+    if need is None:
+        pred, values = model.predict_learn(Xp, yp), None
+    else:
+        from .metrics import predict_learn_scored
+        pred, values = predict_learn_scored(model, Xp, yp, need)
     seconds = time.perf_counter() - t0
     err = (pred != yp).astype(np.float64) if classifier else \
         (np.asarray(pred, dtype=np.float64) - yp) ** 2
@@ -230,16 +246,22 @@ def _pass(est, X, y, order, classifier, checkpoints):
     density = None  # sparse learners: the fraction of non-zero weights at the end
     if hasattr(type(model), "n_nonzero_"):
         density = model.n_nonzero_ / max(1, np.asarray(model.coef_).size)
-    return float(err.mean()), int(model.n_updates_), seconds, curve, density
+    value = float(err.mean())
+    if metric is not None:
+        from .metrics import StreamMetrics, headline
+        sm = StreamMetrics("classification" if classifier else "regression")
+        value = headline([metric], sm.update(yp, np.asarray(pred), values).result())
+    return value, int(model.n_updates_), seconds, curve, density
 
 
-def _task_run(tasks, X, y, classifier, checkpoints):
+def _task_run(tasks, X, y, classifier, checkpoints, metric=None):
     if checkpoints is not None:
-        return [_pass(est, X, y, order, classifier, checkpoints) for est, order in tasks]
+        return [_pass(est, X, y, order, classifier, checkpoints, metric)
+                for est, order in tasks]
     out = []
     for est, order in tasks:     # tuning: a grid point the learner rejects scores inf
         try:
-            res = _pass(est, X, y, order, classifier, None)
+            res = _pass(est, X, y, order, classifier, None, metric)
         except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
             res = (math.inf, 0, 0.0, exc, None)
         out.append(res)
@@ -258,17 +280,17 @@ def _warm_all(named, X, y, classifier, n_jobs):
     Parallel(n_jobs=n_jobs)(delayed(_warm_job)(est, X, y, classifier) for _, est in named)
 
 
-def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar):
+def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar, metric=None):
     """Run ``jobs`` (each a list of (estimator, order)) in order, maybe in parallel."""
     if n_jobs is None or n_jobs == 1:
         out = []
         for job in jobs:
-            out.append(_task_run(job, X, y, classifier, checkpoints))
+            out.append(_task_run(job, X, y, classifier, checkpoints, metric))
             bar.step(len(job))
         return out
     from joblib import Parallel, delayed
     gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_task_run)(job, X, y, classifier, checkpoints) for job in jobs)
+        delayed(_task_run)(job, X, y, classifier, checkpoints, metric) for job in jobs)
     out = []
     for job, res in zip(jobs, gen):
         out.append(res)
@@ -309,7 +331,8 @@ class _Progress:
 
 # ---------------------------------------------------------------- the protocol
 def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_state=0,
-            n_jobs=None, holdout=None, progress=None, n_points=200, dataset=None):
+            n_jobs=None, holdout=None, progress=None, n_points=200, dataset=None,
+            metric=None):
     """LIBOL's comparison protocol with a separate tuning order (module docstring).
 
     Parameters
@@ -329,6 +352,8 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
     progress : show a progress bar on stderr (default: on a terminal, after 1 s).
     n_points : number of points of the cumulative curves kept for plots.
     dataset : a label for titles and tables.
+    metric : None (mistake rate, or squared error) or a metric name (module docstring):
+        the table's figure and the tuning criterion.
 
     Returns
     -------
@@ -355,6 +380,21 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
     classifier = is_classifier(named[0][1])
     if not classifier:
         y = y.astype(np.float64)
+    higher = False
+    if metric is not None:
+        from .metrics import (METRICS, check_scores_available, metrics_task, needs_scores,
+                              parse_metrics)
+        names_m = parse_metrics(metric)
+        if len(names_m) != 1:
+            raise ValueError(f"compare takes one metric, got {', '.join(names_m)}")
+        metric = names_m[0]
+        task = "classification" if classifier else "regression"
+        if metrics_task(names_m) != task:
+            raise ValueError(f"metric {metric} is for {metrics_task(names_m)}, but the "
+                             f"learners do {task}")
+        for name, est in named:
+            check_scores_available(est, needs_scores(names_m), name)
+        higher = METRICS[metric][2]
 
     rng = np.random.default_rng(random_state)
     if holdout is None:
@@ -392,7 +432,7 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
         # 1. tuning, on the tuning order only
         tune_jobs = [[(clone(est).set_params(**pt), tune_order) for pt in points[name]]
                      for name, est in named if len(points[name]) > 1]
-        tune_out = iter(_execute(tune_jobs, X, y, classifier, None, n_jobs, bar))
+        tune_out = iter(_execute(tune_jobs, X, y, classifier, None, n_jobs, bar, metric))
         chosen, tuning = {}, {}
         for name, est in named:
             pts = points[name]
@@ -401,12 +441,14 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
                 tuning[name] = []
                 continue
             res = next(tune_out)
-            scores = [r[0] if np.isfinite(r[0]) else math.inf for r in res]
+            sign = -1.0 if higher else 1.0       # tuning minimises sign * value
+            scores = [sign * r[0] if np.isfinite(r[0]) else math.inf for r in res]
             if all(s == math.inf for s in scores):
                 failed = next((r[3] for r in res if isinstance(r[3], Exception)), None)
                 raise ValueError(f"{name}: every point of its grid {grids[name]} failed"
                                  + (f" ({failed})" if failed else ""))
-            tuning[name] = list(zip(pts, scores))
+            tuning[name] = [(pt, sign * sc if np.isfinite(sc) else sc)
+                            for pt, sc in zip(pts, scores)]
             best = min(scores)
             own = {p: est.get_params()[p] for p in pts[0]}
             ties = [i for i, s in enumerate(scores) if s == best]
@@ -414,7 +456,7 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
             chosen[name] = clone(est).set_params(**pts[pick])
         # 2. evaluation, one job per order (every learner in it)
         jobs = [[(chosen[name], order) for name, _ in named] for order in orders]
-        out = _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar)
+        out = _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar, metric)
     finally:
         bar.close()
 
@@ -424,7 +466,9 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
         params={nm: {p: chosen[nm].get_params()[p] for p in grids[nm]} for nm in names},
         estimators=chosen,
         grids=grids, tuning=tuning,
-        metric="mistake rate" if classifier else "mean squared error",
+        metric=metric or ("mistake rate" if classifier else "mean squared error"),
+        curve_metric="mistake rate" if classifier else "mean squared error",
+        higher_is_better=higher,
         scores={nm: np.array([o[i][0] for o in out]) for i, nm in enumerate(names)},
         updates={nm: np.array([o[i][1] for o in out]) for i, nm in enumerate(names)},
         seconds={nm: np.array([o[i][2] for o in out]) for i, nm in enumerate(names)},
@@ -479,7 +523,8 @@ class ComparisonResult:
                         "seconds_mean": float(t.mean()), "seconds_std": float(t.std()),
                         "density_mean": _mean_or_none(self.__dict__.get("densities", {})
                                                       .get(nm, [None]))})
-        order = np.argsort([r["score_mean"] for r in out], kind="stable")
+        sign = -1.0 if self.__dict__.get("higher_is_better") else 1.0
+        order = np.argsort([sign * r["score_mean"] for r in out], kind="stable")
         return [out[i] for i in order]
 
     def _cells(self):
@@ -567,12 +612,13 @@ class ComparisonResult:
                 ax.fill_between(t, mean - std, mean + std, color=c, lw=0, alpha=0.15)
             tail.append(mean[len(t) // 10:])
         ax.set_xlabel("examples seen")
-        ax.set_ylabel(f"cumulative {self.metric}")
+        curve_metric = self.__dict__.get("curve_metric", self.metric)
+        ax.set_ylabel(f"cumulative {curve_metric}")
         top = max(float(np.max(v)) for v in tail if len(v)) if tail else 1.0
         ax.set_ylim(0, top * 1.15 if top > 0 else 1.0)
         ax.set_xlim(1, t[-1])
         ax.grid(alpha=0.3)
-        ax.set_title(f"Online {self.metric}" + (f" on {self.dataset}" if self.dataset
+        ax.set_title(f"Online {curve_metric}" + (f" on {self.dataset}" if self.dataset
                                                 else "") +
                      f": mean over {self.permutations} random orders" +
                      (" (band: one std)" if band else ""), fontsize=11)

@@ -18,12 +18,213 @@ with fading factors, ``E_t = S_t / N_t``, ``S_t = l_t + alpha S_{t-1}``,
 Log-loss clips probabilities to [1e-15, 1 - 1e-15].  ROC AUC counts ties as one half
 (the Mann-Whitney statistic); with fading, rows older than where ``fading ** age``
 falls below 1e-12 are dropped.
+
+Metric names (``olearn evaluate/compare --metric``, :data:`METRICS`): classification
+``accuracy``, ``balanced-accuracy``, ``precision``, ``recall``, ``f1`` (per class, and
+macro F1), ``auc``, ``logloss``; regression ``mae``, ``rmse``, ``r2``.
+:func:`predict_learn_scored` gives the pre-update labels and, for ``auc``, the
+pre-update decision values of any two-class learner, or, for ``logloss``, pre-update
+probabilities:
+
+* calibrated probabilities, a function of the decision value (exact and free in the
+  compiled pass): the learners trained with the logistic loss that have
+  ``predict_proba`` (``ogd``/``adagrad`` with ``loss="logistic"``, ``ftrl``, and
+  ``rda``, ``fobos``, ``ada-fobos``, ``truncated-gradient`` with ``loss="logistic"``):
+  the sigmoid of the margin;
+* the Gaussian-margin classifiers ``cw``, ``scw``, ``scw2`` (``Phi(mu.x / sqrt(x'Sx))``,
+  two classes): the probability needs the margin's variance before the update, so
+  those rows are run one at a time (exact, about a hundred times slower);
+* no probabilities: the margin learners (Perceptron, PA, ALMA, ROMMA, AROW, NAROW,
+  NHERD, SOP, IELLIP, OFS, kernel learners, hinge-loss OGD/sparse) and the ensembles:
+  their scores are margins or votes, not probabilities, so ``logloss`` is refused in
+  one line (``auc`` needs only a ranking and works for every two-class learner).
+  COCOB and NDAG learn with the logistic loss but have no ``predict_proba`` yet, and
+  AROW's Gaussian margin has no probit ``predict_proba`` yet.
 """
 import math
 
 import numpy as np
 
 EPS = 1e-15
+
+#: metric name -> (task, key of :meth:`StreamMetrics.result`, higher is better)
+METRICS = {
+    "accuracy": ("classification", "accuracy", True),
+    "balanced-accuracy": ("classification", "balanced_accuracy", True),
+    "precision": ("classification", "precision", True),
+    "recall": ("classification", "recall", True),
+    "f1": ("classification", "f1", True),
+    "auc": ("classification", "roc_auc", True),
+    "logloss": ("classification", "log_loss", False),
+    "mae": ("regression", "mae", False),
+    "rmse": ("regression", "rmse", False),
+    "r2": ("regression", "r2", True),
+}
+
+
+def parse_metrics(text):
+    """``"accuracy,f1"`` (or a list) -> ``["accuracy", "f1"]``; an unknown name is a
+    ValueError naming it and the known ones; mixing classification and regression
+    metrics too."""
+    names = [m.strip().lower().replace("_", "-") for m in
+             (text.split(",") if isinstance(text, str) else list(text or ()))]
+    names = [m for m in names if m]
+    if not names:
+        raise ValueError("no metric named; known: " + ", ".join(METRICS))
+    aliases = {"balanced": "balanced-accuracy", "log-loss": "logloss",
+               "roc-auc": "auc", "f1-score": "f1"}
+    out = []
+    for m in names:
+        m = aliases.get(m, m)
+        if m not in METRICS:
+            raise ValueError(f"unknown metric {m!r}; known: {', '.join(METRICS)}")
+        if m not in out:
+            out.append(m)
+    if len({METRICS[m][0] for m in out}) > 1:
+        raise ValueError("metrics mix classification and regression: "
+                         + ", ".join(out))
+    return out
+
+
+def metrics_task(names):
+    """"classification" or "regression": the task of (parsed) metric names."""
+    return METRICS[names[0]][0]
+
+
+def needs_scores(names):
+    """None, "score" (auc: decision values) or "proba" (logloss: probabilities)."""
+    if "logloss" in names:
+        return "proba"
+    return "score" if "auc" in names else None
+
+
+def _proba_from_score(model):
+    """True when the model's probability is the sigmoid of its decision value (the
+    logistic loss), so the pass's pre-update scores give it exactly."""
+    if not hasattr(model, "predict_proba") or getattr(model, "loss", None) != "logistic":
+        return False
+    from ..linear.ogd import OGDClassifier
+    from ..sparse._proba import LogisticProba
+    return isinstance(model, (OGDClassifier, LogisticProba))
+
+
+def check_scores_available(model, need, name="the learner"):
+    """A clear ValueError when ``model`` cannot give what ``need`` asks for."""
+    if need is None:
+        return
+    from sklearn.base import is_classifier
+    if not is_classifier(model):
+        raise ValueError("auc and logloss are classification metrics")
+    if need == "score" and not _can_score(model):
+        raise ValueError(f"auc needs decision values: {name} has no decision_function")
+    if need == "proba" and not hasattr(model, "predict_proba"):
+        raise ValueError(f"logloss needs probabilities: {name} has no predict_proba "
+                         "(learners with one: ogd/adagrad/ftrl/rda/fobos with "
+                         "loss=logistic, cw, scw, scw2); use auc for a ranking")
+
+
+def _can_score(model):
+    return hasattr(model, "decision_function") or hasattr(model, "members_") or \
+        hasattr(model, "learners")
+
+
+def _labels_of_scores(model, s):
+    """The labels ``predict_learn`` gives, from its pre-update binary scores (the
+    compiled pass predicts index ``score > 0`` among the classes seen)."""
+    classes = np.asarray(model.classes_)
+    return classes[np.minimum((s > 0).astype(np.int64), len(classes) - 1)]
+
+
+def predict_learn_scored(model, X, y, need):
+    """``model.predict_learn(X, y)`` that also returns, for each row, the pre-update
+    decision value (``need="score"``) or probability of the larger label
+    (``need="proba"``) of a two-class stream: ``(labels, values)``.  A multiclass
+    stream is a ValueError (auc and logloss are binary here)."""
+    if need == "proba" and not _proba_from_score(model):
+        if not hasattr(model, "predict_proba"):
+            check_scores_available(model, need, type(model).__name__)
+        return _one_at_a_time(model, X, y)
+    known = model.__dict__.get("classes_")
+    known = [] if known is None else list(known)
+    s = np.asarray(model.predict_learn(X, y, return_scores=True), dtype=np.float64)
+    if s.ndim == 2 and s.shape[1] > 1:
+        raise ValueError("auc and logloss are for two-class streams: this one has "
+                         f"{s.shape[1]} classes")
+    s = s.reshape(-1)
+    labels = _labels_of_scores(model, s)
+    if need == "proba":
+        from ..linear.ogd import _proba
+        if len(model.classes_) < 2:
+            return labels, np.full(s.shape[0], 0.5)
+        p = _proba(model, s)[:, -1]
+        if len(known) < 2:      # rows up to the second label's first: 1/2 (no model yet)
+            y = np.asarray(y)
+            first = known[0] if known else y[0]
+            other = np.flatnonzero(y != first)
+            p[:int(other[0]) + 1 if len(other) else len(p)] = 0.5
+        return labels, p
+    return labels, s
+
+
+def _one_at_a_time(model, X, y):
+    """Pre-update probabilities of a learner whose probability is not a function of its
+    score alone (CW/SCW: the margin's variance too): one row at a time.  Before two
+    classes are known the probability is 1/2."""
+    y = np.asarray(y)
+    n = X.shape[0]
+    labels = np.empty(n, dtype=y.dtype if y.dtype.kind != "U" else object)
+    p = np.full(n, 0.5)
+    known = model.__dict__.get("classes_")
+    start = 0
+    if known is None or len(known) < 2:   # no model yet: up to the second label, at once
+        first = known[0] if known is not None and len(known) else y[0]
+        other = np.flatnonzero(y != first)
+        start = int(other[0]) + 1 if len(other) else n
+        labels[:start] = model.predict_learn(X[:start], y[:start])
+    for i in range(start, n):
+        row = X[i:i + 1]
+        p[i] = model.predict_proba(row)[0, 1]
+        labels[i] = model.predict_learn(row, y[i:i + 1])[0]
+    if labels.dtype == object:
+        labels = labels.astype(y.dtype)
+    return labels, p
+
+
+def report(names, result):
+    """``[(label, value)]``: the figures of ``names`` from a :meth:`StreamMetrics.result`
+    dict (precision, recall, F1 per class; F1 also macro)."""
+    out = []
+    for m in names:
+        key = METRICS[m][1]
+        v = result.get(key, math.nan)
+        if isinstance(v, dict):
+            for c, x in v.items():
+                out.append((f"{m} [{_label_text(c)}]", x))
+            if m == "f1":
+                out.append(("macro f1", result.get("macro_f1", math.nan)))
+        else:
+            out.append((m, v))
+    return out
+
+
+def _label_text(c):
+    c = c.item() if hasattr(c, "item") else c
+    if isinstance(c, float) and c.is_integer() and abs(c) < 1e15:
+        return str(int(c))
+    return str(c)
+
+
+def headline(names, result):
+    """One number for ``names[0]`` (per-class metrics: the macro mean; the larger
+    label's for precision and recall of a two-class stream)."""
+    m = names[0]
+    v = result.get(METRICS[m][1], math.nan)
+    if isinstance(v, dict):
+        if m == "f1":
+            return float(result.get("macro_f1", math.nan))
+        vals = list(v.values())
+        return float(vals[-1]) if len(vals) == 2 else float(np.nanmean(vals))
+    return float(v)
 
 
 def _check_memory(window, fading):

@@ -80,7 +80,7 @@ def _schedule(checkpoints):
 
 
 def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=None,
-                window=None, fading=None):
+                window=None, fading=None, metrics=None):
     """Progressive validation of ``model`` on ``data``; returns a :class:`ProgressiveResult`.
 
     Parameters
@@ -96,14 +96,32 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     window : int or None, also record the mean loss of the last ``window`` rows at each
         checkpoint (``result.recent``).
     fading : float in (0, 1] or None, or the faded mean loss (Gama et al. 2013).
+    metrics : None, or metric names (a list or "accuracy,f1"; see
+        :data:`olearn.evaluate.metrics.METRICS`): their progressive values over the whole
+        stream (``result.metrics``) and, with ``window`` or ``fading``, over the window or
+        faded (``result.recent_metrics``), from the pre-update predictions (and, for
+        ``auc`` / ``logloss``, the pre-update scores or probabilities).
     """
-    from .metrics import running_mean
+    from .metrics import (StreamMetrics, check_scores_available, metrics_task,
+                          needs_scores, parse_metrics, predict_learn_scored, running_mean)
     from sklearn.base import is_classifier
     if not hasattr(model, "predict_learn"):
         raise TypeError(f"{type(model).__name__} has no predict_learn: not an online learner")
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     classify = is_classifier(model)
+    need = None
+    if metrics is not None:
+        metrics = parse_metrics(metrics)
+        task = "classification" if classify else "regression"
+        if metrics_task(metrics) != task:
+            raise ValueError(f"{', '.join(metrics)}: {metrics_task(metrics)} metrics, but "
+                             f"{type(model).__name__} does {task}")
+        need = needs_scores(metrics)
+        check_scores_available(model, need, type(model).__name__)
+        stream_all = StreamMetrics(task)
+        stream_recent = StreamMetrics(task, window=window, fading=fading) \
+            if window is not None or fading is not None else None
     curve = running_mean(window, fading) if window is not None or fading is not None \
         else None
     recent, last_recent = [], None
@@ -133,11 +151,18 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     for X, y in chunks:
         y = np.asarray(y)
         t0 = time.perf_counter()
-        pred = model.predict_learn(X, y)
+        if need is None:
+            pred, values = model.predict_learn(X, y), None
+        else:
+            pred, values = predict_learn_scored(model, X, y, need)
         learn_seconds += time.perf_counter() - t0
         m = len(y)
         if m == 0:
             continue
+        if metrics is not None:
+            for sm in (stream_all, stream_recent):
+                if sm is not None:
+                    sm.update(y, np.asarray(pred), values)
         if classify:
             loss = (np.asarray(pred) != y).astype(np.float64)
             cum, cum_abs = np.cumsum(loss), None
@@ -174,7 +199,25 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
         model_name=type(model).__name__,
         recent=None if curve is None else np.array(recent),
         recent_label=None if curve is None else
-        (f"window {window}" if window is not None else f"fading {fading}"))
+        (f"window {window}" if window is not None else f"fading {fading}"),
+        metric_names=metrics,
+        metrics=None if metrics is None else stream_all.result(),
+        recent_metrics=None if metrics is None or stream_recent is None
+        else stream_recent.result())
+
+
+def _plain(d):
+    """A metrics dict with JSON-able keys and values (labels as text, NaN as None)."""
+    if d is None:
+        return None
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out[k] = _plain({str(getattr(c, "item", lambda: c)()): x for c, x in v.items()})
+        else:
+            v = float(v)
+            out[str(k)] = None if v != v else v
+    return out
 
 
 class ProgressiveResult:
@@ -185,11 +228,19 @@ class ProgressiveResult:
     ``mae`` (regression: cumulative mean absolute error at each, else None), ``final``,
     ``n_rows``, ``n_mistakes`` (classification), ``n_updates`` (updates made during the
     run), ``seconds`` (time inside ``predict_learn``), ``total_seconds`` (wall time,
-    reading the stream included), ``rows_per_second`` (``n_rows / seconds``).
+    reading the stream included), ``rows_per_second`` (``n_rows / seconds``);
+    ``recent`` (the windowed or faded mean loss at each checkpoint) and ``recent_label``;
+    with ``metrics=``: ``metric_names``, ``metrics`` (the
+    :meth:`~olearn.evaluate.metrics.StreamMetrics.result` dict over the whole stream)
+    and ``recent_metrics`` (over the window, or faded; None without either).
     """
 
     def __init__(self, task, checkpoints, loss_sums, abs_sums, n_updates, seconds,
-                 total_seconds, model_name="", recent=None, recent_label=None):
+                 total_seconds, model_name="", recent=None, recent_label=None,
+                 metric_names=None, metrics=None, recent_metrics=None):
+        self.metric_names = metric_names
+        self.metrics = metrics
+        self.recent_metrics = recent_metrics
         self.recent = recent              # windowed / faded mean loss at each checkpoint
         self.recent_label = recent_label
         self.task = task
@@ -217,7 +268,20 @@ class ProgressiveResult:
                 "checkpoints": self.checkpoints.tolist(), "values": self.values.tolist(),
                 "mae": None if self.mae is None else self.mae.tolist(),
                 "recent": None if self.recent is None else self.recent.tolist(),
-                "recent_label": self.recent_label}
+                "recent_label": self.recent_label,
+                "metrics": _plain(self.metrics), "recent_metrics": _plain(self.recent_metrics)}
+
+    def metric_table(self):
+        """``[(name, whole-stream value, windowed/faded value or None)]`` for the
+        ``metrics=`` asked (per class for precision, recall, F1)."""
+        if self.metric_names is None:
+            return []
+        from .metrics import report
+        whole = report(self.metric_names, self.metrics)
+        recent = report(self.metric_names, self.recent_metrics) \
+            if self.recent_metrics is not None else [(k, None) for k, _ in whole]
+        rec = dict(recent)
+        return [(k, v, rec.get(k)) for k, v in whole]
 
     def __repr__(self):
         return (f"ProgressiveResult({self.model_name or 'model'}: {self.metric} "
@@ -234,7 +298,26 @@ class ProgressiveResult:
         lines.append(f"  updates        {self.n_updates:,}")
         lines.append(f"  time           {self.seconds:.3f} s learning, "
                      f"{self.total_seconds:.3f} s in all ({self.rows_per_second:,.0f} rows/s)")
+        lines += ["  " + line for line in self.metric_lines()]
         return "\n".join(lines)
+
+    def metric_lines(self):
+        """The ``metrics=`` figures as aligned text lines: name, whole stream, and the
+        windowed or faded value beside it."""
+        table = self.metric_table()
+        if not table:
+            return []
+        width = max(len("metric"), *(len(k) for k, _, _ in table))
+        extra = self.recent_label if self.recent_metrics is not None else None
+        head = f"{'metric':<{width}}  {'progressive':>11}" + \
+            (f"  {extra:>14}" if extra else "")
+        out = [head]
+        for k, v, r in table:
+            line = f"{k:<{width}}  {v:>11.4f}"
+            if extra:
+                line += f"  {r:>14.4f}"
+            out.append(line)
+        return out
 
     def plot(self, ax=None, label=None, **kwargs):
         """Draw the cumulative mean loss against rows seen (log x-axis); returns ``ax``."""
