@@ -286,3 +286,17 @@ def test_columns_equal_vowpal_wabbit_audit(tmp_path):
         for k in got:
             assert got[k] == pytest.approx(expect[k], rel=1e-6), (r, k)
     assert n_items > 100
+
+
+def test_values_converted_as_python_float(tmp_path):
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=400) * 10.0 ** rng.integers(-30, 30, 400)
+    texts = ([repr(float(v)) for v in x[:100]] + ["%.3e" % v for v in x[100:200]]
+             + ["%.17g" % v for v in x[200:300]] + ["%.6f" % v for v in x[300:]]
+             + ["7", "-0012", "+3.", ".5", "1E3", "2e-0", "000.000100"])
+    texts = [t for t in texts if float(t) != 0]
+    data = "".join(f"{t} |a f{k}:{t}\n" for k, t in enumerate(texts)).encode()
+    X, y, _ = read_all(data, tmp_path)
+    expect = np.array([float(t) for t in texts])
+    assert np.array_equal(y, expect)
+    assert np.array_equal(np.asarray(X.sum(axis=1)).ravel(), expect)

@@ -164,26 +164,34 @@ def format_description(d, width=None):
 
 # ------------------------------------------------------------------ data files
 CSV_SUFFIXES = (".csv", ".tsv", ".data")
+VW_SUFFIXES = (".vw",)
 _COMPRESSED = (".gz", ".bz2", ".xz")
+FORMATS = ("auto", "libsvm", "csv", "vw", "text", "ratings")
 
 
 def detect_format(path):
-    """"csv" for .csv/.tsv/.data (compressed or not), else "libsvm"."""
+    """"csv" for .csv/.tsv/.data, "vw" for .vw (compressed or not), else "libsvm"
+    (raw text is read only when asked: --format text)."""
     name = os.fspath(path).lower()
     for suffix in _COMPRESSED:
         if name.endswith(suffix):
             name = name[:-len(suffix)]
+    if name.endswith(VW_SUFFIXES):
+        return "vw"
     return "csv" if name.endswith(CSV_SUFFIXES) else "libsvm"
 
 
 def add_data_args(parser, data_required=True):
     nargs = None if data_required else "?"
     parser.add_argument("data", metavar="DATA", nargs=nargs,
-                        help="LIBSVM file, or CSV for names ending in .csv/.tsv/.data "
-                             "(.gz/.bz2/.xz read as they are; '-' reads stdin)")
+                        help="LIBSVM file; CSV for names ending in .csv/.tsv/.data; Vowpal "
+                             "Wabbit text for .vw (.gz/.bz2/.xz read as they are; '-' reads "
+                             "stdin)")
     g = parser.add_argument_group("input")
-    g.add_argument("--format", choices=("auto", "libsvm", "csv", "ratings"), default="auto",
-                   help="file format (default: from the file name); ratings: 'user item "
+    g.add_argument("--format", choices=FORMATS, default="auto",
+                   help="file format (default: from the file name); vw: Vowpal Wabbit text "
+                        "'label [importance] [\'tag]|ns feature[:value] ...'; text: "
+                        "'label<TAB>raw text' lines, tokens hashed; ratings: 'user item "
                         "rating [timestamp]' lines, replayed in timestamp order "
                         "(evaluate --algo baseline|funk-mf|biased-mf|online-pmf|brand-svd)")
     g.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
@@ -199,6 +207,18 @@ def add_data_args(parser, data_required=True):
     g.add_argument("--delimiter", default=None, metavar="SEP",
                    help="CSV: field separator (default ',' or tab for .tsv; 'space' for "
                         "runs of whitespace)")
+    g.add_argument("-b", "--bits", type=int, default=None, metavar="N",
+                   help="vw, text: hash features into 2**N columns (default 18, or the "
+                        "saved model's width)")
+    g.add_argument("-q", "--quadratic", action="append", default=[], metavar="AB",
+                   help="vw: pair the features of namespaces A and B (first letters), "
+                        "repeatable")
+    g.add_argument("--cubic", action="append", default=[], metavar="ABC",
+                   help="vw: triples of namespaces A, B and C, repeatable")
+    g.add_argument("--ignore", action="append", default=[], metavar="NS",
+                   help="vw: drop the namespaces starting with these letters, repeatable")
+    g.add_argument("--ngram", type=int, default=1, metavar="N",
+                   help="text: also hash runs of 2..N consecutive tokens (default 1)")
 
 
 def _csv_options(args):
@@ -218,30 +238,75 @@ def _csv_options(args):
     return dict(label=label, header=header, delimiter=delim)
 
 
+def data_format(args):
+    """The format DATA is read in: --format, else from the file name."""
+    fmt = getattr(args, "format", "auto")
+    return fmt if fmt != "auto" else detect_format(args.data)
+
+
+def _hash_bits(args, n_features):
+    """--bits, else the saved model's width when it is a power of two, else 18."""
+    bits = getattr(args, "bits", None)
+    if bits is not None:
+        if not 1 <= bits <= 31:
+            raise CLIError(f"--bits must be from 1 to 31, got {bits}")
+        if n_features is not None and n_features != 1 << bits:
+            raise CLIError(f"--bits {bits} gives {1 << bits} columns but the model has "
+                           f"{n_features}")
+        return bits
+    if n_features is not None:
+        if n_features < 2 or n_features & (n_features - 1):
+            raise CLIError(f"the model has {n_features} features, not a power of two: it "
+                           "was not trained on hashed features")
+        return n_features.bit_length() - 1
+    return 18
+
+
 def require_data(args):
-    """Fail at once if DATA is not there (before anything heavy is imported)."""
+    """Fail at once if DATA is not there or an input option is wrong (before anything
+    heavy is imported)."""
     path = args.data
     if path is not None and path != "-" and not os.path.exists(path):
         raise CLIError(f"{path}: no such file")
     if getattr(args, "chunk_size", 1) < 1:
         raise CLIError(f"--chunk-size must be >= 1, got {args.chunk_size}")
+    bits = getattr(args, "bits", None)
+    if bits is not None and not 1 <= bits <= 31:
+        raise CLIError(f"--bits must be from 1 to 31, got {bits}")
+    if not 1 <= getattr(args, "ngram", 1) <= 8:
+        raise CLIError(f"--ngram must be from 1 to 8, got {args.ngram}")
+    if path is not None:
+        fmt = data_format(args)
+        if fmt != "vw" and (getattr(args, "quadratic", None) or getattr(args, "cubic", None)
+                            or getattr(args, "ignore", None)):
+            raise CLIError(f"-q/--quadratic, --cubic and --ignore apply to --format vw, not "
+                           f"{fmt}")
+        if fmt != "text" and getattr(args, "ngram", 1) != 1:
+            raise CLIError(f"--ngram applies to --format text, not {fmt}")
+        if fmt not in ("vw", "text") and bits is not None:
+            raise CLIError(f"--bits applies to --format vw or text, not {fmt}")
 
 
 def open_data(args, n_features=None):
     """A reader over ``args.data``: iterate to get ``(X_chunk, y_chunk)``, constant memory.
 
     ``n_features`` (a saved model's width) overrides ``--n-features``; a LIBSVM file
-    with fewer features is padded, one with more fails on the line that has them.
+    with fewer features is padded, one with more fails on the line that has them.  For
+    vw and text input the width is ``2**--bits`` (by default the model's width).
     """
     from .. import io
     path = args.data
-    if args.chunk_size < 1:
-        raise CLIError(f"--chunk-size must be >= 1, got {args.chunk_size}")
-    if path != "-" and not os.path.exists(path):
-        raise CLIError(f"{path}: no such file")
-    fmt = args.format if args.format != "auto" else detect_format(path)
+    require_data(args)
+    fmt = data_format(args)
     if fmt == "csv":
         return io.read_csv(path, chunk_size=args.chunk_size, **_csv_options(args))
+    if fmt == "vw":
+        return io.read_vw(path, n_bits=_hash_bits(args, n_features),
+                          quadratic=args.quadratic, cubic=args.cubic,
+                          ignore=args.ignore, chunk_size=args.chunk_size)
+    if fmt == "text":
+        return io.read_text(path, n_bits=_hash_bits(args, n_features), ngram=args.ngram,
+                            chunk_size=args.chunk_size)
     width = n_features if n_features is not None else args.n_features
     zero = {"auto": "auto", "yes": True, "no": False}[args.zero_based]
     return io.read_libsvm(path, chunk_size=args.chunk_size, n_features=width,
@@ -251,9 +316,15 @@ def open_data(args, n_features=None):
 def checked_chunks(reader):
     """The reader's chunks, with non-finite labels of a stream reported clearly."""
     import numpy as np
+    noted = False
     for X, y in reader:
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise CLIError(f"{reader_name(reader)}: a label is NaN or infinite")
+            raise CLIError(f"{reader_name(reader)}: a label is NaN or infinite (or missing)")
+        weights = getattr(reader, "weights", None)  # Vowpal Wabbit importance weights
+        if not noted and weights is not None and np.any(weights != 1):
+            noted = True
+            print(f"olearn: note: the importance weights of {reader_name(reader)} are not "
+                  "applied (every row is learned with weight 1)", file=sys.stderr)
         yield X, y
 
 

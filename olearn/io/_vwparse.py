@@ -16,8 +16,8 @@ with Vowpal Wabbit's numbers:
   every column is taken modulo ``2**n_bits``; an interaction of a namespace with
   itself pairs each feature with itself and the ones after it.
 
-Numbers are converted exactly as Python's ``float()`` does on the fast path of
-``_fastparse._number`` (at most 15 significant digits, power of ten at most 22);
+Numbers are converted exactly as Python's ``float()`` does on Clinger's fast path
+(at most 15 significant digits, power of ten at most 22);
 another number's place is recorded and the caller converts it with ``float()`` and
 calls again with the values (``exact``).  Faults end the block with a code and the
 line; the caller words the message.
@@ -26,7 +26,6 @@ import numpy as np
 from numba import njit
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
-from ._fastparse import _POW10, _number
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -100,11 +99,59 @@ def _grammar_number(a, i, end):
     return i == end
 
 
+_POW10 = np.array([10.0 ** k for k in range(23)])
+
+
 @njit
 def _value(a, i, end):
-    """The number in ``a[i:end]`` and whether it was converted exactly."""
-    v, _q, ok = _number(a, i, end, _POW10)
-    return v, ok
+    """The number written in ``a[i:end]`` (already checked against the grammar) and
+    whether it was converted exactly: Clinger's fast path, a decimal significand of
+    at most 15 digits and a power of ten at most 22 in size (both exact doubles, so
+    one multiplication or division rounds correctly, as ``float()`` does)."""
+    neg = False
+    if a[i] == 45 or a[i] == 43:
+        neg = a[i] == 45
+        i += 1
+    m = 0
+    digits = 0
+    scale = 0
+    while i < end and 48 <= a[i] <= 57:
+        if m > 0 or a[i] != 48:
+            digits += 1
+        m = m * 10 + (a[i] - 48)
+        i += 1
+        if digits > 15:
+            return 0.0, False
+    if i < end and a[i] == 46:
+        i += 1
+        while i < end and 48 <= a[i] <= 57:
+            if m > 0 or a[i] != 48:
+                digits += 1
+            m = m * 10 + (a[i] - 48)
+            scale -= 1
+            i += 1
+            if digits > 15:
+                return 0.0, False
+    if i < end:  # the exponent
+        i += 1
+        eneg = False
+        if a[i] == 45 or a[i] == 43:
+            eneg = a[i] == 45
+            i += 1
+        e = 0
+        while i < end:
+            e = e * 10 + (a[i] - 48)
+            i += 1
+            if e > 10000:
+                return 0.0, False
+        scale += -e if eneg else e
+    if m == 0:
+        return (-0.0 if neg else 0.0), True
+    if scale > 22 or scale < -22:
+        return 0.0, False
+    v = float(m)
+    v = v * _POW10[scale] if scale >= 0 else v / _POW10[-scale]
+    return (-v if neg else v), True
 
 
 @njit

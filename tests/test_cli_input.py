@@ -1,0 +1,106 @@
+"""The command line on Vowpal Wabbit and raw-text input: formats, hashing options,
+the same results as the library, and bad input as one `file:line: message` line."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from olearn.cli import main
+from olearn.cli._common import detect_format
+from olearn.io import read_text, read_vw
+from olearn.registry import make
+
+VW = ("1 |a x y:2 |b z\n-1 0.5 'neg|a w |b z:3\n1 |a x |b q\n-1 |a w y\n"
+      "1 |a x:1.5 |b q z\n-1 |a w:2 |b z\n" * 3)
+TEXT = ("ham\tSee you at lunch, ok?\nspam\tWIN a FREE prize now!!\nham\tok see you\n"
+        "spam\tFree entry: win now\n" * 4)
+
+
+def run_cli(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    err = "".join(line + "\n" for line in err.splitlines()
+                  if not line.startswith("olearn: compiling "))
+    return rc, out, err
+
+
+def library_mistakes(reader, algo="pa1"):
+    model, mistakes = make(algo), 0
+    for X, y in reader:
+        mistakes += int((model.predict_learn(X, y) != y).sum())
+    return model, mistakes
+
+
+def test_detect_format():
+    assert detect_format("d.vw") == detect_format("D.VW.gz") == "vw"
+    assert detect_format("d.csv.bz2") == "csv"
+    assert detect_format("sms.txt") == detect_format("x.svm") == "libsvm"
+
+
+def test_train_and_predict_vw_equal_the_library(tmp_path, capsys):
+    path, model_path = tmp_path / "d.vw", tmp_path / "m.olm"
+    path.write_text(VW)
+    rc, out, err = run_cli(capsys, "train", path, "--algo", "pa1", "-b", "12", "-q", "ab",
+                           "--quiet", "--model", model_path)
+    assert rc == 0, err
+    model, mistakes = library_mistakes(read_vw(str(path), n_bits=12, quadratic="ab"))
+    assert f"({mistakes} mistakes)" in out
+    assert "importance weights" in err and "not applied" in err  # the 0.5 on line 2
+    rc, out, err = run_cli(capsys, "predict", path, "--model", model_path, "-q", "ab")
+    assert rc == 0, err
+    X = next(iter(read_vw(str(path), n_bits=12, quadratic="ab", chunk_size=100)))[0]
+    assert out.split() == [f"{int(v)}" for v in model.predict(X)]
+    rc, out, err = run_cli(capsys, "predict", path, "--model", model_path, "--bits", "10")
+    assert rc == 2 and "--bits 10 gives 1024 columns but the model has 4096" in err
+
+
+def test_train_text_equals_the_library(tmp_path, capsys):
+    path = tmp_path / "sms.txt"
+    path.write_text(TEXT)
+    rc, out, err = run_cli(capsys, "train", path, "--format", "text", "--algo", "pa1",
+                           "--bits", "14", "--ngram", "2", "--quiet")
+    assert rc == 0, err
+    _, mistakes = library_mistakes(read_text(str(path), n_bits=14, ngram=2))
+    assert f"({mistakes} mistakes)" in out and "rows = 16" in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--ngram", "2"], "--ngram applies to --format text, not libsvm"),
+    (["--format", "text", "-q", "ab"], "apply to --format vw, not text"),
+    (["--format", "vw", "--bits", "40"], "--bits must be from 1 to 31"),
+    (["--format", "libsvm", "--bits", "10"], "--bits applies to --format vw or text"),
+])
+def test_misused_options(tmp_path, capsys, argv, needle):
+    path = tmp_path / "d.txt"
+    path.write_text(TEXT)
+    rc, out, err = run_cli(capsys, "train", path, "--algo", "pa1", *argv)
+    assert rc == 2 and err.strip().startswith("olearn: error: ") and needle in err
+
+
+@pytest.mark.parametrize("name, content, fmt, place, needle", [
+    ("bad.vw", "1 |a x\n\n-1 a b\n", [], "bad.vw:3: ", "no '|'"),
+    ("bad.vw", "1 |a x\n1 |a y:zz9 z:1..2\n", [], "bad.vw:2: ", "feature value '1..2'"),
+    ("bad.txt", "ham\tok\nspam no tab\n", ["--format", "text"], "bad.txt:2: ", "no tab"),
+])
+def test_bad_file_one_line(tmp_path, capsys, name, content, fmt, place, needle):
+    path = tmp_path / name
+    path.write_text(content)
+    rc, out, err = run_cli(capsys, "train", path, "--algo", "pa1", "--model",
+                           tmp_path / "m.olm", *fmt)
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1 and "Traceback" not in err
+    assert lines[0].startswith(f"olearn: error: {path}".replace(name, "")) and place in lines[0]
+    assert needle in lines[0]
+    assert not (tmp_path / "m.olm").exists()
+
+
+def test_exit_code_in_a_real_process(tmp_path):
+    path = tmp_path / "bad.vw"
+    path.write_text("1 |a x\n2 3 4 5 |a y\n")
+    proc = subprocess.run([sys.executable, "-m", "olearn", "train", str(path), "--algo", "pa1"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("olearn: comp")]
+    assert errors == [f"olearn: error: {path}:2: more than three label tokens before '|' "
+                      "(label, importance, initial) at '5'"]
