@@ -15,7 +15,7 @@ from test_kernel import RNG_MOD, RNG_MUL, _binary, _check, _multiclass, kernel_m
 
 def budget_reference(X, y, algo, policy, budget, n_classes=2, kernel="rbf", gamma=0.1,
                      coef0=1.0, degree=3, C=1.0, variant="PA-I", eta=0.5, lam=0.01,
-                     rho=1.0, epsilon=0.1, threshold=0.1, seed=0):
+                     rho=1.0, epsilon=0.1, threshold=0.1, seed=0, max_coef=None):
     """Kernel Perceptron + Projectron++ (Orabona et al. 2009, Algorithm 2), kernel PA +
     BPA-S (Wang and Vucetic 2010), NORMA + BOGD (Zhao et al. 2012), on dense rows, the
     Gram matrix of the support set inverted afresh each row."""
@@ -92,7 +92,8 @@ def budget_reference(X, y, algo, policy, budget, n_classes=2, kernel="rbf", gamm
             r = int(np.argmin(loss))
             new = new + alpha[:, r] * kv[r] / kxx
             svs, alpha = np.delete(svs, r, axis=0), np.delete(alpha, r, axis=1)
-        if policy == "bogd" and n >= budget:
+        removed = policy == "bogd" and n >= budget
+        if removed:
             rng = rng * RNG_MUL % RNG_MOD
             r = rng % n
             svs, alpha = np.delete(svs, r, axis=0), np.delete(alpha, r, axis=1)
@@ -100,6 +101,8 @@ def budget_reference(X, y, algo, policy, budget, n_classes=2, kernel="rbf", gamm
                 alpha = alpha * n / (n - 1)
         svs = np.vstack([svs, x])
         alpha = np.hstack([alpha, new[:, None]])
+        if removed and max_coef is not None:  # LIBOKL's bound, after the new term
+            alpha = alpha * min(1.0, max_coef / np.abs(alpha).max())
     return svs, alpha, np.array(scores)
 
 
@@ -113,6 +116,8 @@ CASES = [
                                 "kernel": "poly", "degree": 2, "gamma": 0.3}),
     (NORMAClassifier, "norma", {"budget": 10, "budget_policy": "bogd", "eta": 0.3,
                                 "lam": 0.05, "random_state": 3}),
+    (NORMAClassifier, "norma", {"budget": 10, "budget_policy": "bogd", "eta": 0.3,
+                                "lam": 0.0, "max_coef": 0.5, "random_state": 4}),
 ]
 
 
@@ -130,7 +135,8 @@ def test_binary_budgets_match_the_reference(cls, algo, params, sparse):
 
 @pytest.mark.parametrize("cls,algo,params", [
     (KernelPAClassifier, "pa", {"budget": 8, "budget_policy": "bpa-s", "C": 0.5}),
-    (NORMAClassifier, "norma", {"budget": 8, "budget_policy": "bogd", "random_state": 1})])
+    (NORMAClassifier, "norma", {"budget": 8, "budget_policy": "bogd", "random_state": 1,
+                                "max_coef": 0.6})])
 def test_multiclass_budgets_match_the_reference(cls, algo, params):
     X, y = _multiclass()
     ref = {k: v for k, v in params.items() if k not in ("budget_policy", "random_state")}

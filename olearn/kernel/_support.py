@@ -256,6 +256,21 @@ def _least_degrading(alpha, sq, kv, n, kxx, params):
     return r
 
 
+@njit(inline="always")
+def _cap(alpha, n, top):
+    """BOGD's bound on the coefficients as LIBOKL applies it after a removal: every
+    coefficient scaled by ``min(1, top / max_i |alpha_i|)``."""
+    big = 0.0
+    for k in range(alpha.shape[0]):
+        for s in range(n):
+            big = max(big, abs(alpha[k, s]))
+    if big > top:
+        scale = top / big
+        for k in range(alpha.shape[0]):
+            for s in range(n):
+                alpha[k, s] *= scale
+
+
 @njit(cache=True)
 def _square(M, cap):
     """``M`` (m, m) as a (cap, cap) array (zeros added; ``M`` itself when it fits)."""
@@ -471,7 +486,9 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
             coefs[k] += alpha[k, r] * kv[r] / kxx
         _remove(alpha, ptr, idx, val, sq, n, r)
         n -= 1
+    capped = False
     if add and policy == BOGD and n >= budget:
+        capped = params[10] > 0.0
         _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
         if n > 1:  # the rest rescaled by B / (B - 1): unbiased for the uniform draw
             scale = n / (n - 1.0)
@@ -483,6 +500,8 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
         alpha, ptr, idx, val, sq, kinv, pmat = _append(alpha, ptr, idx, val, sq, kinv, pmat,
                                                        n, ridx, rval, sqx, coefs)
         n += 1
+        if capped:
+            _cap(alpha, n, params[10])
         if policy == TRUNCATE and n > budget:
             _remove(alpha, ptr, idx, val, sq, n, 0)  # NORMA's truncation: the oldest term
             n -= 1

@@ -27,9 +27,12 @@ Learning", ICML 2012), which is this learner (hinge loss with ``rho = 1``, the s
 drawn uniformly at random leaves and the B - 1 others are multiplied by
 ``B / (B - 1)``, so that the expected function after the removal is the function
 before it.  The paper could not be read here: the removal and the rescaling are
-those of LIBOKL's ``BOGD.m`` (Lu, Hoi et al.), which also caps every coefficient
-at ``eta gamma`` after a removal; that cap and BOGD++'s non-uniform sampling are
-not built.  BOGD is defined for classification; ``NORMARegressor`` accepts it too
+those of LIBOKL's ``BOGD.m`` (Lu, Hoi et al.), and so is the optional bound
+``max_coef`` (LIBOKL's ``eta * gamma``, 2 in its demo): after a removal, when the
+largest ``|alpha_i|`` exceeds it, every coefficient is scaled by
+``max_coef / max_i |alpha_i|``.  Without it the rescalings compound (a vector that
+survives m removals has grown by about ``exp(m / B)``).  BOGD++'s non-uniform
+sampling is not built.  BOGD is defined for classification; ``NORMARegressor`` accepts it too
 (as LIBOKL's regression BOGD).  Cost per row
 O(n_support nnz) plus O(n_support K) for the shrink.
 """
@@ -50,7 +53,9 @@ class _NORMA:
         if eta * lam >= 1.0:
             raise ValueError(f"eta * lam must be below 1 (the shrink factor 1 - eta lam is "
                              f"{1.0 - eta * lam!r})")
-        return (eta, lam, third, 0.0)
+        cap = self.max_coef
+        cap = 0.0 if cap is None else check_number("max_coef", cap, low=0.0, low_open=True)
+        return (eta, lam, third, cap)
 
 
 class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
@@ -68,14 +73,17 @@ class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
     budget : int or None, terms kept (None: all).
     budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
         drawn term leaves and the others are rescaled by B / (B - 1)).
+    max_coef : float or None, BOGD's bound on the coefficients after a removal (None:
+        no bound; LIBOKL uses eta * 10).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
     _algo = S.NORMA_CLS
 
     def __init__(self, eta=0.5, lam=0.01, rho=1.0, kernel="rbf", gamma=0.1, coef0=1.0,
-                 degree=3, budget=None, budget_policy="truncate", fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 degree=3, budget=None, budget_policy="truncate", max_coef=None,
+                 fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     def _rule_params(self):
@@ -97,14 +105,17 @@ class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
     budget : int or None, terms kept (None: all).
     budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
         drawn term leaves and the others are rescaled by B / (B - 1)).
+    max_coef : float or None, BOGD's bound on the coefficients after a removal (None:
+        no bound; LIBOKL uses eta * 10).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
     _algo = S.NORMA_REG
 
     def __init__(self, eta=0.5, lam=0.01, epsilon=0.1, kernel="rbf", gamma=0.1, coef0=1.0,
-                 degree=3, budget=None, budget_policy="truncate", fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 degree=3, budget=None, budget_policy="truncate", max_coef=None,
+                 fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=None):
         store_params(self, locals())
 
     def _rule_params(self):
