@@ -144,13 +144,14 @@ def _run_declared(key, X, y, sw, state, params, seen, scores, pred):
 
 
 def entry(name, task, loss="", reduction=NATIVE):
-    """The cached entry point of a declared learner for one task, loss and reduction."""
+    """The cached entry point of a declared learner for one task, loss and reduction
+    (it releases the GIL, so a reader thread can parse the next chunk meanwhile)."""
     key = f"{name}|{task}|{loss}|{reduction}"
     kernel = _ENTRIES.get(key)
     if kernel is None:
         def run(X, y, sw, state, params, seen, scores, pred):
             return run_declared(key, X, y, sw, state, params, seen, scores, pred)
-        kernel = _ENTRIES[key] = njit(cache=True)(run)
+        kernel = _ENTRIES[key] = njit(cache=True, nogil=True)(run)
     return kernel
 
 

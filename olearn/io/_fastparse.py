@@ -127,7 +127,7 @@ def _number(a, i, end, pow10, buf, long_ok):
     return (-v if neg else v), i, True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def parse_block(a, want_values, long_ok):
     """``(status, labels, line_of_row, counts, indices, values)`` of the lines in the
     byte array ``a``; status 1: not the simple grammar, parse another way.
