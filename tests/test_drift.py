@@ -354,3 +354,23 @@ def test_on_drift_resets_the_learner_at_each_detection():
     for xi, yi in zip(X, y):
         one.predict_learn_one(xi, yi)
     assert any(1500 <= d < 1700 for d in one.drifts_)
+
+
+@pytest.mark.parametrize("make", [DDM, ADWIN])
+def test_on_drift_saves_loads_and_continues(make, tmp_path):
+    X, y = _concept_stream(seed=2)
+    a = OnDrift(olearn.make("pa1"), make())
+    a.predict_learn(X[:2000], y[:2000])
+    assert a.drifts_
+    a.save(tmp_path / "o.olm")
+    b = olearn.load(tmp_path / "o.olm")
+    assert type(b) is OnDrift and b.drifts_ == a.drifts_ and b.t_ == a.t_
+    assert b.detector_.get_params() == a.detector_.get_params()
+    np.testing.assert_array_equal(b.predict(X[2000:]), a.predict(X[2000:]))
+    np.testing.assert_array_equal(b.predict_learn(X[2000:], y[2000:]),
+                                  a.predict_learn(X[2000:], y[2000:]))
+    assert b.drifts_ == a.drifts_
+    fresh = OnDrift(olearn.make("pa1"), make())        # nothing learned yet: saves too
+    fresh.save(tmp_path / "f.olm")
+    c = olearn.load(tmp_path / "f.olm")
+    np.testing.assert_array_equal(c.predict_learn(X, y), fresh.predict_learn(X, y))

@@ -100,7 +100,7 @@ def _mixture_losses(losses, rule="ewa", eta=0.0):
     n, N = losses.shape
     votes = np.tile(np.arange(N), (n, 1))
     scores = np.zeros((n, N))
-    state, L, Ltot = np.array([0.0, 1.0, 0.0]), np.zeros(N), np.zeros(N)
+    state, L, Ltot = np.array([0.0, 1.0, 0.0, 0.0]), np.zeros(N), np.zeros(N)
     params = np.array([["ewa", "hedge", "follow-the-leader"].index(rule), eta, N, 0, 1.0])
     combine(votes, np.zeros((1, N)), losses, np.ones(N, np.bool_), state, L, Ltot, params,
             np.zeros(N), np.zeros(n, np.int64), np.zeros(n), scores)
@@ -201,5 +201,125 @@ def test_auto_is_registered_and_saves(tmp_path):
     np.testing.assert_array_equal(back.predict(X), m.predict(X))
     np.testing.assert_array_equal(back.predict_learn(X, y), m.predict_learn(X, y))
     np.testing.assert_array_equal(back.weights_, m.weights_)
-    with pytest.raises(TypeError, match="cannot save parameters"):   # learners: objects
-        AutoClassifier(learners=_members()).fit(X, y).save(tmp_path / "b.olm")
+
+
+# ---------------------------------------------------------------- saving given learners
+@pytest.mark.parametrize("regression", [False, True])
+def test_expert_advice_over_given_learners_saves_loads_and_continues(tmp_path, regression):
+    """Members (one of them an OnDrift meta-model) and a detector are saved as nested
+    olearn models; the loaded ensemble continues the stream exactly as the original."""
+    from olearn.drift import DDM, OnDrift, PageHinkley
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((600, 5))
+    if regression:
+        y = X @ rng.standard_normal(5) + 0.1 * rng.standard_normal(600)
+        y[300:] = -y[300:]
+        members = [olearn.make("pa1-reg", C=c) for c in (0.1, 1.0)] + \
+            [OnDrift(olearn.make("rls"), PageHinkley(threshold=5.0))]
+        det = PageHinkley(threshold=20.0)
+    else:
+        y = np.where(X @ rng.standard_normal(5) > 0, 1, -1)
+        y[300:] = -y[300:]
+        members = _members() + [OnDrift(olearn.make("arow"), DDM())]
+        det = DDM()
+    m = ExpertAdvice(members, combine="ewa", detector=det)
+    m.predict_learn(X[:400], y[:400])
+    assert m.drifts_                                  # the switch at 300 was seen
+    m.save(tmp_path / "e.olm")
+    back = olearn.load(tmp_path / "e.olm")
+    assert type(back) is ExpertAdvice and back.drifts_ == m.drifts_
+    assert [type(a) for a in back.members_] == [type(a) for a in m.members_]
+    np.testing.assert_array_equal(back.weights_, m.weights_)
+    np.testing.assert_array_equal(back.predict(X[400:]), m.predict(X[400:]))
+    for i in range(400, 600, 50):                     # the rest of the stream, in chunks
+        np.testing.assert_array_equal(back.predict_learn(X[i:i + 50], y[i:i + 50]),
+                                      m.predict_learn(X[i:i + 50], y[i:i + 50]))
+    assert back.drifts_ == m.drifts_
+    # Auto over given learners saves the same way
+    a = AutoClassifier(learners=_members()) if not regression else \
+        AutoRegressor(learners=members[:2])
+    a.fit(X[:100], y[:100])
+    a.save(tmp_path / "a.olm")
+    np.testing.assert_array_equal(olearn.load(tmp_path / "a.olm").predict(X), a.predict(X))
+
+
+def test_saving_refuses_what_is_not_json_or_olearn(tmp_path):
+    X, y = _stream(n=50)
+    m = ExpertAdvice(_members(), random_state=np.random.default_rng(0)).fit(X, y)
+    with pytest.raises(TypeError, match="cannot save a parameter"):
+        m.save(tmp_path / "x.olm")
+    assert not (tmp_path / "x.olm").exists()
+
+
+# ---------------------------------------------------------------- re-weighting on drift
+def _switch_stream(n=4000, d=10, seed=0):
+    """An abrupt concept switch at the middle: a new random separating direction."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    w1, w2 = rng.standard_normal(d), rng.standard_normal(d)
+    y = np.where(X @ w1 > 0, 1, -1)
+    y[n // 2:] = np.where(X[n // 2:] @ w2 > 0, 1, -1)
+    return X, y
+
+
+def _drift_members():
+    # a confident second-order learner (best before the switch, slow after it) and two
+    # first-order ones that adapt at once
+    return [olearn.make("arow", r=1.0), olearn.make("perceptron"), olearn.make("pa1", C=0.1)]
+
+
+@pytest.mark.parametrize("combine", ["follow-the-leader", "ewa"])
+def test_reweighting_on_drift_lowers_the_post_drift_windowed_error(combine):
+    from olearn.drift import DDM
+    from olearn.evaluate.metrics import running_mean
+    for seed in range(3):
+        X, y = _switch_stream(seed=seed)
+        h = len(y) // 2
+        plain = ExpertAdvice(_drift_members(), combine=combine).predict_learn(X, y)
+        m = ExpertAdvice(_drift_members(), combine=combine, detector=DDM())
+        watched = m.predict_learn(X, y)
+        assert any(h <= d < h + 200 for d in m.drifts_)
+        # windowed (last 500 rows) mistake rate over the 1,000 rows after the switch
+        errs = [running_mean(window=500).update((p != y).astype(float))[h:h + 1000].mean()
+                for p in (plain, watched)]
+        assert errs[1] < errs[0] - (0.02 if combine == "follow-the-leader" else 0.0)
+        assert (watched[:h] == plain[:h]).mean() > 0.95     # before it: the same ensemble
+
+
+def test_reweighting_does_not_depend_on_chunks_or_one_at_a_time():
+    from olearn.drift import DDM
+    X, y = _switch_stream(n=1200, seed=1)
+    whole = ExpertAdvice(_drift_members(), combine="ewa", detector=DDM())
+    pw = whole.predict_learn(X, y)
+    chunked = ExpertAdvice(_drift_members(), combine="ewa", detector=DDM())
+    pc = np.concatenate([chunked.predict_learn(X[i:i + 97], y[i:i + 97])
+                         for i in range(0, len(y), 97)])
+    np.testing.assert_array_equal(pw, pc)
+    assert chunked.drifts_ == whole.drifts_ and whole.drifts_
+    np.testing.assert_allclose(chunked.weights_, whole.weights_)
+    # one at a time: the same detections once both classes are known (the first row
+    # has no prediction)
+    one = ExpertAdvice(_drift_members(), combine="ewa", detector=DDM())
+    po = [one.predict_learn_one(xi, yi) for xi, yi in zip(X, y)]
+    both = next(i for i in range(1, len(y)) if len(set(y[:i])) == 2)
+    assert (np.array(po[both + 5:]) == pw[both + 5:]).mean() > 0.99
+    # the detector saw the ensemble's own errors: its detections are where it fires
+    det, want = DDM(), []
+    for i, e in enumerate((pw != y).astype(float)):
+        if det.update(e):
+            want.append(i)
+    assert want == whole.drifts_
+
+
+def test_reweight_sets_uniform_weights_and_restarts_the_rate():
+    X, y = _stream(n=400, seed=3)
+    m = ExpertAdvice(_members(), combine="ewa").fit(X, y)
+    assert np.ptp(m.weights_) > 0
+    m.reweight()
+    np.testing.assert_allclose(m.weights_, np.full(4, 0.25))
+    assert np.all(m.cumulative_loss_ == 0)
+    Xn, yn = _stream(n=1, seed=9)
+    m.partial_fit(Xn, yn)          # after one row the rate is sqrt(8 ln N) again
+    L = m._Ltot
+    w = np.exp(-math.sqrt(8 * math.log(4)) * (L - L.min()))
+    np.testing.assert_allclose(m.weights_, w / w.sum())

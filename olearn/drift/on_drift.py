@@ -10,11 +10,33 @@ A batch runs in compiled passes: the learner's ``predict_learn`` over the rest o
 batch, then the detector over its errors up to its first detection only; after a
 detection the learner is reset and the rows after it are run again, so the result is the
 same as one row at a time.
+
+Reactions to a drift, and which to choose:
+
+* reset (this class): the learner starts afresh; right for an abrupt change after which
+  nothing old helps;
+* re-weight: ``olearn.ensemble.ExpertAdvice(learners, detector=...)`` (and
+  ``AutoClassifier(detector=...)``) keeps every member learning and, on a detection in
+  the ensemble's errors, sets the members' weights back to uniform, so the member that
+  adapts fastest to the new concept takes over in a few rows;
+* forgetting factors, for learners that have one, forget continuously with no detector:
+  ``rls`` (``RLSRegressor(forgetting=f)``, exponentially weighted least squares, f in
+  (0, 1]); the kernel learner ``norma`` (its ``lambda`` shrinks every old support term by
+  ``1 - eta lambda`` a row); ``ogd``/``adagrad`` with a constant step and L2 ``alpha``
+  (weights decay by ``1 - eta alpha`` a row).  The others (Perceptron, PA, ALMA, ROMMA,
+  AROW, CW, SCW, NAROW, NHERD, SOP, the sparse learners) keep all their past: put them
+  in an ensemble with a detector, or in ``OnDrift``.
+
+``OnDrift`` saves and loads in the safe format (``model.save(path)``, ``olearn.load``):
+the learner and the detector are written as nested olearn models, with their state.
 """
 import numpy as np
 from sklearn.base import BaseEstimator, clone, is_classifier
 
+from ..ensemble._nested import nested
 
+
+@nested
 class OnDrift(BaseEstimator):
     """Reset ``learner`` whenever ``detector`` detects a drift in its progressive errors.
 
@@ -108,6 +130,40 @@ class OnDrift(BaseEstimator):
             self.drifts_.append(self.t_ - 1)
             self.model_ = clone(self.learner)
         return pred
+
+    # ------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the model (learner, detector, their states) to ``path``, safe format."""
+        from ..ensemble._nested import save
+        save(self, path)
+
+    def _saved_form(self):
+        """What ``olearn.persistence.save`` should write for this model."""
+        from ..ensemble._nested import Nested
+        return Nested(self)
+
+    def _export(self):
+        from ..ensemble._nested import export_model
+        self._check()
+        arrays = {}
+        meta = {"t_": int(self.t_), "drifts_": [int(i) for i in self.drifts_],
+                "model": export_model(self.model_, "model.", arrays),
+                "detector": export_model(self.detector_, "detector.", arrays)}
+        return meta, arrays
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        from ..ensemble._nested import import_model
+        model = cls(**params)
+        model._check()
+        m = import_model(meta["model"], "model.", arrays)
+        d = import_model(meta["detector"], "detector.", arrays)
+        if type(m) is not type(model.learner) or type(d) is not type(model.detector):
+            raise ValueError("the saved learner or detector does not match the parameters")
+        model.model_, model.detector_ = m, d
+        model.t_ = int(meta["t_"])
+        model.drifts_ = [int(i) for i in meta["drifts_"]]
+        return model
 
     @property
     def n_updates_(self):

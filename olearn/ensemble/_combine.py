@@ -2,8 +2,11 @@
 updated row by row from the members' own pre-update losses, and the ensemble's
 prediction of each row from the members' pre-update predictions (numpy + numba only).
 
-``state = [t (rows seen), next restart of the doubling trick, largest loss seen]``;
-``L`` the members' losses since the last restart, ``Ltot`` since the start.
+``state = [t (rows seen), next restart of the doubling trick, largest loss seen,
+rows before the last re-weighting]``: the doubling trick's epochs count rows from the
+last re-weighting (a drift detected: :meth:`ExpertAdvice.reweight`), so after one the
+rate starts again at ``sqrt(8 ln N)``; ``L`` the members' losses since the last
+restart, ``Ltot`` since the start or the last re-weighting.
 ``params = (combine, eta, n_classes, seed, learn)``: combine 0 = EWA, 1 = Hedge,
 2 = follow the leader; ``eta <= 0``: the doubling trick; ``n_classes = 0``: regression.
 """
@@ -47,13 +50,14 @@ def combine(votes, values, losses, alive, state, L, Ltot, params, w_out, out_cls
     w = w_out
     for i in range(n):
         t = state[0] + 1.0                       # this row's number, from 1
+        tr = t - state[3]                        # ... counted from the last re-weighting
         fresh = False                            # L read as zeros (a restart not made)
         if eta_fixed > 0.0:
             eta = eta_fixed
         else:
             end = state[1]
-            if t >= end:                         # a new epoch: restart (doubling trick)
-                while end <= t:
+            if tr >= end:                        # a new epoch: restart (doubling trick)
+                while end <= tr:
                     end *= 2.0
                 if learn:
                     for j in range(N):

@@ -57,10 +57,12 @@ class AutoClassifier(ClassifierMixin, ExpertAdvice):
     epochs : int, passes over the data in fit().
     shuffle : bool, shuffle the rows before each epoch of fit().
     random_state : int or None, seed of the shuffle and of Hedge's draws.
+    detector : None or an ``olearn.drift`` detector: on a detected drift in the
+        ensemble's errors the weights start again from uniform (``ExpertAdvice``).
     """
 
     def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
-                 epochs=1, shuffle=True, random_state=None):
+                 epochs=1, shuffle=True, random_state=None, detector=None):
         store_params(self, locals())
 
     def _default_learners(self):
@@ -85,10 +87,12 @@ class AutoRegressor(RegressorMixin, ExpertAdvice):
     epochs : int, passes over the data in fit().
     shuffle : bool, shuffle the rows before each epoch of fit().
     random_state : int or None, seed of the shuffle and of Hedge's draws.
+    detector : None or an ``olearn.drift`` detector: on a detected drift in the
+        ensemble's errors the weights start again from uniform (``ExpertAdvice``).
     """
 
     def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
-                 epochs=1, shuffle=True, random_state=None):
+                 epochs=1, shuffle=True, random_state=None, detector=None):
         store_params(self, locals())
 
     def _default_learners(self):

@@ -41,6 +41,17 @@ the range; a departure from the book's known range).  A given ``eta`` is used as
 
 A member whose weights become non-finite (``DivergenceError``) is dropped: its weight
 is 0 from the start of the call where it diverged.
+
+Drift (``detector=``, an :mod:`olearn.drift` detector): the detector watches the
+ensemble's own pre-update errors (0/1 mistakes; regression: absolute errors), and on a
+detection at row i the ensemble is *re-weighted*: from row i + 1 on, every member's loss
+counts from zero (uniform weights; follow-the-leader follows the member best since the
+drift) and the doubling trick starts a new sequence of epochs (``eta = sqrt(8 ln N)``
+again, so the weights move fast).  The members are not reset: they keep what they
+learned, and a member that adapts faster (a larger step, a forgetting factor) takes the
+lead (see :class:`olearn.drift.OnDrift` to restart a learner instead).  A batch is cut
+at each detection and the rows after it re-combined, so the result does not depend on
+how the stream is cut into calls.
 """
 import math
 
@@ -51,12 +62,14 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._params import store_params
 from .._validation import check_choice, check_number
 from ..base import DivergenceError, _rng
+from ._nested import nested
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
 CLASSIFY_LOSSES = ("zero-one", "hinge")
 REGRESS_LOSSES = ("squared", "absolute")
 
 
+@nested
 class ExpertAdvice(BaseEstimator):
     """Prediction with expert advice: many online learners in one pass, weighted by their
     progressive losses (EWA, Hedge or follow the leader).
@@ -74,10 +87,20 @@ class ExpertAdvice(BaseEstimator):
     epochs : int, passes over the data in fit().
     shuffle : bool, shuffle the rows before each epoch of fit().
     random_state : int or None, seed of the shuffle and of Hedge's draws.
+    detector : None or an ``olearn.drift`` detector (ADWIN, DDM, EDDM, PageHinkley)
+        watching the ensemble's errors; on a detection the weights start again from
+        uniform (see the module's docstring).
+
+    Attributes
+    ----------
+    members_ : the fitted members.  weights_ : their weights for the next row.
+    cumulative_loss_ : each member's loss since the start (or the last detected drift).
+    detector_, drifts_ : with ``detector``: the detector in use, and the rows (0-based)
+        where a drift was detected and the ensemble re-weighted.
     """
 
     def __init__(self, learners=None, combine="ewa", eta=None, loss=None, epochs=1,
-                 shuffle=True, random_state=None):
+                 shuffle=True, random_state=None, detector=None):
         store_params(self, locals())
 
     # ------------------------------------------------------------ set-up
@@ -110,6 +133,9 @@ class ExpertAdvice(BaseEstimator):
         eta = 0.0 if self.eta is None else check_number("eta", self.eta, low=0.0,
                                                          low_open=True)
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else 0
+        det = getattr(self, "detector", None)
+        if det is not None and not hasattr(det, "update_many"):
+            raise TypeError(f"detector must be an olearn.drift detector, got {det!r}")
         return COMBINE.index(self.combine), eta, loss, int(seed) & 0x7FFFFFFF
 
     def _start(self):
@@ -120,12 +146,15 @@ class ExpertAdvice(BaseEstimator):
         self.members_ = [clone(m) for m in learners]
         N = len(self.members_)
         self.alive_ = np.ones(N, dtype=np.bool_)
-        self._comb = np.array([0.0, 1.0, 0.0])
+        self._comb = np.array([0.0, 1.0, 0.0, 0.0])
         self._L = np.zeros(N)
         self._Ltot = np.zeros(N)
         self.t_ = 0
         if self._is_classifier():
             self.classes_ = None
+        det = getattr(self, "detector", None)
+        self.detector_ = None if det is None else det.clone()
+        self.drifts_ = []
 
     @staticmethod
     def _kind(m):
@@ -137,7 +166,7 @@ class ExpertAdvice(BaseEstimator):
 
     def _reset(self):
         for name in ("members_", "alive_", "_comb", "_L", "_Ltot", "t_", "classes_",
-                     "n_features_in_", "state_"):
+                     "n_features_in_", "state_", "detector_", "drifts_"):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------ fitted views
@@ -212,6 +241,46 @@ class ExpertAdvice(BaseEstimator):
                 out_cls, out_val, scores)
         return out_cls, out_val, scores
 
+    def reweight(self):
+        """Uniform weights from the next row on: every member's loss counts from zero
+        and the doubling trick starts again (what a detected drift does)."""
+        check_is_fitted(self, "members_")
+        self._L[:] = 0.0
+        self._Ltot[:] = 0.0
+        self._comb[1] = 1.0                 # the next row starts an epoch of length 1
+        self._comb[3] = self._comb[0]       # epochs counted from here
+        return self
+
+    def _combine_watched(self, votes, values, losses, yi, y):
+        """:meth:`_combine` (learning) with the detector watching the ensemble's errors:
+        at a detection the rows up to it are combined, the weights reset, and the rest
+        combined again."""
+        det = self.__dict__.get("detector_")
+        if det is None:
+            return self._combine(votes, values, losses, True)
+        n = losses.shape[0]
+        classify = yi is not None
+        parts = []
+        s = 0
+        while s < n:
+            snap = (self._L.copy(), self._Ltot.copy(), self._comb.copy())
+
+            def rows(a, stop=None):
+                return a[s:stop] if a.shape[0] == n else a
+            oc, ov, sc = self._combine(rows(votes), rows(values), losses[s:], True)
+            err = (oc != yi[s:]).astype(np.float64) if classify else np.abs(ov - y[s:])
+            flags = det._flags(det._values(err), stop=True)
+            k = flags.shape[0]
+            if k and flags[-1] == 2:                          # a drift at row s + k - 1
+                self._L[:], self._Ltot[:], self._comb[:] = snap
+                oc, ov, sc = self._combine(rows(votes, s + k), rows(values, s + k),
+                                           losses[s:s + k], True)
+                self.drifts_.append(int(self.t_ + s + k - 1))
+                self.reweight()
+            parts.append((oc[:k], ov[:k], sc[:k]))
+            s += k
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+
     def _losses(self, labels_idx, scores, values, yi, y):
         """(n, N) losses of the members' pre-update predictions."""
         loss = self._params()[2]
@@ -281,7 +350,17 @@ class ExpertAdvice(BaseEstimator):
                 member_scores.append(np.zeros(n))
                 continue
             try:
-                if classify:
+                if not hasattr(m, "_partial"):     # a meta-model member (OnDrift, ...)
+                    if sample_weight is not None or loss == "hinge":
+                        raise ValueError(f"{type(m).__name__} members take no sample "
+                                         "weights and no hinge loss")
+                    out = m.predict_learn(X, y)
+                    if classify:
+                        votes[:, j] = np.searchsorted(self.classes_, out)
+                    else:
+                        values[:, j] = out
+                    member_scores.append(None)
+                elif classify:
                     kw = {} if classes is None else {"classes": classes}
                     with m._atomic():  # a diverging member keeps its last finite state
                         s, p = m._partial(X, y, kw.get("classes"), sample_weight)
@@ -305,7 +384,8 @@ class ExpertAdvice(BaseEstimator):
         else:
             losses[:, ~self.alive_] = 0.0
             values[:, ~self.alive_] = 0.0
-        out_cls, out_val, scores = self._combine(votes, values, losses, True)
+        out_cls, out_val, scores = self._combine_watched(votes, values, losses, yi,
+                                                         None if classify else y)
         self.t_ += n
         self._collect_state()
         return (out_cls if classify else out_val), scores
@@ -449,7 +529,13 @@ class ExpertAdvice(BaseEstimator):
             losses = (values - float(y)) ** 2 if learn and self._params()[2] == "squared" \
                 else (np.abs(values - float(y)) if learn else np.zeros((1, N)))
             losses[:, ~self.alive_] = 0.0
-        out, val, scores = self._combine(votes, values, losses, learn)
+        if learn and self.__dict__.get("detector_") is not None and \
+                (not classify or before is not None):
+            out, val, scores = self._combine_watched(
+                votes, values, losses, np.searchsorted(self.classes_, np.array([y]))
+                if classify else None, None if classify else np.array([float(y)]))
+        else:
+            out, val, scores = self._combine(votes, values, losses, learn)
         if learn:
             self.t_ += 1
             self._collect_state()
@@ -476,52 +562,64 @@ class ExpertAdvice(BaseEstimator):
 
     # ------------------------------------------------------------ persistence
     def save(self, path):
-        """Write the model to ``path`` (safe format, no pickle)."""
-        from ..persistence import save
+        """Write the model to ``path`` (safe format, no pickle): the members are saved as
+        nested olearn models (``olearn.ensemble._nested``); ``olearn.load`` reads it."""
+        from ._nested import save
         save(self, path)
 
+    def _saved_form(self):
+        """What ``olearn.persistence.save`` should write for this model."""
+        from ._nested import Nested
+        return Nested(self)
+
     def _export(self):
+        from ._nested import export_model
         check_is_fitted(self, "members_")
-        meta = {"t_": int(self.t_), "n_features_in_": int(self.n_features_in_),
-                "members": []}
         arrays = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb,
                   "alive": self.alive_.astype(np.uint8)}
+        meta = {"t_": int(self.t_), "n_features_in_": int(self.n_features_in_),
+                "members": [export_model(m, f"m{j}.", arrays)
+                            for j, m in enumerate(self.members_)]}
         if self._is_classifier():
             arrays["classes_"] = np.asarray(self.classes_)
-        for j, m in enumerate(self.members_):
-            mm, ma = m._export()
-            meta["members"].append({"params": m.get_params(deep=False), "fitted": mm,
-                                    "class": f"{type(m).__module__}.{type(m).__qualname__}"})
-            for k, v in ma.items():
-                arrays[f"m{j}.{k}"] = v
+        det = self.__dict__.get("detector_")
+        if det is not None:
+            meta["detector"] = export_model(det, "detector.", arrays)
+            meta["drifts_"] = [int(i) for i in self.drifts_]
         return meta, arrays
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        from ..registry import registered_classes
+        from ._nested import import_model
         model = cls(**params)
-        known = registered_classes()
         learners = model._learners()
         if len(learners) != len(meta["members"]):
             raise ValueError("the number of members does not match the learners")
+        model._params()
         model._start()
-        members = []
-        for j, info in enumerate(meta["members"]):
-            kind = known.get(info["class"])
-            if kind is None:
-                raise ValueError(f"unknown member class {info['class']!r}")
-            prefix = f"m{j}."
-            sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-            members.append(kind._import(info["params"], info["fitted"], sub))
-        model.members_ = members
-        model._L = np.array(arrays["losses"], dtype=np.float64)
-        model._Ltot = np.array(arrays["total_losses"], dtype=np.float64)
-        model._comb = np.array(arrays["combine"], dtype=np.float64)
-        model.alive_ = np.array(arrays["alive"], dtype=np.bool_)
+        model.members_ = [import_model(info, f"m{j}.", arrays)
+                          for j, info in enumerate(meta["members"])]
+        for j, (m, proto) in enumerate(zip(model.members_, learners)):
+            if type(m) is not type(proto):
+                raise ValueError(f"member {j} is a {type(m).__name__}, the learners say "
+                                 f"{type(proto).__name__}")
+        N = len(learners)
+        for name, attr, dtype in (("losses", "_L", np.float64),
+                                  ("total_losses", "_Ltot", np.float64),
+                                  ("combine", "_comb", np.float64),
+                                  ("alive", "alive_", np.bool_)):
+            a = np.array(arrays[name], dtype=dtype)
+            want = (4,) if name == "combine" else (N,)
+            if a.shape != want or (dtype is np.float64 and not np.isfinite(a).all()):
+                raise ValueError(f"{name} must be {want} finite values")
+            setattr(model, attr, a)
         if model._is_classifier():
             model.classes_ = arrays["classes_"]
         model.t_ = int(meta["t_"])
         model.n_features_in_ = int(meta["n_features_in_"])
+        if "detector" in meta:
+            model.detector_ = import_model(meta["detector"], "detector.", arrays)
+            model.drifts_ = [int(i) for i in meta["drifts_"]]
         model._collect_state()
         return model
 

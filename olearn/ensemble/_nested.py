@@ -1,0 +1,136 @@
+"""Saving models whose parameters are olearn models (an :class:`ExpertAdvice` over given
+learners, :class:`~olearn.drift.OnDrift` around a learner and a detector) in the safe
+format of :mod:`olearn.persistence` (npz + JSON, no pickle, no code run on load).
+
+A parameter that is an olearn model (or a list of them) is written as its class name and
+its own parameters, ``{"__model__": "olearn.linear.pa.PAClassifier", "params": {...}}``,
+recursively; on load a class is accepted only if it is a registered learner, a
+``@persistable`` olearn class, or one of the meta-models here (:func:`nested`), and it is
+looked up, never imported from outside olearn.  A fitted member is stored the same way
+with its ``_export()`` metadata, its arrays under a prefix of the archive.
+
+The model file names :class:`Nested` as its class: ``Nested.get_params`` gives the encoded
+parameters and ``Nested._import`` rebuilds the meta-model, so ``olearn.load`` returns the
+ExpertAdvice or OnDrift itself.
+"""
+import json
+
+from ..persistence import persistable
+
+#: meta-models saved through :class:`Nested`: qualified name -> class
+_NESTED = {}
+
+
+def nested(cls):
+    """Class decorator: a meta-model whose parameters may hold olearn models."""
+    _NESTED[_qualname(cls)] = cls
+    return cls
+
+
+def _qualname(cls):
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_model(v):
+    return hasattr(v, "get_params") and hasattr(v, "_export") and \
+        type(v).__module__.startswith("olearn.")
+
+
+def encode(value):
+    """A parameter value as JSON-able data (models as class name + parameters)."""
+    if _is_model(value):
+        return {"__model__": _qualname(type(value)),
+                "params": {k: encode(v) for k, v in value.get_params(deep=False).items()}}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    try:
+        json.dumps(value, allow_nan=True)
+    except TypeError:
+        raise TypeError(f"cannot save a parameter of type {type(value).__name__}: only "
+                        "numbers, text, None and olearn models are saved") from None
+    return value
+
+
+def model_class(name):
+    """The class named in a model file: a registered learner, a persistable olearn class
+    or a meta-model here; anything else is a ValueError."""
+    from .. import persistence
+    from ..registry import registered_classes
+    cls = _NESTED.get(name) if isinstance(name, str) else None
+    if cls is None:
+        cls = persistence._known_class(name, registered_classes())
+        if cls is None and isinstance(name, str):
+            cls = _NESTED.get(name)          # its module was imported just now
+    if cls is None:
+        raise ValueError(f"unknown model class {str(name)[:80]!r}")
+    return cls
+
+
+def decode(value):
+    """The inverse of :func:`encode`: fresh, unfitted models."""
+    if isinstance(value, dict) and "__model__" in value:
+        cls = model_class(value["__model__"])
+        return cls(**{k: decode(v) for k, v in value.get("params", {}).items()})
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value
+
+
+def decode_params(params):
+    return {k: decode(v) for k, v in params.items()}
+
+
+def export_model(model, prefix, arrays):
+    """JSON-able description of a (maybe fitted) model; its arrays go into ``arrays``
+    under ``prefix``."""
+    info = encode(model)
+    fitted = None
+    if _fitted(model):
+        fitted, own = model._export()
+        for k, v in own.items():
+            arrays[prefix + k] = v
+    info["fitted"] = fitted
+    return info
+
+
+def _fitted(model):
+    d = model.__dict__
+    return "state_" in d or "members_" in d or "model_" in d or "_state" in d
+
+
+def import_model(info, prefix, arrays):
+    """The model :func:`export_model` described, fitted as it was."""
+    cls = model_class(info["__model__"])
+    params = decode_params(info.get("params", {}))
+    if info.get("fitted") is None:
+        return cls(**params)
+    sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+    return cls._import(params, info["fitted"], sub)
+
+
+@persistable
+class Nested:
+    """What a model file holds for a meta-model (see the module docstring)."""
+
+    def __init__(self, model=None):
+        self.model = model
+
+    def get_params(self, deep=False):
+        return {"class": _qualname(type(self.model)),
+                "params": encode(self.model).get("params", {})}
+
+    def _export(self):
+        return self.model._export()
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        kind = model_class(params["class"])
+        if _qualname(kind) not in _NESTED and not hasattr(kind, "_import"):
+            raise ValueError(f"{params['class']} is not a model that saves this way")
+        return kind._import(decode_params(params["params"]), meta, arrays)
+
+
+def save(model, path):
+    """Write a meta-model to ``path`` in the safe format."""
+    from ..persistence import save as _save
+    _save(Nested(model), path)
