@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence",
                "base", "cli", "second_order", "multiclass", "sparse", "kernel",
-               "portfolio", "recommend", "decomposition", "drift", "ensemble"}
+               "portfolio", "recommend", "decomposition", "drift", "ensemble", "preprocessing"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
               "warmup": "registry"}
 

@@ -1,0 +1,332 @@
+"""Streaming standardisation as a stage in front of any learner: ``Scaled(learner)``.
+
+Each feature is divided by its running standard deviation (and, for dense rows, its
+running mean is subtracted first), with statistics that include the row being scaled,
+as River's ``StandardScaler`` learns one example and then transforms it.  An absent
+(sparse) entry is a zero and counts as one: the mean and variance of column j after n
+rows are those of its n values, zeros included (scikit-learn's ``StandardScaler``
+convention, not River's, which counts only the rows where a dict key occurs).  Sparse
+rows are only scaled, never centred, so they stay sparse (scikit-learn's
+``with_mean=False`` for sparse input).  A column whose variance is still zero keeps its
+values (scale 1, as scikit-learn does).
+
+Per column the scaler keeps the count, mean and sum of squared deviations of its
+non-zero entries (Welford's update, Welford 1962, Technometrics 4(3)); the zeros of the
+other rows join them by the exact combination of two groups (Chan, Golub and LeVeque
+1983): with ``m`` non-zeros of mean ``a`` and sum of squares ``S`` among ``n`` rows,
+mean = a m / n and variance = (S + a^2 m (n - m) / n) / n.  So a row costs O(its
+non-zeros), whatever the number of columns.
+
+* ``partial_fit`` / ``predict_learn`` / ``learn_one`` / ``predict_learn_one``: each row
+  updates the statistics, is scaled with them, and goes to the learner, in order (one
+  compiled pass for a batch).
+* ``predict`` / ``decision_function`` / ``predict_one``: rows are scaled with the
+  statistics as they are, which they do not change.
+* ``fit`` starts afresh: the statistics of the whole of ``X``, then the learner's own
+  ``fit`` on the scaled rows (scikit-learn's ``make_pipeline(StandardScaler(), model)``).
+
+The stage saves and loads with its learner (``model.save(path)``, ``olearn.load``).
+"""
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from sklearn.base import BaseEstimator, clone
+
+from . import _compiled  # noqa: F401  (olearn's numba cache folder)
+from .ensemble._nested import nested
+
+
+@njit(cache=True, nogil=True)
+def _scale_rows(indptr, indices, data, n, count, mean, m2, update, out):
+    """Scale CSR rows in place into ``out`` (same layout), updating the statistics
+    first row by row when ``update``; returns the new row count."""
+    for i in range(indptr.shape[0] - 1):
+        if update:
+            n += 1
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            x = data[p]
+            if update and x != 0.0:
+                count[j] += 1.0
+                delta = x - mean[j]
+                mean[j] += delta / count[j]
+                m2[j] += delta * (x - mean[j])
+            var = 0.0
+            if n > 0:
+                var = (m2[j] + mean[j] * mean[j] * count[j] * (n - count[j]) / n) / n
+            out[p] = x / np.sqrt(var) if var > 0.0 else x
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _scale_dense(X, n, count, mean, m2, update, center, out):
+    """Dense rows: every entry is present, so the statistics are plain Welford."""
+    for i in range(X.shape[0]):
+        if update:
+            n += 1
+        for j in range(X.shape[1]):
+            x = X[i, j]
+            if update:
+                count[j] += 1.0
+                delta = x - mean[j]
+                mean[j] += delta / count[j]
+                m2[j] += delta * (x - mean[j])
+            mu = mean[j] * count[j] / n if n > 0 else 0.0
+            var = 0.0
+            if n > 0:
+                var = (m2[j] + mean[j] * mean[j] * count[j] * (n - count[j]) / n) / n
+            v = x - mu if center else x
+            out[i, j] = v / np.sqrt(var) if var > 0.0 else v
+    return n
+
+
+@nested
+class Scaled(BaseEstimator):
+    """Standardise each feature with running statistics before ``learner`` sees it.
+
+    Parameters
+    ----------
+    learner : an olearn learner (classifier or regressor); a fresh copy learns the
+        scaled rows.
+    with_mean : bool, default True
+        Subtract the running mean from dense rows (sparse rows are never centred).
+
+    Attributes
+    ----------
+    model_ : the learner in use.
+    n_seen_ : rows that have updated the statistics.
+    mean_, var_ : the running mean and variance of each feature (zeros counted).
+    """
+
+    def __init__(self, learner=None, with_mean=True):
+        self.learner = learner
+        self.with_mean = with_mean
+
+    # ------------------------------------------------------------ statistics
+    def _check(self, n_features=None):
+        if self.learner is None or not hasattr(self.learner, "predict_learn"):
+            raise TypeError("Scaled needs an olearn learner (with predict_learn)")
+        if not isinstance(self.with_mean, (bool, np.bool_)):
+            raise ValueError(f"with_mean must be True or False, got {self.with_mean!r}")
+        if "model_" not in self.__dict__:
+            self.model_ = clone(self.learner)
+            self.n_seen_ = 0
+            self._dict_stats = {}
+        if n_features is not None:
+            if "_count" not in self.__dict__:
+                self._count = np.zeros(n_features)
+                self._mean = np.zeros(n_features)
+                self._m2 = np.zeros(n_features)
+            elif self._count.shape[0] != n_features:
+                raise ValueError(f"X has {n_features} features, but Scaled was fed "
+                                 f"{self._count.shape[0]} before")
+
+    @property
+    def mean_(self):
+        n = max(self.n_seen_, 1)
+        return self._mean * self._count / n
+
+    @property
+    def var_(self):
+        n = max(self.n_seen_, 1)
+        return (self._m2 + self._mean ** 2 * self._count * (n - self._count) / n) / n
+
+    def _scaled(self, X, update):
+        """``X`` (dense or sparse) scaled; statistics updated row by row if ``update``."""
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64)
+            X.sum_duplicates()
+            self._check(X.shape[1])
+            out = X.copy()
+            n = _scale_rows(X.indptr, X.indices, X.data, self.n_seen_, self._count,
+                            self._mean, self._m2, update, out.data)
+        else:
+            X = np.asarray(X, dtype=np.float64)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got shape {X.shape}")
+            self._check(X.shape[1])
+            out = np.empty_like(X)
+            n = _scale_dense(np.ascontiguousarray(X), self.n_seen_, self._count,
+                             self._mean, self._m2, update, bool(self.with_mean), out)
+        if update:
+            self.n_seen_ = int(n)
+        if sp.issparse(out) and not np.all(np.isfinite(out.data)) or \
+                not sp.issparse(out) and not np.all(np.isfinite(out)):
+            raise ValueError("X contains NaN or infinity")
+        return out
+
+    def _snapshot(self):
+        return {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                for k, v in self.__dict__.items() if k in ("n_seen_", "_count", "_mean", "_m2")}
+
+    def _batch(self, X, method, *args, **kwargs):
+        """Scale with updates, then the learner's batch call; a failure changes nothing."""
+        self._check()
+        saved = self._snapshot()
+        try:
+            Xs = self._scaled(X, update=True)
+            return getattr(self.model_, method)(Xs, *args, **kwargs)
+        except BaseException:
+            self.__dict__.update(saved)
+            raise
+
+    # ------------------------------------------------------------ batches
+    def partial_fit(self, X, y, **kwargs):
+        """Scale each row with the statistics including it, then learn it, in order."""
+        self._batch(X, "partial_fit", y, **kwargs)
+        return self
+
+    def predict_learn(self, X, y, **kwargs):
+        """The learner's pre-update predictions of the scaled rows, learning as it goes."""
+        return self._batch(X, "predict_learn", y, **kwargs)
+
+    def fit(self, X, y, **kwargs):
+        """Start afresh: the statistics of all of ``X``, then the learner's ``fit``."""
+        for name in ("model_", "n_seen_", "_dict_stats", "_count", "_mean", "_m2"):
+            self.__dict__.pop(name, None)
+        self._check()
+        self._scaled(X, update=True)
+        self.model_.fit(self._scaled(X, update=False), y, **kwargs)
+        return self
+
+    def _fitted(self):
+        if "model_" not in self.__dict__:
+            from sklearn.exceptions import NotFittedError
+            raise NotFittedError("this Scaled model has not learned anything yet")
+        return self.model_
+
+    def predict(self, X):
+        return self._fitted().predict(self._scaled(X, update=False))
+
+    def decision_function(self, X):
+        return self._fitted().decision_function(self._scaled(X, update=False))
+
+    def predict_proba(self, X):
+        return self._fitted().predict_proba(self._scaled(X, update=False))
+
+    def score(self, X, y):
+        return self._fitted().score(self._scaled(X, update=False), y)
+
+    # ------------------------------------------------------------ one example
+    def _scaled_one(self, x, update):
+        """One example (dict, or 1-D array of the model's width) scaled."""
+        self._check()
+        if isinstance(x, dict):
+            return self._scaled_dict(x, update)
+        row = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        return self._scaled(row, update)[0]
+
+    def _scaled_dict(self, x, update):
+        """A dict example: the statistics of each name, an absent name a zero."""
+        stats = self._dict_stats
+        n = self.n_seen_ + 1 if update else self.n_seen_
+        out = {}
+        for name, value in x.items():
+            value = float(value)
+            if not np.isfinite(value):
+                raise ValueError(f"feature {name!r} has value {value!r}, not a finite number")
+            c, mean, m2 = stats.get(name, (0.0, 0.0, 0.0))
+            if update and value != 0.0:
+                c += 1.0
+                delta = value - mean
+                mean += delta / c
+                m2 += delta * (value - mean)
+                stats[name] = (c, mean, m2)
+            var = (m2 + mean * mean * c * (n - c) / n) / n if n > 0 else 0.0
+            out[name] = value / np.sqrt(var) if var > 0.0 else value
+        if update:
+            self.n_seen_ = n
+        return out
+
+    def predict_one(self, x):
+        """The learner's prediction of ``x`` scaled with the statistics as they are."""
+        self._check()
+        return self.model_.predict_one(self._scaled_one(x, update=False))
+
+    def learn_one(self, x, y, **kwargs):
+        self.predict_learn_one(x, y, **kwargs)
+        return self
+
+    def predict_learn_one(self, x, y, **kwargs):
+        """Update the statistics with ``x``, scale it, predict it, then learn it."""
+        self._check()
+        saved = self._snapshot()
+        saved["_dict_stats"] = dict(self._dict_stats)
+        try:
+            return self.model_.predict_learn_one(self._scaled_one(x, update=True), y,
+                                                 **kwargs)
+        except BaseException:
+            self.__dict__.update(saved)
+            raise
+
+    # ------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the stage and its learner to ``path`` in the safe format."""
+        from .ensemble._nested import save
+        save(self, path)
+
+    def _saved_form(self):
+        from .ensemble._nested import Nested
+        return Nested(self)
+
+    def _export(self):
+        from .ensemble._nested import export_model
+        self._check()
+        arrays = {}
+        meta = {"n_seen_": int(self.n_seen_),
+                "model": export_model(self.model_, "model.", arrays),
+                "dict_names": [], "dict_stats": []}
+        for name, st in self._dict_stats.items():
+            meta["dict_names"].append(name)
+            meta["dict_stats"].append([float(v) for v in st])
+        if "_count" in self.__dict__:
+            arrays["scaler.count"] = self._count
+            arrays["scaler.mean"] = self._mean
+            arrays["scaler.m2"] = self._m2
+        return meta, arrays
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        from .ensemble._nested import import_model
+        model = cls(**params)
+        model._check()
+        m = import_model(meta["model"], "model.", arrays)
+        if type(m) is not type(model.learner):
+            raise ValueError("the saved learner does not match the parameters")
+        model.model_ = m
+        n = meta["n_seen_"]
+        if not isinstance(n, int) or n < 0:
+            raise ValueError("n_seen_ must be a non-negative integer")
+        model.n_seen_ = n
+        names, stats = meta["dict_names"], meta["dict_stats"]
+        if not isinstance(names, list) or not isinstance(stats, list) or \
+                len(names) != len(stats):
+            raise ValueError("damaged dict statistics")
+        for name, st in zip(names, stats):
+            if not isinstance(st, list) or len(st) != 3 or \
+                    not all(isinstance(v, (int, float)) and np.isfinite(v) for v in st):
+                raise ValueError("damaged dict statistics")
+            model._dict_stats[name] = tuple(float(v) for v in st)
+        parts = [arrays.get(f"scaler.{k}") for k in ("count", "mean", "m2")]
+        if any(p is not None for p in parts):
+            if any(p is None or p.dtype != np.float64 or p.ndim != 1
+                   or p.shape != parts[0].shape or not np.all(np.isfinite(p))
+                   for p in parts) or np.any(parts[0] < 0) or np.any(parts[0] > n):
+                raise ValueError("damaged scaler statistics")
+            model._count, model._mean, model._m2 = (p.copy() for p in parts)
+        return model
+
+    @property
+    def n_updates_(self):
+        return getattr(self.__dict__.get("model_"), "n_updates_", 0)
+
+    @property
+    def classes_(self):
+        return self._fitted().classes_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self.learner is not None:
+            tags.estimator_type = self.learner.__sklearn_tags__().estimator_type
+        tags.input_tags.sparse = True
+        return tags
