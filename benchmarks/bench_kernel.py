@@ -21,13 +21,22 @@ learner is warmed up on a few rows first); times are CPU seconds of this process
   accuracy on the held-out file and end-to-end time of the training pass, mapping
   included; neither materialises the feature matrix of the whole stream;
 * ``budget``: one pass over a9a (seeded order) for B = 50 ... 1,000: the kernel
-  Perceptron with the "random" (RBP), "forgetron" and "projectron" policies and the
-  kernel PA-I with "random", online accuracy and microseconds per row; the unbudgeted
-  kernel Perceptron as the reference; the throughput of each quarter of the stream for
-  B = 200 (a budgeted learner's must not fall once its set is full).
+  Perceptron with the "random" (RBP), "forgetron", "projectron" and "projectron++"
+  policies, the kernel PA-I with "random" and "bpa-s", BOGD (NORMA with
+  ``budget_policy="bogd"``) and NOGD (B landmarks, rank k = B / 5 as LIBOKL's
+  ``k = 0.2``), online accuracy and microseconds per row; the unbudgeted kernel
+  Perceptron as the reference; the throughput of each quarter of the stream for
+  B = 200 (a budgeted learner's must not fall once its set is full);
+* ``defaults``: every budgeted or approximating learner at LIBOKL's defaults (B = 100,
+  D = 400, k = 20; its demo's eta = 0.2, lambda = 1 / n^2, C = 1) on a9a, one pass in
+  the seed-0 order: online accuracy, held-out accuracy (a9a.t), microseconds per row.
 
     python benchmarks/bench_kernel.py                  # everything -> benchmarks/kernel.md
     python benchmarks/bench_kernel.py --only fogd --out -
+    python benchmarks/bench_kernel.py --only budget    # replaces that section of kernel.md
+
+With ``--only``, the named sections replace theirs in the existing ``--out`` file and
+the others are kept (with the date of their own run).
 """
 import argparse
 import datetime
@@ -46,7 +55,8 @@ sys.path.insert(0, str(ROOT))
 import _peers  # noqa: E402
 
 from olearn.io import load_libsvm  # noqa: E402
-from olearn.kernel import FOGDClassifier, KernelPAClassifier, KernelPerceptron  # noqa: E402
+from olearn.kernel import (FOGDClassifier, KernelPAClassifier, KernelPerceptron,  # noqa: E402
+                           NOGDClassifier, NORMAClassifier)
 
 DATA = Path(os.environ.get("OLEARN_DATA_MIRROR") or ROOT.parent / "shared" / "data")
 LIBOKL = {"accuracy": 78.85, "svs": 6887, "seconds": 10.22}
@@ -201,8 +211,15 @@ def bench_budget(budgets, seed=0):
                     gamma=0.01, budget=B, budget_policy="forgetron"),
                 "perceptron, projectron": lambda B: KernelPerceptron(
                     gamma=0.01, budget=B, budget_policy="projectron", threshold=0.1),
+                "perceptron, projectron++": lambda B: KernelPerceptron(
+                    gamma=0.01, budget=B, budget_policy="projectron++", threshold=0.1),
                 "PA-I, random": lambda B: KernelPAClassifier(
-                    gamma=0.01, budget=B, budget_policy="random", random_state=seed)}
+                    gamma=0.01, budget=B, budget_policy="random", random_state=seed),
+                "PA-I, BPA-S": lambda B: KernelPAClassifier(
+                    gamma=0.01, C=1.0, budget=B, budget_policy="bpa-s"),
+                "BOGD (NORMA, bogd)": lambda B: _bogd(B, n, seed),
+                "NOGD (k = B / 5)": lambda B: NOGDClassifier(
+                    B=B, k=max(1, B // 5), gamma=0.01, eta=0.2)}
     for make in learners.values():
         make(10).predict_learn(X[:50], y[:50])  # compile
     ref = KernelPerceptron(gamma=0.01)
@@ -219,10 +236,17 @@ def bench_budget(budgets, seed=0):
         for B in budgets:
             m = make(B)
             pred, cpu, _ = cpu_wall(lambda: m.predict_learn(X, y))
-            assert m.n_support_ <= B
+            kept = m.n_landmarks_ if isinstance(m, NOGDClassifier) else m.n_support_
+            assert kept <= B
             cells.append(f"{100 * np.mean(pred == y):.2f} ({1e6 * cpu / n:.0f})")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    out += ["", "Throughput as the stream grows (B = 200; rows per CPU second of each "
+    out += ["", "Costs per row: RBP, BPA-S and BOGD O(B nnz); the Forgetron O(B nnz) more for "
+            "`f(x_r)`; the Projectron and Projectron++ O(B^2) (Projectron++ also on "
+            "margin errors, which it projects and never adds: its set holds at most B and "
+            "its cost grows with the margin errors); NOGD O(nnz B + k B) once its map is "
+            "built, plus one O(B^3) eigen-decomposition of the landmarks' kernel matrix "
+            "(in its first quarter above; CPU time counts every BLAS thread).",
+            "", "Throughput as the stream grows (B = 200; rows per CPU second of each "
             "quarter of the stream, one `predict_learn` call per quarter; a budgeted "
             "set is full within the first quarter):", "",
             "| learner | 1st quarter | 2nd | 3rd | 4th | 2nd / 4th |", "|---|---|---|---|---|---|"]
@@ -240,9 +264,94 @@ def bench_budget(budgets, seed=0):
     return out
 
 
+def _bogd(B, n, seed):
+    """BOGD at LIBOKL's demo settings: eta = 0.2, lambda = 1 / n^2, hinge at 1, the
+    coefficients bounded by eta * 10 after a removal."""
+    return NORMAClassifier(gamma=0.01, eta=0.2, lam=1.0 / n ** 2, rho=1.0, budget=B,
+                           budget_policy="bogd", max_coef=2.0, random_state=seed)
+
+
+# ---------------------------------------------------------------- defaults
+def bench_defaults(seed=0):
+    X, y = load("a9a/a9a", 123)
+    Xt, yt = load("a9a/a9a.t", 123)
+    p = np.random.default_rng(seed).permutation(X.shape[0])
+    X, y = X[p], y[p]
+    n = X.shape[0]
+    B, D, k = 100, 400, 20
+    learners = {
+        "kernel Perceptron, no budget": lambda: KernelPerceptron(gamma=0.01),
+        "RBP": lambda: KernelPerceptron(gamma=0.01, budget=B, random_state=seed),
+        "Forgetron": lambda: KernelPerceptron(gamma=0.01, budget=B,
+                                              budget_policy="forgetron"),
+        "Projectron": lambda: KernelPerceptron(gamma=0.01, budget=B,
+                                               budget_policy="projectron"),
+        "Projectron++": lambda: KernelPerceptron(gamma=0.01, budget=B,
+                                                 budget_policy="projectron++"),
+        "BPA-S (C = 1)": lambda: KernelPAClassifier(gamma=0.01, C=1.0, budget=B,
+                                                    budget_policy="bpa-s"),
+        "BOGD (eta = 0.2, lambda = 1/n^2, max_coef = 2)": lambda: _bogd(B, n, seed),
+        "FOGD (D = 400, eta = 0.2)": lambda: FOGDClassifier(D=D, gamma=0.01, eta=0.2,
+                                                             random_state=seed),
+        "NOGD (B = 100, k = 20, eta = 0.2)": lambda: NOGDClassifier(B=B, k=k, gamma=0.01,
+                                                                     eta=0.2),
+        "NOGD (B = 100, k = 100, eta = 0.2)": lambda: NOGDClassifier(B=B, k=B, gamma=0.01,
+                                                                      eta=0.2)}
+    out = [f"## LIBOKL's defaults on a9a (B = {B}, D = {D}, k = {k}; RBF gamma = 0.01)", "",
+           "One pass over a9a's 32,561 rows in the seed-0 order; held-out accuracy on "
+           "a9a.t (16,281 rows) with the final model; CPU microseconds per row of the "
+           "pass (compile excluded).", "",
+           "| learner | online accuracy % | held-out accuracy % | kept vectors | us per row |",
+           "|---|---|---|---|---|"]
+    for label, make in learners.items():
+        make().predict_learn(X[:300], y[:300])  # compile
+        m = make()
+        pred, cpu, _ = cpu_wall(lambda: m.predict_learn(X, y))
+        test = 100 * np.mean(m.predict(Xt) == yt)
+        kept = getattr(m, "n_support_", None)
+        if kept is None:
+            kept = m.n_landmarks_ if hasattr(m, "n_landmarks_") else f"{2 * D} features"
+        out.append(f"| {label} | {100 * np.mean(pred == y):.2f} | {test:.2f} | "
+                   f"{kept if isinstance(kept, str) else f'{kept:,}'} | "
+                   f"{1e6 * cpu / n:.1f} |")
+    out += ["", "BOGD is NORMA with `budget_policy=\"bogd\"` and LIBOKL's bound on the "
+            "coefficients (`max_coef` = eta * 10); FOGD and NOGD learn on 800 / k "
+            "explicit features on the declared linear core.", ""]
+    return out
+
+
+SECTIONS = {"libokl": "## LIBOKL's a9a figure", "fogd": "## FOGD against",
+            "budget": "## Accuracy against budget", "defaults": "## LIBOKL's defaults"}
+
+
+def merge(old, new_sections):
+    """``old`` markdown with the sections of ``new_sections`` (key -> lines) replaced
+    (or appended), the others kept."""
+    parts, current = [], ["", []]
+    for line in old.splitlines():
+        if line.startswith("## "):
+            parts.append(current)
+            key = next((k for k, h in SECTIONS.items() if line.startswith(h)), line)
+            current = [key, []]
+        current[1].append(line)
+    parts.append(current)
+    done = set()
+    out = []
+    for key, lines in parts:
+        if key in new_sections:
+            out += new_sections[key]
+            done.add(key)
+        else:
+            out += lines
+    for key, lines in new_sections.items():
+        if key not in done:
+            out += lines
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="libokl,fogd,budget")
+    ap.add_argument("--only", default="libokl,fogd,budget,defaults")
     ap.add_argument("--orders", type=int, default=5)
     ap.add_argument("--D", type=int, default=400)
     ap.add_argument("--seeds", type=int, default=5)
@@ -250,22 +359,31 @@ def main():
     ap.add_argument("--out", default=str(HERE / "kernel.md"))
     args = ap.parse_args()
     only = set(args.only.split(","))
+    stamp = (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on "
+             f"{_peers.machine()}; load average {_peers.load_avg()}")
     lines = ["# olearn.kernel benchmark", "",
-             f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on "
-             f"{_peers.machine()}; load average {_peers.load_avg()} (a shared machine: CPU "
-             "seconds are the measure, wall seconds beside them).  Reproduce: "
-             "`python benchmarks/bench_kernel.py`.", ""]
+             f"Run {stamp} (a shared machine: CPU seconds are the measure, wall seconds "
+             "beside them).  Reproduce: `python benchmarks/bench_kernel.py`.", ""]
+    sections = {}
     if "libokl" in only:
-        lines += bench_libokl(args.orders)
+        sections["libokl"] = bench_libokl(args.orders)
     if "fogd" in only:
-        lines += bench_fogd(args.D, args.seeds)
+        sections["fogd"] = bench_fogd(args.D, args.seeds)
     if "budget" in only:
-        lines += bench_budget([int(b) for b in args.budgets.split(",")])
-    text = "\n".join(lines) + "\n"
-    if args.out == "-":
+        sections["budget"] = bench_budget([int(b) for b in args.budgets.split(",")])
+    if "defaults" in only:
+        sections["defaults"] = bench_defaults()
+    out = Path(args.out) if args.out != "-" else None
+    if out is not None and out.exists() and set(SECTIONS) - only:
+        for key, sec in sections.items():  # a partial run: date the sections it wrote
+            sec[1:1] = ["", f"(Section re-run alone: `--only {key}`, {stamp}.)"]
+        text = merge(out.read_text(), sections)
+    else:
+        text = "\n".join(lines + [x for sec in sections.values() for x in sec]) + "\n"
+    if out is None:
         print(text)
     else:
-        Path(args.out).write_text(text)
+        out.write_text(text)
         print(text)
 
 
