@@ -6,8 +6,10 @@
   hindsight on the same rows) and against the best tuned figure of
   benchmarks/compare.md (10 orders, tuned on another order).  Progressive mistake rate
   of one pass over one random order (seed 0) of ijcnn1 (train + test, 141,691 rows, as
-  LIBOL), a9a (train + test), w8a, and elec2 in its own row order.  Target: Auto within
-  3% (relative) of the best member.
+  LIBOL), a9a (train + test), w8a, news20 (20 classes, rows L2-normalised as in
+  benchmarks/bench_core.py; ``--sets news20``) and elec2 in its own row order
+  (``--limit N`` keeps the first N rows of each shuffled set).  Target: Auto within 3%
+  (relative) of the best member.
 * ``speed``: N = 20 first-order learners (PA-I C = 2^-4..2^4, AdaGrad eta = 2^-3..2^1,
   OGD eta = 0.5, 1, 2, the Perceptron, NDAG eta = 1, 8) on a LIBSVM file read in
   chunks: one ``ExpertAdvice`` pass (one parse, 20 learning loops) against 20 separate
@@ -42,7 +44,7 @@ from olearn.io import load_libsvm, read_libsvm  # noqa: E402
 
 DATA = Path(os.environ.get("OLEARN_DATA_MIRROR") or ROOT.parent / "shared" / "data")
 COMPARE_BEST = {"ijcnn1": "scw 0.0595", "a9a": "arow 0.1524", "w8a": "scw 0.0148",
-                "elec2": "n/a"}
+                "elec2": "n/a", "news20": "n/a"}
 
 
 def load(name):
@@ -58,6 +60,13 @@ def load(name):
     if name == "elec2":
         a = np.loadtxt(DATA / "elec2" / "elec.csv", delimiter=",", skiprows=1)
         return a[:, :-1], a[:, -1].astype(int)
+    if name == "news20":       # 20 classes; rows L2-normalised (as benchmarks/bench_core.py)
+        X, y = load_libsvm(DATA / "news20" / "news20.converted.bz2")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        X.data /= np.repeat(norms, np.diff(X.indptr))
+        return X, y.astype(int)
     raise ValueError(name)
 
 
@@ -66,7 +75,7 @@ def member_names():
             for n, p in CLASSIFIERS]
 
 
-def auto_section(sets, lines):
+def auto_section(sets, lines, limit=None):
     lines += ["## Auto vs the best member (progressive mistake rate, one pass)", "",
               "| data | rows | Auto follow-the-leader | Auto ewa | Auto hedge | best member "
               "| best member's rate | gap FTL / EWA (relative) | target 3% | "
@@ -82,6 +91,8 @@ def auto_section(sets, lines):
         if name != "elec2":
             order = np.random.default_rng(0).permutation(len(y))
             X, y = X[order], y[order]
+        if limit and len(y) > limit:
+            X, y = X[:limit], y[:limit]
         rates, members, secs = {}, None, None
         for rule in ("follow-the-leader", "ewa", "hedge"):
             m = AutoClassifier(combine=rule, random_state=0)
@@ -154,16 +165,18 @@ def speed_section(files, lines):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="ijcnn1,a9a,w8a,elec2")
+    ap.add_argument("--sets", default="ijcnn1,a9a,w8a,elec2,news20")
     ap.add_argument("--only", default="auto,speed")
     ap.add_argument("--out", default=str(HERE / "ensemble.md"))
+    ap.add_argument("--limit", type=int, default=None,
+                    help="first rows (after the shuffle) of each set only")
     args = ap.parse_args(argv)
     lines = ["# Expert-advice ensembles: Auto without tuning, one pass for N learners", "",
              f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
              f"`python benchmarks/bench_ensemble.py`; {_peers.machine()}.", ""]
     only = args.only.split(",")
     if "auto" in only:
-        auto_section(args.sets.split(","), lines)
+        auto_section(args.sets.split(","), lines, args.limit)
     if "speed" in only:
         speed_section([("a9a", DATA / "a9a" / "a9a", 123),
                        ("ijcnn1.trn.bz2", DATA / "ijcnn1" / "ijcnn1.trn.bz2", 22),

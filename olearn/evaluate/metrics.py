@@ -29,7 +29,8 @@ probabilities:
 * calibrated probabilities, a function of the decision value (exact and free in the
   compiled pass): the learners trained with the logistic loss that have
   ``predict_proba`` (``ogd``/``adagrad`` with ``loss="logistic"``, ``ftrl``, and
-  ``rda``, ``fobos``, ``ada-fobos``, ``truncated-gradient`` with ``loss="logistic"``):
+  ``rda``, ``ada-rda``, ``fobos``, ``ada-fobos``, ``truncated-gradient`` with
+  ``loss="logistic"``; multiclass: the softmax over the classes seen):
   the sigmoid of the margin;
 * the Gaussian-margin classifiers ``cw``, ``scw``, ``scw2`` (``Phi(mu.x / sqrt(x'Sx))``,
   two classes): the probability needs the margin's variance before the update, so
@@ -119,8 +120,9 @@ def check_scores_available(model, need, name="the learner"):
         raise ValueError(f"auc needs decision values: {name} has no decision_function")
     if need == "proba" and not hasattr(model, "predict_proba"):
         raise ValueError(f"logloss needs probabilities: {name} has no predict_proba "
-                         "(learners with one: ogd/adagrad/ftrl/rda/fobos with "
-                         "loss=logistic, cw, scw, scw2); use auc for a ranking")
+                         "(learners with one: ogd, adagrad, ftrl, rda, ada-rda, fobos, "
+                         "ada-fobos, truncated-gradient with loss=logistic; cw, scw, scw2); "
+                         "use auc for a ranking")
 
 
 def _can_score(model):
