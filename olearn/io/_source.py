@@ -17,6 +17,8 @@ import sys
 import zlib
 from itertools import islice
 
+import numpy as np
+
 from .errors import DataFormatError
 
 _MAGIC = [(b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz")]
@@ -72,7 +74,73 @@ class Source:
                                                 _OPEN[self.compression]))
 
 
+    def line_blocks(self, size, first_lineno=1):
+        """``(lineno, block)`` pairs: ``block`` the bytes of the next ``size`` lines (the
+        last block maybe fewer), newlines kept, ``lineno`` the 1-based number of its
+        first line; as ``chunks(self.lines(), size)`` joined, but read in large pieces
+        rather than line by line (a UTF-8 byte-order mark at the start removed)."""
+        if self._stream is not None:
+            return ((k, b"".join(lines)) for k, lines in
+                    chunks(self.lines(), size, first_lineno))
+        return self._line_blocks(size, first_lineno)
+
+    def _line_blocks(self, size, lineno):
+        opener = open if self.compression is None else _OPEN[self.compression]
+        with opener(self.path, "rb") as f:
+            yield from _line_blocks(f.read, size, lineno, self.name)
+
+
 _BOM = b"\xef\xbb\xbf"
+
+
+def _line_blocks(read, size, lineno, name):
+    """Cut what ``read(n)`` returns into blocks of ``size`` whole lines, reading about
+    as much as the next block needs (judged by the lines so far), at most 4 MB a time."""
+    pending = b""
+    newlines = np.zeros(0, dtype=np.int64)  # offsets of the newlines in ``pending``
+    first = True
+    total_bytes = total_lines = 0
+    while True:
+        eof = False
+        while len(newlines) < size:
+            per_line = total_bytes / total_lines if total_lines else 256.0
+            want = int(min(1 << 22, max(1 << 16, 1.1 * per_line * (size - len(newlines)))))
+            try:
+                data = read(want)
+            except _DECOMPRESS_ERRORS as exc:
+                raise DataFormatError(name, lineno + len(newlines),
+                                      f"cannot decompress: {exc}") from None
+            if not data:
+                eof = True
+                break
+            if first:
+                first = False
+                if data.startswith(_BOM):
+                    data = data[len(_BOM):]
+            found = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+            total_bytes += len(data)
+            total_lines += len(found)
+            newlines = np.concatenate((newlines, found + len(pending)))
+            pending += data
+        if len(newlines) >= size:
+            cut = int(newlines[size - 1]) + 1
+            yield lineno, pending[:cut]
+            pending = pending[cut:]
+            newlines = newlines[size:] - cut
+            lineno += size
+        elif eof:
+            if pending:
+                yield lineno, pending
+            return
+
+
+def split_lines(block):
+    """The lines of a block (newlines kept), as iterating over a file splits them."""
+    parts = block.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
 
 
 def _without_bom(lines):

@@ -43,7 +43,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from ._source import Source, check_chunk_size, chunks, show
+from ._source import Source, check_chunk_size, show, split_lines
 from .errors import DataFormatError
 
 __all__ = ["read_libsvm", "load_libsvm", "LibSVMReader"]
@@ -248,15 +248,19 @@ def _span_floats(a, starts, ends):
 
 
 def _parse_block(lines, lineno, name, one_based, n_features, want_values=True):
-    """Parse a block of lines (the first one numbered ``lineno``) into a _Block.
+    """Parse a block of lines (a list of lines, or their bytes joined; the first one
+    numbered ``lineno``) into a _Block.
 
     Indices are returned as written.  The vectorized path leaves the checks
     against ``one_based`` and ``n_features`` to ``_check_indices``; the line by
     line path, taken on any irregularity, makes them in line order.  A None
     ``one_based`` (base not known yet) skips both checks.
     """
-    block = _fast_parse(b"".join(lines), lineno, want_values)
+    buf = lines if isinstance(lines, bytes) else b"".join(lines)
+    block = _fast_parse(buf, lineno, want_values)
     if block is None or (len(block.indices) and block.indices.max() > MAX_INDEX):
+        if isinstance(lines, bytes):
+            lines = split_lines(lines)
         block = _parse_lines(lines, lineno, name, one_based, n_features, want_values)
     return block
 
@@ -348,7 +352,7 @@ class LibSVMReader:
         """Find the smallest and largest index in one quick pass."""
         lowest, highest = None, -1
         size = max(self.chunk_size, _PRESCAN_LINES)  # tiny chunks: fewer numpy calls
-        for lineno, lines in chunks(self._source.lines(), size):
+        for lineno, lines in self._source.line_blocks(size):
             idx = _parse_block(lines, lineno, self.name, None, None, want_values=False).indices
             if len(idx):
                 lo, hi = int(idx.min()), int(idx.max())
@@ -362,7 +366,7 @@ class LibSVMReader:
                 raise RuntimeError(f"{self.name}: a stream can only be read once")
             self._consumed = True
         one_based = not self.zero_based
-        for lineno, lines in chunks(self._source.lines(), self.chunk_size):
+        for lineno, lines in self._source.line_blocks(self.chunk_size):
             block = _parse_block(lines, lineno, self.name, one_based, self.n_features)
             if len(block.labels) == 0:
                 continue
@@ -400,7 +404,7 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     # Known settings are checked while parsing; unknown ones once all is read.
     one_based = None if zero_based == "auto" else not zero_based
     blocks = [_parse_block(lines, lineno, source.name, one_based, n_features)
-              for lineno, lines in chunks(source.lines(), 50000)]
+              for lineno, lines in source.line_blocks(50000)]
     block = _Block(*(np.concatenate([b[k] for b in blocks]) if blocks else _EMPTY[k]
                      for k in range(5)))
     idx = block.indices
