@@ -36,7 +36,6 @@ import datetime
 import os
 import random
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -144,8 +143,8 @@ def reactions_section(lines):
         for label, make in models:
             make().predict_learn(X[:100], y[:100])          # compile / load first
             m = make()
-            err = np.concatenate([m.predict_learn(X[i:i + 10_000], y[i:i + 10_000]) != y[i:i + 10_000]
-                                  for i in range(0, len(y), 10_000)])
+            err = np.concatenate([m.predict_learn(X[i:i + 10_000], y[i:i + 10_000])
+                                  != y[i:i + 10_000] for i in range(0, len(y), 10_000)])
             after = "n/a" if not changes else \
                 f"{np.mean([err[c:c + 2000].mean() for c in changes]):.4f}"
             drifts = getattr(m, "drifts_", None) if getattr(m, "detector", None) is not None \

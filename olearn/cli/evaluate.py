@@ -46,8 +46,10 @@ def add_metric_args(p):
 
 def check_metric_args(args):
     """The metric names and the window/fading, checked before any work; the names."""
-    from ..evaluate.metrics import _check_memory, parse_metrics
     window, fading = getattr(args, "window", None), getattr(args, "fading", None)
+    if args.metric is None and window is None and fading is None:
+        return None                     # (numpy is not imported on the fast paths)
+    from ..evaluate.metrics import _check_memory, parse_metrics
     try:
         _check_memory(window, fading)
     except ValueError as exc:

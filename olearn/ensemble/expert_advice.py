@@ -53,10 +53,8 @@ lead (see :class:`olearn.drift.OnDrift` to restart a learner instead).  A batch 
 at each detection and the rows after it re-combined, so the result does not depend on
 how the stream is cut into calls.
 """
-import math
-
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._params import store_params
