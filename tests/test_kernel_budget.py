@@ -158,8 +158,8 @@ def test_projectron_pp_makes_margin_updates_that_add_nothing():
     X, y = _binary(n=300, seed=3)
     pp = KernelPerceptron(budget=1000, budget_policy="projectron++", threshold=0.5)
     pj = KernelPerceptron(budget=1000, budget_policy="projectron", threshold=0.5)
-    pp.fit(X, y)
-    pj.fit(X, y)
+    pp.partial_fit(X, y)  # (fit would shuffle: not the same order for both)
+    pj.partial_fit(X, y)
     assert pp.n_updates_ > pj.n_updates_  # the margin errors it corrected
     # a margin update projects: the support set is never larger than the mistakes
     assert pp.n_support_ <= pp.n_updates_
@@ -316,3 +316,30 @@ def test_real_data_a9a_slice_matches_the_references():
     scores, _, _ = nogd_reference(Xd, y, 40, 10, 0.01, 0.2)
     got = NOGDClassifier(B=40, k=10, gamma=0.01).predict_learn(X, y, return_scores=True)
     np.testing.assert_allclose(got, scores[:, 0], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("cls,params", [
+    (KernelPerceptron, {"budget_policy": "projectron++", "threshold": 0.3}),
+    (KernelPAClassifier, {"budget_policy": "bpa-s"}),
+    (NORMAClassifier, {"budget_policy": "bogd", "random_state": 2, "max_coef": 0.4})])
+def test_one_example_at_a_time_equals_the_batch(cls, params):
+    X, y = _binary(n=120, seed=8)
+    batch = cls(budget=10, **params).partial_fit(X, y)
+    one = cls(budget=10, **params)
+    for x, t in zip(X, y):
+        one.learn_one({j: v for j, v in enumerate(x) if v}, t)
+    np.testing.assert_allclose(one.dual_coef_, batch.dual_coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_nogd_grows_with_dict_features():
+    from olearn.kernel import NOGDClassifier
+    X, y = _binary(n=120, seed=9)
+    batch = NOGDClassifier(B=15, k=4, gamma=0.3).partial_fit(X, y)
+    one = NOGDClassifier(B=15, k=4, gamma=0.3)
+    for x, t in zip(X, y):  # features appear as the stream goes
+        one.learn_one({f"f{j}": v for j, v in enumerate(x) if v}, t)
+    Xd = [{f"f{j}": v for j, v in enumerate(x) if v} for x in X[:20]]
+    got = [one.predict_one(x) for x in Xd]
+    np.testing.assert_array_equal(got, batch.predict(X[:20]))
+    np.testing.assert_allclose(np.abs(one.weights_), np.abs(batch.weights_), rtol=1e-9,
+                               atol=1e-12)

@@ -204,7 +204,7 @@ def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
 @njit(cache=True)
 def _margin_project(alpha, kinv, kv, n, kxx, loss, step, threshold, dvec):
     """Projectron++'s update on a margin error (0 < loss < 1, no mistake): Orabona,
-    Keshet, Caputo 2009, section 4 (Algorithm 2).  With ``d = K_S^{-1} k_t``,
+    Keshet, Caputo 2009, Algorithm 2.  With ``d = K_S^{-1} k_t``,
     ``||P k_t||^2 = k_t . d`` and ``delta^2 = K(x, x) - k_t . d``,
     ``tau = min(loss / ||P k_t||^2, 1)``; when
     ``beta = tau (2 loss - tau ||P k_t||^2 - 2 delta / eta) >= 0`` the projected step

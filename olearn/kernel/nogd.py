@@ -1,5 +1,5 @@
 """Nystrom online gradient descent, NOGD (Lu, Hoi, Wang, Zhao, Liu, "Large Scale Online
-Kernel Learning", JMLR 17, 2016, section 4.2, Algorithm 2), for the RBF kernel
+Kernel Learning", JMLR 17, 2016, Algorithm 2), for the RBF kernel
 ``exp(-gamma ||x - z||^2)``.
 
 Two stages:
@@ -12,7 +12,7 @@ Two stages:
    the landmarks ``x^_1 .. x^_B``.
 2. At the first row that comes once B landmarks are held, the Nystrom map is built
    from the landmarks' kernel matrix ``K^ = V Lambda V'`` (its k largest
-   eigenpairs, eq. 11): ``z(x) = Lambda_k^{-1/2} V_k' (K(x, x^_1), ..,
+   eigenpairs): ``z(x) = Lambda_k^{-1/2} V_k' (K(x, x^_1), ..,
    K(x, x^_B))``, and the weights start at ``w = alpha pinv(Lambda_k^{-1/2} V_k')
    = alpha V_k Lambda_k^{1/2}`` (the kernel expansion projected on the k leading
    eigenvectors).  From then on (that row's update included, computed with its

@@ -15,7 +15,7 @@ tau``.  With ``kernel="linear"`` these are ``olearn.linear.PAClassifier`` and
 multiplies tau.  ``budget=B`` with ``budget_policy="random"``: a uniformly drawn
 support vector leaves when the set is full (as the Randomized Budget Perceptron).
 ``budget_policy="bpa-s"`` (classifier): BPA-Simple (Wang and Vucetic, "Online
-Passive-Aggressive Algorithms on a Budget", AISTATS 2010, section 3): when B vectors
+Passive-Aggressive Algorithms on a Budget", AISTATS 2010, BPA-S): when B vectors
 are held and the new one would be the (B+1)-th, one ``x_r`` leaves and its term is
 projected onto the new vector alone: ``f' = f - alpha_r K(x_r, .) + beta K(x, .)``,
 ``beta = alpha_r K(x_r, x) / K(x, x) + tau y`` (the minimiser of the PA objective
@@ -24,7 +24,9 @@ the removed term's part of the loss cancels).  ``r`` minimises the weight
 degradation ``||f' - f - tau y K(x, .)||^2 = alpha_r^2 (K(x_r, x_r) -
 K(x_r, x)^2 / K(x, x))`` (the loss term of the objective does not depend on r);
 multiclass: the same projection per class row, the degradation summed over the
-rows (an extension; the paper is binary).  Cost per row O(n_support nnz) + O(B K).
+rows (an extension; the paper is binary).  The paper's text could not be read in
+this session: the step is derived from the objective above, and LIBOKL's ``BPAs.m``
+(read) computes the same ``beta`` and choice for ``K(x, x) = 1``.  Cost per row O(n_support nnz) + O(B K).
 """
 from ..base import OnlineClassifier, OnlineRegressor
 from .._params import store_params

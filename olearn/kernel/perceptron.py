@@ -29,15 +29,17 @@ Budgets (``budget=B``, binary unless stated), cost per row O(B nnz) plus:
   and ``K_S^{-1}`` is updated in O(B^2) (cost per row O(B^2)).  The paper bounds the
   set through ``threshold`` alone; with ``budget=B`` the update is also projected
   whenever B vectors are held, a hard cap the paper does not have;
-* ``"projectron++"`` (the same paper, section 4, Algorithm 2): a mistake is handled as
+* ``"projectron++"`` (the same paper, Algorithm 2): a mistake is handled as
   by the Projectron; a margin error ``0 < y f(x) < 1`` (loss ``l = 1 - y f(x)``) is
   never added, only projected: with ``d = K_S^{-1} k_t``, ``||P k_t||^2 = k_t . d``,
   ``tau = min(l / ||P k_t||^2, 1)``, the update ``alpha += y tau d`` is made when
   ``beta = tau (2 l - tau ||P k_t||^2 - 2 delta / threshold) >= 0`` (the paper's
   condition, with its eta = ``threshold``; a sample weight multiplies the step).
-  LIBOKL's ``proplus.m`` puts the Forgetron's constant
-  ``U = sqrt((B + 1) / log(B + 1)) / 4`` where the paper has ``1 / eta``; this follows
-  the paper.  Cost per row O(B^2), as the Projectron.
+  LIBOKL's ``proplus.m`` has the same ``tau`` and ``beta`` with the Forgetron's
+  constant ``U = sqrt((B + 1) / log(B + 1)) / 4`` where the paper has ``1 / eta``;
+  this follows the paper (its text could not be read in this session: the ``1 / eta``
+  form is the paper's as recalled, the rest is confirmed by ``proplus.m``).  Cost per
+  row O(B^2), as the Projectron.
 """
 from ..base import OnlineClassifier
 from .._params import store_params
