@@ -26,7 +26,8 @@ K(x_r, x)^2 / K(x, x))`` (the loss term of the objective does not depend on r);
 multiclass: the same projection per class row, the degradation summed over the
 rows (an extension; the paper is binary).  The paper's text could not be read in
 this session: the step is derived from the objective above, and LIBOKL's ``BPAs.m``
-(read) computes the same ``beta`` and choice for ``K(x, x) = 1``.  Cost per row O(n_support nnz) + O(B K).
+(read) computes the same ``beta`` and choice for ``K(x, x) = 1``.  Cost per row
+O(n_support nnz) + O(B K).
 """
 from ..base import OnlineClassifier, OnlineRegressor
 from .._params import store_params
