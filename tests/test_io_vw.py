@@ -300,3 +300,17 @@ def test_values_converted_as_python_float(tmp_path):
     expect = np.array([float(t) for t in texts])
     assert np.array_equal(y, expect)
     assert np.array_equal(np.asarray(X.sum(axis=1)).ravel(), expect)
+
+
+def test_numbers_without_strtod_and_too_long_for_it(tmp_path, monkeypatch):
+    long_token = "0." + "0" * 70 + "123456789012345678"  # over strtod's 63-byte copy
+    data = (f"0.1234567890123456789 |a x:{long_token} y:-1.2345678901234567e-5\n"
+            "1 |a z:0.30000000000000004\n").encode()
+    X1, y1, _ = read_all(data, tmp_path)
+    import olearn.io._vwparse as vwparse
+    monkeypatch.setattr(vwparse, "strtod_allowed", lambda: False)
+    X2, y2, _ = read_all(data, tmp_path)
+    for X, y in ((X1, y1), (X2, y2)):
+        assert y[0] == float("0.1234567890123456789")
+        assert sorted(X.data.tolist()) == sorted([float(long_token), -1.2345678901234567e-5,
+                                                  0.30000000000000004])

@@ -16,14 +16,22 @@ with Vowpal Wabbit's numbers:
   every column is taken modulo ``2**n_bits``; an interaction of a namespace with
   itself pairs each feature with itself and the ones after it.
 
-Numbers are converted exactly as Python's ``float()`` does on Clinger's fast path
-(at most 15 significant digits, power of ten at most 22);
+Numbers are converted exactly as Python's ``float()`` does: on Clinger's fast path
+(at most 15 significant digits, power of ten at most 22), else (the 17 digits that
+``repr`` and ``%.17g`` write) by the C library's correctly rounded ``strtod`` on a
+NUL-terminated copy of a token already checked against the grammar, where the caller
+allows it (not on Windows, and only while the locale's decimal point is ``"."``);
 another number's place is recorded and the caller converts it with ``float()`` and
 calls again with the values (``exact``).  Faults end the block with a code and the
 line; the caller words the message.
 """
+import sys
+
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
 from .hashing import murmur3
@@ -100,6 +108,48 @@ def _grammar_number(a, i, end):
 
 
 _POW10 = np.array([10.0 ** k for k in range(23)])
+_TOKEN = 64  # bytes of a token's copy for strtod, its NUL included
+
+
+@intrinsic
+def _libc_strtod(typingctx, buf):
+    """``strtod(buf.data, NULL)`` for a NUL-terminated uint8 array ``buf``."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.DoubleType(), [i8p, i8p.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "strtod")
+        return builder.call(fn, [builder.bitcast(ary.data, i8p),
+                                 ir.Constant(i8p.as_pointer(), None)])
+    return types.float64(buf), codegen
+
+
+@njit
+def _no_strtod(buf):
+    return np.nan
+
+
+_strtod = _no_strtod if sys.platform == "win32" else _libc_strtod
+
+
+def strtod_allowed():
+    """Whether the C library may convert long numbers (the locale's decimal point is
+    ".", as Python leaves it unless a program changes it)."""
+    import locale
+    return sys.platform != "win32" and locale.localeconv()["decimal_point"] == "."
+
+
+@njit
+def _long_value(a, i, end, scratch):
+    """A number the fast path refused, by strtod; (value, ok)."""
+    n = end - i
+    if n >= _TOKEN:
+        return 0.0, False
+    for k in range(n):
+        scratch[k] = a[i + k]
+    scratch[n] = 0
+    v = _strtod(scratch)
+    return v, np.isfinite(v)
 
 
 @njit
@@ -164,12 +214,13 @@ def _grow_u(x, n):
 
 
 @njit(cache=True)
-def parse_vw_block(a, n_bits, keep, inter, exact):
+def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
     """Parse the lines of byte array ``a``.
 
     ``keep``: bool[256], the namespaces (first byte of the name) kept; ``inter``:
     int64 (k, 3) namespace bytes of the interactions, -1 in the third column for
-    pairs; ``exact``: the values of the numbers recorded by a previous call.
+    pairs; ``exact``: the values of the numbers recorded by a previous call;
+    ``long_ok``: whether strtod may convert the numbers the fast path refuses.
 
     Returns ``(status, fault_line, fault_pos, labels, weights, lines, counts,
     indices, values, slow_starts, slow_ends, slow_lines)``: status 0 done, 1 a
@@ -177,6 +228,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact):
     ``float()`` (their spans in ``slow_*``).
     """
     mask = np.uint64((1 << n_bits) - 1)
+    scratch = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
     cap = 16
     labels = np.empty(cap)
@@ -248,6 +300,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact):
                 fault_pos = k
                 break
             v, ok = _value(a, k, t_end)
+            if not ok and long_ok:
+                v, ok = _long_value(a, k, t_end, scratch)
             if not ok:
                 if used < exact.shape[0]:
                     v = exact[used]
@@ -301,6 +355,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact):
                         fault_pos = p + 1
                         break
                     v, ok = _value(a, p + 1, t_end)
+                    if not ok and long_ok:
+                        v, ok = _long_value(a, p + 1, t_end, scratch)
                     if not ok:
                         if used < exact.shape[0]:
                             v = exact[used]
@@ -333,6 +389,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact):
                     t_end = _token_end(a, q + 1, end)
                     if _grammar_number(a, q + 1, t_end):
                         v, ok = _value(a, q + 1, t_end)
+                        if not ok and long_ok:
+                            v, ok = _long_value(a, q + 1, t_end, scratch)
                         if not ok:
                             if used < exact.shape[0]:
                                 v = exact[used]

@@ -143,11 +143,12 @@ class VWReader:
 def parse_lines(buf, lineno, name, n_bits, keep, interactions):
     """``(labels, weights, counts, indices, values)`` of a block of whole lines
     (the first numbered ``lineno``), or DataFormatError naming the line."""
-    from ._vwparse import parse_vw_block
+    from ._vwparse import parse_vw_block, strtod_allowed
     a = np.frombuffer(buf, dtype=np.uint8)
+    long_ok = strtod_allowed()
     exact = np.zeros(0)
     for _ in range(2):
-        out = parse_vw_block(a, n_bits, keep, interactions, exact)
+        out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok)
         status, code, line, pos = out[:4]
         if status == 1:
             end = pos
