@@ -290,7 +290,10 @@ class NOGDModel(F.FeatureModel):
         return self.state_["A"][:, :self.n_landmarks_].copy()
 
 
-_PARAMS = """
+class NOGDClassifier(NOGDModel, OnlineClassifier):
+    """Nystrom online gradient descent classifier (hinge loss; kernel OGD on the first B
+    support vectors, then OGD on their rank-k Nystrom features).
+
     Parameters
     ----------
     B : int, landmarks: the first B support vectors (budget of stage one).
@@ -301,21 +304,24 @@ _PARAMS = """
         ``OnlineLearner``.
     """
 
-
-class NOGDClassifier(NOGDModel, OnlineClassifier):
-    __doc__ = ("Nystrom online gradient descent classifier (hinge loss; kernel OGD on "
-               "the first B support vectors, then OGD on their rank-k Nystrom "
-               "features).\n" + _PARAMS)
-
     def __init__(self, B=100, k=20, gamma=0.1, eta=0.2, fit_intercept=False,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
 
 class NOGDRegressor(NOGDModel, OnlineRegressor):
-    __doc__ = ("Nystrom online gradient descent regressor (squared loss; kernel OGD on "
-               "the first B support vectors, then OGD on their rank-k Nystrom "
-               "features).\n" + _PARAMS)
+    """Nystrom online gradient descent regressor (squared loss; kernel OGD on the first
+    B support vectors, then OGD on their rank-k Nystrom features).
+
+    Parameters
+    ----------
+    B : int, landmarks: the first B support vectors (budget of stage one).
+    k : int, rank of the Nystrom map, the number of features (1 <= k <= B).
+    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
+    eta : float, constant step size (> 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
 
     def __init__(self, B=100, k=20, gamma=0.1, eta=0.2, fit_intercept=False,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
