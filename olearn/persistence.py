@@ -63,6 +63,9 @@ def save(model, path):
     """Write ``model`` to ``path`` atomically."""
     from . import __version__
     from .registry import registered_classes
+    form = getattr(model, "_saved_form", None)
+    if callable(form):  # a meta-model (its parameters hold models): see olearn._nested
+        model = form()
     cls_name = f"{type(model).__module__}.{type(model).__qualname__}"
     learner = cls_name in registered_classes()
     if not learner and cls_name not in _PERSISTABLE:

@@ -33,7 +33,7 @@ from numba import njit
 from sklearn.base import BaseEstimator, clone
 
 from . import _compiled  # noqa: F401  (olearn's numba cache folder)
-from .ensemble._nested import nested
+from ._nested import SavesNested, nested
 
 
 @njit(cache=True, nogil=True)
@@ -81,7 +81,7 @@ def _scale_dense(X, n, count, mean, m2, update, center, out):
 
 
 @nested
-class Scaled(BaseEstimator):
+class Scaled(SavesNested, BaseEstimator):
     """Standardise each feature with running statistics before ``learner`` sees it.
 
     Parameters
@@ -260,17 +260,8 @@ class Scaled(BaseEstimator):
             raise
 
     # ------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the stage and its learner to ``path`` in the safe format."""
-        from .ensemble._nested import save
-        save(self, path)
-
-    def _saved_form(self):
-        from .ensemble._nested import Nested
-        return Nested(self)
-
     def _export(self):
-        from .ensemble._nested import export_model
+        from ._nested import export_model
         self._check()
         arrays = {}
         meta = {"n_seen_": int(self.n_seen_),
@@ -287,7 +278,7 @@ class Scaled(BaseEstimator):
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        from .ensemble._nested import import_model
+        from ._nested import import_model
         model = cls(**params)
         model._check()
         m = import_model(meta["model"], "model.", arrays)

@@ -33,11 +33,11 @@ the learner and the detector are written as nested olearn models, with their sta
 import numpy as np
 from sklearn.base import BaseEstimator, clone, is_classifier
 
-from ..ensemble._nested import nested
+from .._nested import SavesNested, nested
 
 
 @nested
-class OnDrift(BaseEstimator):
+class OnDrift(SavesNested, BaseEstimator):
     """Reset ``learner`` whenever ``detector`` detects a drift in its progressive errors.
 
     Parameters
@@ -132,18 +132,8 @@ class OnDrift(BaseEstimator):
         return pred
 
     # ------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the model (learner, detector, their states) to ``path``, safe format."""
-        from ..ensemble._nested import save
-        save(self, path)
-
-    def _saved_form(self):
-        """What ``olearn.persistence.save`` should write for this model."""
-        from ..ensemble._nested import Nested
-        return Nested(self)
-
     def _export(self):
-        from ..ensemble._nested import export_model
+        from .._nested import export_model
         self._check()
         arrays = {}
         meta = {"t_": int(self.t_), "drifts_": [int(i) for i in self.drifts_],
@@ -153,7 +143,7 @@ class OnDrift(BaseEstimator):
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        from ..ensemble._nested import import_model
+        from .._nested import import_model
         model = cls(**params)
         model._check()
         m = import_model(meta["model"], "model.", arrays)

@@ -60,7 +60,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._params import store_params
 from .._validation import check_choice, check_number
 from ..base import DivergenceError, _rng
-from ._nested import nested
+from .._nested import SavesNested, nested
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
 CLASSIFY_LOSSES = ("zero-one", "hinge")
@@ -68,7 +68,7 @@ REGRESS_LOSSES = ("squared", "absolute")
 
 
 @nested
-class ExpertAdvice(BaseEstimator):
+class ExpertAdvice(SavesNested, BaseEstimator):
     """Prediction with expert advice: many online learners in one pass, weighted by their
     progressive losses (EWA, Hedge or follow the leader).
 
@@ -559,19 +559,8 @@ class ExpertAdvice(BaseEstimator):
         return self._one(x, None, False)
 
     # ------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the model to ``path`` (safe format, no pickle): the members are saved as
-        nested olearn models (``olearn.ensemble._nested``); ``olearn.load`` reads it."""
-        from ._nested import save
-        save(self, path)
-
-    def _saved_form(self):
-        """What ``olearn.persistence.save`` should write for this model."""
-        from ._nested import Nested
-        return Nested(self)
-
     def _export(self):
-        from ._nested import export_model
+        from .._nested import export_model
         check_is_fitted(self, "members_")
         arrays = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb,
                   "alive": self.alive_.astype(np.uint8)}
@@ -588,7 +577,7 @@ class ExpertAdvice(BaseEstimator):
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        from ._nested import import_model
+        from .._nested import import_model
         model = cls(**params)
         learners = model._learners()
         if len(learners) != len(meta["members"]):

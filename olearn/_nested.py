@@ -15,7 +15,7 @@ ExpertAdvice or OnDrift itself.
 """
 import json
 
-from ..persistence import persistable
+from .persistence import persistable
 
 #: meta-models saved through :class:`Nested`: qualified name -> class
 _NESTED = {}
@@ -54,8 +54,8 @@ def encode(value):
 def model_class(name):
     """The class named in a model file: a registered learner, a persistable olearn class
     or a meta-model here; anything else is a ValueError."""
-    from .. import persistence
-    from ..registry import registered_classes
+    from . import persistence
+    from .registry import registered_classes
     cls = _NESTED.get(name) if isinstance(name, str) else None
     if cls is None:
         cls = persistence._known_class(name, registered_classes())
@@ -130,7 +130,15 @@ class Nested:
         return kind._import(decode_params(params["params"]), meta, arrays)
 
 
-def save(model, path):
-    """Write a meta-model to ``path`` in the safe format."""
-    from ..persistence import save as _save
-    _save(Nested(model), path)
+class SavesNested:
+    """Mixin of the meta-models: ``save(path)`` writes the model through :class:`Nested`
+    (``olearn.persistence.save`` asks ``_saved_form()`` for what to write)."""
+
+    def save(self, path):
+        """Write the model (its parameters, nested models and states) to ``path`` in the
+        safe format (no pickle; atomic); ``olearn.load`` reads it back."""
+        from .persistence import save
+        save(self, path)
+
+    def _saved_form(self):
+        return Nested(self)
