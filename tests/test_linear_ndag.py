@@ -147,3 +147,21 @@ def test_predictions_clip_each_feature_to_its_known_scale():
     close(m.predict(Xbig), expected)
     close(m.predict(sp.csr_matrix(Xbig)), expected)
     close(m.predict_one(Xbig[3]), expected[3])
+
+
+def test_logistic_ndag_and_cocob_give_the_sigmoid_of_their_scores():
+    import olearn
+    from olearn.linear._proba import _proba
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 5))
+    y = np.where(X[:, 0] - X[:, 1] > 0, 1, -1)
+    for name in ("ndag", "cocob"):
+        m = olearn.make(name).partial_fit(X, y)
+        s = m.decision_function(X)
+        np.testing.assert_allclose(m.predict_proba(X)[:, 1], 1 / (1 + np.exp(-s)), rtol=1e-12)
+        assert not hasattr(olearn.make(name, loss="hinge"), "predict_proba")
+        # multiclass: the softmax over the classes seen
+        yk = np.arange(80) % 3
+        mk = olearn.make(name).partial_fit(X, yk)
+        np.testing.assert_allclose(mk.predict_proba(X), _proba(mk, mk.decision_function(X)))
+        np.testing.assert_allclose(mk.predict_proba(X).sum(axis=1), 1.0)

@@ -28,9 +28,10 @@ probabilities:
 
 * calibrated probabilities, a function of the decision value (exact and free in the
   compiled pass): the learners trained with the logistic loss that have
-  ``predict_proba`` (``ogd``/``adagrad`` with ``loss="logistic"``, ``ftrl``, and
-  ``rda``, ``ada-rda``, ``fobos``, ``ada-fobos``, ``truncated-gradient`` with
-  ``loss="logistic"``; multiclass: the softmax over the classes seen):
+  ``predict_proba`` (``ogd``/``adagrad``, ``cocob`` and ``ndag`` with
+  ``loss="logistic"`` (the default of the last two), ``ftrl``, and ``rda``, ``ada-rda``,
+  ``fobos``, ``ada-fobos``, ``truncated-gradient`` with ``loss="logistic"``; multiclass:
+  the softmax over the classes seen):
   the sigmoid of the margin;
 * the Gaussian-margin classifiers ``cw``, ``scw``, ``scw2`` (``Phi(mu.x / sqrt(x'Sx))``,
   two classes): the probability needs the margin's variance before the update, so
@@ -42,8 +43,8 @@ probabilities:
   NHERD, SOP, IELLIP, OFS, kernel learners, hinge-loss OGD/sparse) and the ensembles:
   their scores are margins or votes, not probabilities, so ``logloss`` is refused in
   one line (``auc`` needs only a ranking and works for every two-class learner).
-  COCOB and NDAG learn with the logistic loss but have no ``predict_proba`` yet, and
-  AROW's Gaussian margin has no probit ``predict_proba`` yet.
+  AROW keeps a Gaussian over the weights too, but its rule is a regularised squared
+  hinge, not a probabilistic margin: it has no ``predict_proba``.
 """
 import math
 
@@ -107,9 +108,8 @@ def _proba_from_score(model):
     logistic loss), so the pass's pre-update scores give it exactly."""
     if not hasattr(model, "predict_proba") or getattr(model, "loss", None) != "logistic":
         return False
-    from ..linear.ogd import OGDClassifier
-    from ..sparse._proba import LogisticProba
-    return isinstance(model, (OGDClassifier, LogisticProba))
+    from ..linear._proba import LogisticProba
+    return isinstance(model, LogisticProba)
 
 
 def check_scores_available(model, need, name="the learner"):
@@ -158,7 +158,7 @@ def predict_learn_scored(model, X, y, need):
     s = s.reshape(-1)
     labels = _labels_of_scores(model, s)
     if need == "proba":
-        from ..linear.ogd import _proba
+        from ..linear._proba import _proba
         if len(model.classes_) < 2:
             return labels, np.full(s.shape[0], 0.5)
         p = _proba(model, s)[:, -1]

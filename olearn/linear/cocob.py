@@ -31,6 +31,7 @@ from numba import njit
 from ..base import OnlineClassifier, OnlineRegressor, Slot
 from .._compiled.averaging import add_at, avg_scores, weight
 from .._compiled.declare import declare
+from ._proba import LogisticProba
 from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
 from .._params import store_params
 from ..registry import register
@@ -88,7 +89,7 @@ class _COCOB(LinearModel):
         return (float(self.alpha), float(self.epsilon))
 
 
-class COCOBClassifier(_COCOB, OnlineClassifier):
+class COCOBClassifier(LogisticProba, _COCOB, OnlineClassifier):
     """Coin-betting classifier with no learning rate (COCOB-Backprop per coordinate).
 
     Parameters

@@ -46,6 +46,7 @@ from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot
 from .._compiled.averaging import add_at, begin_round, weight
 from .._compiled.declare import declare
+from ._proba import LogisticProba
 from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
 from .._params import store_params
 from ..registry import register
@@ -160,7 +161,7 @@ class _NDAG(LinearModel):
         return (float(self.eta), float(self.epsilon))
 
 
-class NDAGClassifier(_NDAG, OnlineClassifier):
+class NDAGClassifier(LogisticProba, _NDAG, OnlineClassifier):
     """Normalized adaptive gradient classifier (NAG of Ross, Mineiro and Langford 2013).
 
     Parameters

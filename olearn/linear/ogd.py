@@ -52,12 +52,12 @@ import math
 
 import numpy as np
 from numba import njit
-from sklearn.utils.metaestimators import available_if
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
 from .._compiled.averaging import add_at, add_row, avg_scores, project_ball, \
     scale_weights
 from .._compiled.declare import declare
+from ._proba import LogisticProba
 from .._compiled.losses import (ADAGRAD, CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES,
                               SCHEDULES, step_size)
 from .._params import store_params
@@ -133,7 +133,7 @@ class _OGD(LinearModel):
                 0.0 if self.radius is None else float(self.radius), float(self.epsilon))
 
 
-class OGDClassifier(_OGD, OnlineClassifier):
+class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):
     """Online gradient descent classifier (see the module docstring).
 
     Parameters
@@ -160,31 +160,6 @@ class OGDClassifier(_OGD, OnlineClassifier):
     def _kernels(self):
         return KERNELS.loss(self.loss)
 
-    @available_if(lambda self: self.loss == "logistic")
-    def predict_proba(self, X):
-        """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
-        return _proba(self, self.decision_function(X))
-
-    @available_if(lambda self: self.loss == "logistic")
-    def predict_log_proba(self, X):
-        return np.log(self.predict_proba(X))
-
-
-def _proba(model, scores):
-    """Probabilities from decision values: binary sigmoid or masked softmax."""
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim == 1:
-        p = np.empty(scores.shape[0])
-        pos = scores >= 0
-        p[pos] = 1.0 / (1.0 + np.exp(-scores[pos]))
-        e = np.exp(scores[~pos])
-        p[~pos] = e / (1.0 + e)
-        if len(model.classes_) == 1:
-            return np.ones((scores.shape[0], 1))
-        return np.column_stack([1.0 - p, p])
-    s = np.where(model.seen_.astype(bool), scores, -np.inf)
-    s = np.exp(s - s.max(axis=1, keepdims=True))
-    return s / s.sum(axis=1, keepdims=True)
 
 
 class OGDRegressor(_OGD, OnlineRegressor):

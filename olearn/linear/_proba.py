@@ -1,0 +1,40 @@
+"""``predict_proba`` of the classifiers trained with the logistic loss: the sigmoid of
+the score (binary) or the softmax over the classes seen (multiclass), the model the
+logistic loss fits.  One mixin for every such learner (OGD, COCOB, NDAG, the sparse
+learners)."""
+import numpy as np
+from sklearn.utils.metaestimators import available_if
+
+
+def _proba(model, scores):
+    """Probabilities from decision values: binary sigmoid or masked softmax."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim == 1:
+        p = np.empty(scores.shape[0])
+        pos = scores >= 0
+        p[pos] = 1.0 / (1.0 + np.exp(-scores[pos]))
+        e = np.exp(scores[~pos])
+        p[~pos] = e / (1.0 + e)
+        if len(model.classes_) == 1:
+            return np.ones((scores.shape[0], 1))
+        return np.column_stack([1.0 - p, p])
+    s = np.where(model.seen_.astype(bool), scores, -np.inf)
+    s = np.exp(s - s.max(axis=1, keepdims=True))
+    return s / s.sum(axis=1, keepdims=True)
+
+
+def _logistic(model):
+    return getattr(model, "loss", "logistic") == "logistic"
+
+
+class LogisticProba:
+    """Sigmoid (binary) or softmax over the seen classes (multiclass) of the scores."""
+
+    @available_if(_logistic)
+    def predict_proba(self, X):
+        """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
+        return _proba(self, self.decision_function(X))
+
+    @available_if(_logistic)
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
