@@ -241,3 +241,23 @@ def test_registered_names():
         assert type(olearn.make(name)) is cls
     assert olearn.make("scw").variant == "I" and olearn.make("scw2").variant == "II"
     assert olearn.make("cw", eta=0.7).eta == 0.7
+
+
+def test_arow_predict_proba_is_the_probit_of_its_gaussian_margin():
+    from scipy.special import ndtr
+
+    import olearn
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1, -1)
+    m = olearn.make("arow").partial_fit(X, y)
+    Sigma = m._sigma()[0]
+    if Sigma.ndim == 1:
+        Sigma = np.diag(Sigma)
+    s = m.decision_function(X)
+    p = m.predict_proba(X)[:, 1]
+    Xc = np.column_stack([np.full(60, m._constant()), X]) if m.fit_intercept else X
+    v = np.einsum("ij,jk,ik->i", Xc, Sigma[:Xc.shape[1], :Xc.shape[1]], Xc)
+    np.testing.assert_allclose(p, ndtr(s / np.sqrt(v)), rtol=1e-10)
+    assert np.all((p > 0.5) == (s > 0))
+    assert not hasattr(olearn.make("arow").partial_fit(X, np.arange(60) % 3), "predict_proba")

@@ -33,18 +33,16 @@ probabilities:
   ``fobos``, ``ada-fobos``, ``truncated-gradient`` with ``loss="logistic"``; multiclass:
   the softmax over the classes seen):
   the sigmoid of the margin;
-* the Gaussian-margin classifiers ``cw``, ``scw``, ``scw2`` (``Phi(mu.x / sqrt(x'Sx))``,
-  two classes): the probability needs the margin's variance before the update, so
+* the Gaussian-margin classifiers ``cw``, ``scw``, ``scw2`` and ``arow``
+  (``Phi(mu.x / sqrt(x'Sx))``, two classes): the probability needs the margin's variance before the update, so
   those rows are run one at a time (exact, but slow: about 2 ms a row, 32,561 rows of
   a9a in two minutes on a loaded 2-core box).  Measured there, these probit
   probabilities are far from calibrated: SCW's progressive log-loss on a9a is 4.6
   (FTRL's logistic 0.33), its margin over the margin's deviation being large;
-* no probabilities: the margin learners (Perceptron, PA, ALMA, ROMMA, AROW, NAROW,
+* no probabilities: the margin learners (Perceptron, PA, ALMA, ROMMA, NAROW,
   NHERD, SOP, IELLIP, OFS, kernel learners, hinge-loss OGD/sparse) and the ensembles:
   their scores are margins or votes, not probabilities, so ``logloss`` is refused in
   one line (``auc`` needs only a ranking and works for every two-class learner).
-  AROW keeps a Gaussian over the weights too, but its rule is a regularised squared
-  hinge, not a probabilistic margin: it has no ``predict_proba``.
 """
 import math
 
@@ -123,8 +121,9 @@ def check_scores_available(model, need, name="the learner"):
         raise ValueError(f"auc needs decision values: {name} has no decision_function")
     if need == "proba" and not hasattr(model, "predict_proba"):
         raise ValueError(f"logloss needs probabilities: {name} has no predict_proba "
-                         "(learners with one: ogd, adagrad, ftrl, rda, ada-rda, fobos, "
-                         "ada-fobos, truncated-gradient with loss=logistic; cw, scw, scw2); "
+                         "(learners with one: ogd, adagrad, cocob, ndag, ftrl, rda, ada-rda, "
+                         "fobos, ada-fobos, truncated-gradient with loss=logistic; cw, scw, "
+                         "scw2, arow); "
                          "use auc for a ranking")
 
 

@@ -17,6 +17,12 @@ against the top-scoring wrong class ``s``, ``v = x'Sigma_y x + x'Sigma_s x``, th
 
 A sample weight ``h`` weights the loss: ``r`` becomes ``r / h``.  LIBOL's AROW is the
 same rule.
+
+``predict_proba`` (binary): ``Phi(mu.x / sqrt(x'Sigma x))``, the probability that the
+margin is positive under the Gaussian ``N(mu, Sigma)`` over weights that AROW keeps, as
+for CW and SCW.  AROW's rule is a regularised squared hinge rather than CW's probability
+constraint, so this is that Gaussian's own reading of its confidence, not a fitted
+likelihood; ``olearn evaluate --metric logloss`` measures how calibrated it is.
 """
 from numba import njit
 
@@ -26,7 +32,7 @@ from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin, check_positive
+from ._base import ProbitMixin, SecondOrderMixin, check_positive
 
 
 @njit(inline="always")
@@ -43,7 +49,7 @@ def _step(params, m, v, sw):
 KERNELS = declare("second_order.arow", score=linear_scores, **cw_rules(_wants, _step))
 
 
-class AROWClassifier(SecondOrderMixin, OnlineClassifier):
+class AROWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
     """AROW classifier (binary and multiclass).
 
     Parameters
