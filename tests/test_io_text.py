@@ -96,3 +96,15 @@ def test_pipeline_learns_from_strings():
         pipe.learn_one("see you at lunch", "ham")
     assert pipe.predict_one("free money") == "spam"
     assert pipe.predict(["lunch at noon?", "WIN now"]).tolist() == ["ham", "spam"]
+
+
+def test_pipeline_learns_from_hashed_dicts():
+    from olearn.io.hashing import DictHasher
+    from olearn.linear.pa import PAClassifier
+    pipe = TextPipeline(PAClassifier(), DictHasher(10))
+    for _ in range(3):
+        pipe.learn_one({"word=free": 1.0, "len": 0.5}, 1)
+        pipe.learn_one({"word=lunch": 1.0, "len": 0.3}, -1)
+    assert pipe.learner.n_features_in_ == 1024
+    assert pipe.predict_one({"word=free": 1.0}) == 1
+    assert pipe.predict_one({"word=lunch": 2.0}) == -1

@@ -164,9 +164,11 @@ class DictHasher:
 
     ``transform(dicts)`` gives a canonical CSR matrix of ``2**n_bits`` columns
     equal to scikit-learn's ``FeatureHasher(2**n_bits, alternate_sign=signed)``
-    on str names (non-str names are hashed as ``str(name)``); ``columns(x)``
-    gives one dict's columns and values as lists (a name's slot is remembered,
-    up to ``cache_size`` names).
+    on str names (non-str names are hashed as ``str(name)``), ``transform_one(x)``
+    a one-row one; ``columns(x)`` gives one dict's columns and values as lists (a
+    name's slot is remembered, up to ``cache_size`` names).  To learn from dicts
+    through hashing instead of a growing vocabulary, put the learner behind it:
+    ``olearn.io.TextPipeline(learner, DictHasher(20))`` (``learn_one(x, y)``).
     """
 
     def __init__(self, n_bits=18, signed=True, seed=0, cache_size=1 << 20):
@@ -212,6 +214,9 @@ class DictHasher:
                            or not hasattr(v, "__float__"))
                 raise ValueError(f"feature {bad!r} has value {x[bad]!r}, not a number") from None
         return [c for c, _ in slots], vals
+
+    def transform_one(self, x):
+        return self.transform([x])
 
     def transform(self, dicts):
         import scipy.sparse as sp

@@ -94,14 +94,16 @@ class TextHasher:
 
 
 class TextPipeline:
-    """A learner fed by a :class:`TextHasher`: learn from strings, one or many.
+    """A learner fed by a hashing vectorizer: learn from strings (or, with a
+    ``DictHasher``, from feature dicts), one or many, in a fixed width.
 
     Parameters
     ----------
     learner : estimator
         Any olearn learner (``partial_fit``, ``predict``, ``predict_learn``).
-    hasher : TextHasher, default=None
-        The vectorizer (default ``TextHasher()``).
+    hasher : TextHasher or DictHasher, default=None
+        The vectorizer (default ``TextHasher()``): ``transform(examples)`` and
+        ``transform_one(example)``.
     """
 
     def __init__(self, learner, hasher=None):
