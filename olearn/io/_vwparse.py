@@ -54,6 +54,11 @@ def _blank(c):
 
 
 @njit
+def _murmur(a, start, end, seed):
+    return murmur3(a, start, end, seed)
+
+
+@njit(inline="always")
 def _hashstring(a, start, end, seed):
     """Vowpal Wabbit's ``hashstring`` of ``a[start:end]`` (uint64 below 2**32)."""
     m = np.uint64(0xFFFFFFFF)
@@ -61,7 +66,7 @@ def _hashstring(a, start, end, seed):
     for i in range(start, end):
         c = a[i]
         if c < 48 or c > 57:
-            return murmur3(a, start, end, seed)
+            return _murmur(a, start, end, seed)
         ret = (ret * np.uint64(10) + np.uint64(c - 48)) & m
     return (ret + (np.uint64(seed) & m)) & m
 
@@ -205,6 +210,16 @@ def _value(a, i, end):
 
 
 @njit
+def _reserve(x, n, need):
+    """``x`` (its first ``n`` entries kept) with room for ``need`` entries."""
+    if need <= x.shape[0]:
+        return x
+    y = np.empty(max(need, 2 * x.shape[0]), dtype=x.dtype)
+    y[:n] = x[:n]
+    return y
+
+
+@njit
 def _grow_u(x, n):
     if n < x.shape[0]:
         return x
@@ -271,6 +286,15 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
             code = NO_BAR
             fault_pos = i
             break
+        # room for every feature and number this line can hold (one byte and a
+        # separator each at least): no array grows inside the loops below
+        room = (end - i) // 2 + 4
+        fns = _reserve(fns, 0, room)
+        fh = _reserve(fh, 0, room)
+        fv = _reserve(fv, 0, room)
+        slow_s = _reserve(slow_s, n_slow, n_slow + room)
+        slow_e = _reserve(slow_e, n_slow, n_slow + room)
+        slow_l = _reserve(slow_l, n_slow, n_slow + room)
         # ---- header: label [importance [initial]] ['tag]
         label = np.nan
         weight = 1.0
@@ -307,9 +331,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                     v = exact[used]
                     used += 1
                 else:
-                    slow_s = _grow_u(slow_s, n_slow)
-                    slow_e = _grow_u(slow_e, n_slow)
-                    slow_l = _grow_u(slow_l, n_slow)
                     slow_s[n_slow] = k
                     slow_e[n_slow] = t_end
                     slow_l[n_slow] = line
@@ -362,9 +383,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                             v = exact[used]
                             used += 1
                         else:
-                            slow_s = _grow_u(slow_s, n_slow)
-                            slow_e = _grow_u(slow_e, n_slow)
-                            slow_l = _grow_u(slow_l, n_slow)
                             slow_s[n_slow] = p + 1
                             slow_e[n_slow] = t_end
                             slow_l[n_slow] = line
@@ -396,9 +414,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                                 v = exact[used]
                                 used += 1
                             else:
-                                slow_s = _grow_u(slow_s, n_slow)
-                                slow_e = _grow_u(slow_e, n_slow)
-                                slow_l = _grow_u(slow_l, n_slow)
                                 slow_s[n_slow] = q + 1
                                 slow_e[n_slow] = t_end
                                 slow_l[n_slow] = line
@@ -429,10 +444,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                     v = v * ns_scale
                 if not kept or v == 0.0:
                     continue
-                if nf == fns.shape[0]:
-                    fns = _grow_u(fns, nf)
-                    fh = _grow_u(fh, nf)
-                    fv = _grow_u(fv, nf)
                 fns[nf] = ns
                 fh[nf] = h
                 fv[nf] = v
@@ -441,10 +452,19 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
             break
         # ---- the row: linear features, then interactions
         start_nz = nz
+        need = nf
+        for t in range(inter.shape[0]):  # the row's size, interactions included
+            c0 = 0
+            c1 = 0
+            c2 = 0
+            for f in range(nf):
+                c0 += fns[f] == inter[t, 0]
+                c1 += fns[f] == inter[t, 1]
+                c2 += fns[f] == inter[t, 2]
+            need += c0 * c1 * (c2 if inter[t, 2] >= 0 else 1)
+        indices = _reserve(indices, nz, nz + need)
+        values = _reserve(values, nz, nz + need)
         for f in range(nf):
-            if nz == indices.shape[0]:
-                indices = _grow_u(indices, nz)
-                values = _grow_u(values, nz)
             indices[nz] = np.int64(fh[f] & mask)
             values[nz] = fv[f]
             nz += 1
@@ -461,9 +481,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                     if fns[f1] != n1:
                         continue
                     if n2 < 0:
-                        if nz == indices.shape[0]:
-                            indices = _grow_u(indices, nz)
-                            values = _grow_u(values, nz)
                         indices[nz] = np.int64((half ^ fh[f1]) & mask)
                         values[nz] = fv[f0] * fv[f1]
                         nz += 1
@@ -473,9 +490,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                     for f2 in range(s2, nf):
                         if fns[f2] != n2:
                             continue
-                        if nz == indices.shape[0]:
-                            indices = _grow_u(indices, nz)
-                            values = _grow_u(values, nz)
                         indices[nz] = np.int64((half2 ^ fh[f2]) & mask)
                         values[nz] = fv[f0] * fv[f1] * fv[f2]
                         nz += 1
