@@ -13,6 +13,16 @@ def _word_byte(c):
 
 
 @njit
+def _reserve(x, n, need):
+    """``x`` (its first ``n`` entries kept) with room for ``need`` entries."""
+    if need <= x.shape[0]:
+        return x
+    y = np.empty(max(need, 2 * x.shape[0]), dtype=x.dtype)
+    y[:n] = x[:n]
+    return y
+
+
+@njit
 def _grow(x, n):
     if n < x.shape[0]:
         return x
@@ -73,6 +83,14 @@ def hash_text_block(a, labelled, n_bits, ngram, signed, seed):
         else:
             label_s = i
             label_e = i
+        # room for every token of the line (one byte and a separator each at
+        # least) and its n-grams: no array grows inside the loops below
+        room = (stop - t) // 2 + 2
+        ts = _reserve(ts, 0, room)
+        te = _reserve(te, 0, room)
+        low = _reserve(low, 0, stop - t + room)
+        indices = _reserve(indices, nz, nz + room * ngram)
+        values = _reserve(values, nz, nz + room * ngram)
         # tokens
         nt = 0
         m = 0
@@ -83,12 +101,6 @@ def hash_text_block(a, labelled, n_bits, ngram, signed, seed):
             u = t
             while u < stop and _word_byte(a[u]):
                 u += 1
-            if m + (u - t) + 1 > low.shape[0]:
-                bigger = np.empty(2 * (m + (u - t) + 1), dtype=np.uint8)
-                bigger[:m] = low[:m]
-                low = bigger
-            ts = _grow(ts, nt)
-            te = _grow(te, nt)
             ts[nt] = m
             for k in range(t, u):
                 c = a[k]
@@ -106,9 +118,6 @@ def hash_text_block(a, labelled, n_bits, ngram, signed, seed):
                     break
                 h = murmur3(low, ts[s], te[s + g], seed)
                 col, sign = sklearn_slot(h, mask)
-                if nz == indices.shape[0]:
-                    indices = _grow(indices, nz)
-                    values = _grow(values, nz)
                 indices[nz] = col
                 values[nz] = sign if signed else 1.0
                 nz += 1
