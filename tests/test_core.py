@@ -29,18 +29,7 @@ def _names():
 
 NAMES = _names()
 
-# known departures, left open in issue 13 (sparse learners): the truncated gradient's
-# period-K truncation counts rows per call, so one example at a time differs from a batch
-_PER_CALL = pytest.mark.xfail(strict=False, reason="issue 13, open: truncated gradient's "
-                              "period-K truncation differs between one-at-a-time and batches")
-
-
-def _marked(names, marks):
-    return [pytest.param(n, marks=marks[n]) if n in marks else n for n in names]
-
-
-PATH_NAMES = _marked(NAMES, {"truncated-gradient": _PER_CALL,
-                             "truncated-gradient-reg": _PER_CALL})
+PATH_NAMES = NAMES
 
 
 def _problem(name, n=120, d=7, n_classes=2, seed=0, density=0.5):

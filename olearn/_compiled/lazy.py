@@ -34,16 +34,22 @@ counting on every call, which cost 6x the row's arithmetic here.
 Auxiliary array ``A`` (K, 12): per class row ``A[k, 0]`` the raw score and ``A[k, 1]``
 the loss gradient (the layout of ``olearn._compiled.losses``); in row 0: ``A[0, 2]``
 the round ``t``, ``A[0, 3]`` the scale ``P`` (0 before the first round, read as 1),
-``A[0, 4]`` the sum ``Q``, ``A[0, 5]`` a shrink owed from the next round on
-(truncated gradient's period), ``A[0, 6:12]`` the hyper-parameters the score needs
-(the rule writes them every round and the estimator before every call: the score
-function of the driver takes no parameters).
+``A[0, 4]`` the sum ``Q``, ``A[0, 5]`` unused, ``A[0, 6:12]`` the hyper-parameters the
+score needs (the rule writes them every round and the estimator before every call: the
+score function of the driver takes no parameters).
+
+Truncated gradient's period.  Trial ``t`` (counted in ``A[0, 2]``, so across calls,
+epochs and save/load) truncates before its prediction when ``t`` is a multiple of the
+period ``K``.  Nothing happens between the update of trial ``t - 1`` and that
+truncation, so the rule of trial ``t - 1`` adds ``K gravity eta`` to ``Q`` when ``t`` is
+due: the model after ``t - 1`` trials, the one that predicts trial ``t`` (``coef_``,
+``predict_one``), includes it.
 """
 import math
 
 from numba import njit
 
-R_, G_, T_, P_, Q_, PEND_ = 0, 1, 2, 3, 4, 5
+R_, G_, T_, P_, Q_ = 0, 1, 2, 3, 4
 HYPER_ = 6
 AUX_COLUMNS = 12
 FOLD_BELOW = 1e-100
@@ -75,25 +81,26 @@ def shrunk(w, dq, theta):
 @njit(inline="always")
 def shrink_scores(state, idx, val, out):
     """Score of FOBOS and truncated gradient: settle the row's weights, then ``P W.x``.
-    A shrink owed from this round on (truncated gradient) is added to ``Q`` first."""
+    Only the row's non-zero values settle a weight, so the raw state does not depend on
+    explicit zeros (dense rows = CSR rows)."""
     W = state[0]
     C = state[1]
     A = state[2]
     begin(A)
-    A[0, Q_] += A[0, PEND_]
-    A[0, PEND_] = 0.0
+    P = A[0, P_]
     Q = A[0, Q_]
     theta = A[0, HYPER_]
-    P = A[0, P_]
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
-            i = idx[j]
-            dq = Q - C[k, i]
-            if dq != 0.0:  # settle the shrink owed since the weight was last settled
-                C[k, i] = Q
-                W[k, i] = shrunk(W[k, i], dq, theta)
-            a += W[k, i] * val[j]
+            v = val[j]
+            if v != 0.0:
+                i = idx[j]
+                dq = Q - C[k, i]
+                if dq != 0.0:  # settle the shrink owed since the weight was last settled
+                    C[k, i] = Q
+                    W[k, i] = shrunk(W[k, i], dq, theta)
+                a += W[k, i] * v
         out[k] = P * a
         A[k, R_] = P * a
 
@@ -119,8 +126,9 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
     ``params = (eta, invsqrt, l1, l2, gravity, period, theta, eps)``.  The gradient
     step ``w - eta_t g x`` on the row's (settled) weights, then FOBOS's proximal step
     for every weight (``Q += eta_t l1 / P``, ``P /= 1 + eta_t l2``: owed, applied when
-    touched) and, for truncated gradient, the shrink ``period * gravity * eta`` owed
-    from the next round on when it is a multiple of ``period``."""
+    touched) and, for truncated gradient, when the next trial is a multiple of
+    ``period``, that trial's truncation ``period * gravity * eta`` (Langford et al.'s
+    step 2, before its prediction: nothing happens in between)."""
     eta, invsqrt, l1, l2, gravity, period, theta, eps = params
     W = state[0]
     C = state[1]
@@ -144,8 +152,8 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
         A[0, P_] = P
         if P < FOLD_BELOW:
             fold_shrink(W, C, A)
-    if gravity > 0.0 and period > 0.0 and (t + 1.0) % period == 0.0:
-        A[0, PEND_] = period * gravity * eta
+    if gravity > 0.0 and (t + 1.0) % period == 0.0:
+        A[0, Q_] += period * gravity * eta / P
     return moved
 
 
@@ -164,15 +172,17 @@ def ada_fobos_scores(state, idx, val, out):
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
-            i = idx[j]
-            owed = done - C[k, i]
-            if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
-                C[k, i] = done
-                w = W[k, i]
-                if w != 0.0:
-                    W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
-                                     math.inf)
-            a += W[k, i] * val[j]
+            v = val[j]
+            if v != 0.0:  # (explicit zeros settle nothing: dense rows = CSR rows)
+                i = idx[j]
+                owed = done - C[k, i]
+                if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
+                    C[k, i] = done
+                    w = W[k, i]
+                    if w != 0.0:
+                        W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
+                                         math.inf)
+                a += W[k, i] * v
         out[k] = a
         A[k, R_] = a
 

@@ -14,6 +14,14 @@ the "simple coefficient rounding" limit being ``theta = gravity = large``).  Wit
 ``gravity = 0`` this is plain constant-step SGD.  The intercept is truncated like any
 weight.
 
+The trials are counted in the model's state, across calls, epochs and save/load, so
+truncation happens every ``period``-th example of the stream however it is cut into
+calls (one example at a time = one batch = chunks).  The model after ``t`` examples
+(``coef_``, ``predict``, ``predict_one``) is the one that predicts example ``t + 1``:
+it includes that trial's truncation when ``t + 1`` is a multiple of ``period`` (nothing
+happens between trial ``t``'s update and it, so it is applied then, with the
+hyper-parameters of trial ``t``).
+
 Lazy: the truncations a weight owes since it was last touched add up (a weight below
 ``theta`` stays below it while it shrinks, one above it is left alone), so they are
 applied in one step when a row touches it or the model is read: a row costs
