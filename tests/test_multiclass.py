@@ -348,13 +348,7 @@ def _ovr_reference(name, X, y, K, chunk):
     return blocks, updates, scores, pred
 
 
-_OVR_OPEN = pytest.mark.xfail(strict=False, reason="issue 13, open: one-vs-rest over a "
-                              "lazily shrunk or truncated sparse learner differs from K "
-                              "independent learners (owed shrinks read from the wrapper's "
-                              "state; OFS's truncation and exploration per class)")
-OVR_NAMES = [pytest.param(n, marks=_OVR_OPEN)
-             if n in ("fobos", "ada-fobos", "truncated-gradient", "ofs", "ofs-partial")
-             else n for n in LINEAR]
+OVR_NAMES = LINEAR
 
 
 @pytest.mark.parametrize("name", OVR_NAMES)

@@ -381,6 +381,89 @@ def test_set_params_between_calls_reaches_the_score():
     np.testing.assert_allclose(b.decision_function(X[50:51]), s[:1], rtol=0, atol=1e-12)
 
 
+def test_truncated_period_counts_the_stream_not_the_calls(tmp_path):
+    """Langford et al. truncate at every K-th trial of the stream: one example at a
+    time, one batch, chunks of sizes prime to K, and a save/load in mid-stream all give
+    the eager reference's progressive scores; the model read between calls (predict_one,
+    decision_function, coef_) is the one that predicts the next example, the due
+    truncation included."""
+    import olearn
+    X, y = sparse_stream(n=121, d=40, nnz=5, seed=21)
+    K, eta, gravity, theta = 3, 0.3, 0.02, 0.5
+    make = lambda: TruncatedGradientClassifier(eta=eta, gravity=gravity, theta=theta,
+                                               period=K, shuffle=False)
+    yr = np.where(y == 1, 1.0, -1.0)
+    s_ref, _ = run_reference(ref_truncated(eta, gravity, theta, K, "hinge"), X, yr, 1,
+                             "hinge", "binary")
+    batch = make()
+    np.testing.assert_allclose(batch.predict_learn(X, y, return_scores=True), s_ref[:, 0],
+                               rtol=0, atol=TOL)
+    for size in (1, 2, 4, 7):
+        m, got = make(), []
+        for lo in range(0, len(y), size):
+            if lo == 20:  # a round trip through a file in mid-stream keeps the count
+                m.save(tmp_path / "m.olm")
+                m = olearn.load(tmp_path / "m.olm")
+            if lo > 0:  # the model between calls predicts the next row's score
+                np.testing.assert_allclose(m.decision_function(X[lo:lo + 1]),
+                                           s_ref[lo:lo + 1, 0], rtol=0, atol=TOL)
+            got.append(m.predict_learn(X[lo:lo + size], y[lo:lo + size],
+                                       return_scores=True))
+        np.testing.assert_allclose(np.concatenate(got), s_ref[:, 0], rtol=0, atol=TOL,
+                                   err_msg=f"chunks of {size}")
+        np.testing.assert_allclose(m.coef_, batch.coef_, rtol=0, atol=TOL)
+    one, dense = make(), X.toarray()
+    for i, (x, yi) in enumerate(zip(dense, y)):
+        if i > 0:
+            np.testing.assert_allclose(one._scores_one(x)[0], s_ref[i, 0], rtol=0,
+                                       atol=TOL)
+        one.learn_one(x, yi)
+    np.testing.assert_allclose(one.coef_, batch.coef_, rtol=0, atol=TOL)
+    # 121 trials: trial 122 is no multiple of 3, trial 123 is: the model after 122
+    # includes trial 123's truncation (every small weight 3 gravity eta closer to 0)
+    assert (len(y) + 2) % K == 0
+    batch.partial_fit(X[:1], y[:1])
+    W = np.concatenate([np.ravel(batch.intercept_), batch.coef_[0]])
+    _, W_next = run_reference(ref_truncated(eta, gravity, theta, K, "hinge"),
+                              sp.vstack([X, X[:1]]), np.append(yr, yr[0]), 1, "hinge",
+                              "binary")
+    assert not np.allclose(W, W_next[0], rtol=0, atol=TOL)  # not the untruncated one
+    small = np.abs(W_next[0]) <= theta
+    W_next[0, small] = shrink(W_next[0, small], K * gravity * eta)
+    np.testing.assert_allclose(W, W_next[0], rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("make", [lambda: FOBOSClassifier(eta=0.5, l1=0.02, l2=0.01),
+                                  lambda: TruncatedGradientClassifier(gravity=0.01),
+                                  lambda: AdaFOBOSClassifier(eta=0.5, lam=0.02)],
+                         ids=["fobos", "truncated", "ada-fobos"])
+def test_explicit_zeros_settle_nothing(make):
+    """A dense row and its CSR form leave the same raw lazy state (owed shrinks
+    included): only non-zero values settle a weight."""
+    X, y = sparse_stream(n=60, d=30, seed=4)
+    a, b = make().set_params(shuffle=False), make().set_params(shuffle=False)
+    a.partial_fit(X.toarray(), y)
+    b.partial_fit(X, y)
+    for name in a.state_:
+        np.testing.assert_array_equal(a.state_[name], b.state_[name], err_msg=name)
+
+
+def test_one_vs_rest_reads_set_params_from_the_first_row():
+    """A ``OneVsRest`` over a sparse learner writes the base's hyper-parameters into
+    every class block before each call (as K binary learners would), so a
+    ``set_params`` between calls reaches the first row's score."""
+    from olearn.multiclass.ovr import OneVsRest
+    X, y = sparse_stream(K=3, seed=14)
+    m = OneVsRest(RDAClassifier(l1=0.01, shuffle=False))
+    m.partial_fit(X[:50], y[:50])
+    m.set_params(base__l1=0.05)
+    want = m.decision_function(X[50:52])
+    got = m.predict_learn(X[50:], y[50:], return_scores=True)
+    np.testing.assert_allclose(got[:1], want[:1], rtol=0, atol=1e-12)
+    assert not np.allclose(got[:1], OneVsRest(RDAClassifier(l1=0.01, shuffle=False))
+                           .partial_fit(X[:50], y[:50]).decision_function(X[50:51]))
+
+
 @pytest.mark.parametrize("bad", [dict(l1=-1.0), dict(eta=0.0), dict(schedule="power"),
                                  dict(loss="squared")])
 def test_bad_hyper_parameters(bad):

@@ -156,6 +156,21 @@ class OneVsRest(OnlineClassifier):
         self._base()._check_params()
         self._synced()
         self._binary_entry()
+        self._prime_blocks()
+
+    def _state_changed(self):
+        super()._state_changed()
+        self._prime_blocks()
+
+    def _prime_blocks(self):
+        """A base whose compiled score reads values it writes into its own state before
+        a call (``_prime``: the sparse learners' hyper-parameters, OFS's seed) gets
+        them written into every class block, as K separate binary learners would."""
+        prime = getattr(self._layout(), "_prime", None)
+        state = self.__dict__.get("state_")
+        if prime is not None and state is not None:
+            for k in range(state[self._slots[0].name].shape[0]):
+                prime({name: arr[k] for name, arr in state.items()})
 
     def _kernel_params(self):
         return self._synced()._kernel_params()
@@ -209,7 +224,7 @@ class OneVsRest(OnlineClassifier):
 
     def _class_model(self, k):
         """Class ``k``'s binary model, sharing this model's arrays (for prediction)."""
-        m = copy.copy(self._layout())
+        m = copy.copy(self._synced())  # the hyper-parameters base has now
         m.__dict__.pop("_one_cache", None)
         m.state_ = {name: arr[k] for name, arr in self.state_.items()}
         for attr in ("t_", "n_updates_", "n_features_in_", "vocabulary_"):

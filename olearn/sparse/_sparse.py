@@ -9,7 +9,7 @@
   column, ``predict_one`` for the example's columns only (O(non-zeros)).
 * ``n_nonzero_``: the non-zero weights of ``coef_`` now (the intercept not counted).
 * The hyper-parameters the compiled score reads are written into ``A`` before each
-  call (``_write_hyper``), so a ``set_params`` between calls is seen by the first row.
+  call (``_prime``), so a ``set_params`` between calls is seen by the first row.
 * Before a binary model becomes multiclass, owed shrinks are applied (``_settle``),
   so the halving of the signed slots acts on settled weights.
 """
@@ -45,8 +45,14 @@ class SparseModel:
         self._check_hyper()
         state = getattr(self, "state_", None)
         if state is not None and "A" in state:
-            h = self._hyper()
-            state["A"][0, HYPER_:HYPER_ + len(h)] = h
+            self._prime(state)
+
+    def _prime(self, state):
+        """Write what the compiled score reads before any rule has run (the
+        hyper-parameters) into ``state``: this model's own, or one class block of a
+        ``OneVsRest`` over it (which calls this for each block)."""
+        h = self._hyper()
+        state["A"][0, HYPER_:HYPER_ + len(h)] = h
 
     def _start(self, n_features):
         super()._start(n_features)

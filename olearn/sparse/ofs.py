@@ -272,10 +272,11 @@ class OFSClassifier(SparseModel, OnlineClassifier):
     def _hyper(self):
         return (float(self.partial), float(self.epsilon), float(self.n_selected))
 
-    def _check_params(self):
-        super()._check_params()
-        A = self.state_["A"] if getattr(self, "state_", None) is not None else None
-        if A is not None and A[0, RNG_] == 0.0:
+    def _prime(self, state):
+        """The hyper-parameters, and the generator's seed when it has none yet."""
+        super()._prime(state)
+        A = state["A"]
+        if A[0, RNG_] == 0.0:
             seed = self.random_state if isinstance(self.random_state, (int, np.integer)) \
                 else 0
             A[0, RNG_] = float((int(seed) * 2654435761 + 0x330E) & MASK48) or 1.0
