@@ -315,6 +315,10 @@ class Scaled(SavesNested, BaseEstimator):
     def classes_(self):
         return self._fitted().classes_
 
+    @property
+    def n_features_in_(self):
+        return self._fitted().n_features_in_
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         if self.learner is not None:

@@ -440,6 +440,9 @@ def non_finite(model):
     None (``state_`` of the learner, and of its ``estimators_`` if it has some)."""
     import numpy as np
     models = [model] + list(getattr(model, "estimators_", None) or [])
+    inner = getattr(model, "model_", None)  # a stage around a learner (--scale)
+    if inner is not None:
+        models.append(inner)
     for m in models:
         state = getattr(m, "state_", None)
         if not isinstance(state, dict):
@@ -514,8 +517,10 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, **prog
     ``DivergenceError`` turned into one line that names the file's row.  Other keywords
     go to :func:`olearn.evaluate.progressive.progressive`."""
     from ..evaluate.progressive import progressive
+    from ..io.pipeline import prefetch
     diverged = divergence_error()
-    stream = guarded(model, checked_chunks(reader), args.algo, note)
+    # the next chunks are read (and checked) in a thread while this one is learned
+    stream = guarded(model, prefetch(checked_chunks(reader)), args.algo, note)
     try:
         with learning(f"the {args.algo} kernels"):
             result = progressive(model, stream, on_checkpoint=on_checkpoint, **progressive_kw)

@@ -8,7 +8,11 @@ model is saved (atomically) only when the whole file was learned and its weights
 all finite: a learner that diverges stops the run with an error and saves nothing.
 'olearn train --algo NAME --help' lists the learner's parameters.
 """
+import contextlib
+import os
 import sys
+import tempfile
+import time
 
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_writable,
                       format_value, learn_progressively, make_model, open_data,
@@ -22,6 +26,24 @@ def add_parser(subparsers):
     add_algo_args(p)
     p.add_argument("--model", metavar="FILE", help="save the trained model here (.olm)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    g = p.add_argument_group("learning")
+    g.add_argument("--init", metavar="MODEL",
+                   help="continue learning from a model saved by train (Vowpal Wabbit's -i); "
+                        "--algo may be left out, --param changes its parameters")
+    g.add_argument("--scale", action="store_true",
+                   help="standardise each feature with running statistics before the learner "
+                        "(olearn.preprocessing.Scaled: sparse rows scaled, dense rows also "
+                        "centred); saved with the model")
+    g.add_argument("--holdout", type=int, default=0, metavar="N",
+                   help="hold out every N-th row: predicted by the model as it stands at "
+                        "the start of its chunk, never learned; its loss is reported")
+    g.add_argument("--passes", type=int, default=1, metavar="N",
+                   help="passes over the data (default 1); the first writes a binary cache "
+                        "that the others read")
+    g.add_argument("--cache", metavar="FILE",
+                   help="the cache of --passes (default: in olearn's cache folder, "
+                        "$OLEARN_CACHE_DIR or ~/.cache/olearn/passes, reused while DATA and "
+                        "the reading options are unchanged; with stdin a temporary file)")
     return p
 
 
@@ -65,8 +87,9 @@ def summary(result):
         lines.append(f"squared error = {result.final:.6g}, absolute error = "
                      f"{float(result.mae[-1]):.6g} (means)")
     lines.append(f"updates = {result.n_updates:,}")
-    lines.append(f"time = {result.total_seconds:.3f} s ({result.seconds:.3f} s learning, "
-                 f"{result.rows_per_second:,.0f} rows/s)")
+    rate = result.n_rows / result.total_seconds if result.total_seconds > 0 else float("inf")
+    lines.append(f"time = {result.total_seconds:.3f} s, reading and learning ({rate:,.0f} "
+                 f"rows/s; {result.seconds:.3f} s of it in the learner)")
     return "\n".join(lines)
 
 
@@ -74,19 +97,176 @@ def run(args):
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
     require_data(args)
-    if not args.algo:
-        raise CLIError("train needs --algo NAME (see 'olearn algos')")
-    check_algos([args.algo])
+    if args.passes < 1:
+        raise CLIError(f"--passes must be >= 1, got {args.passes}")
+    if args.holdout < 0 or args.holdout == 1:
+        raise CLIError(f"--holdout must be 0 (none) or >= 2, got {args.holdout}")
+    if args.init:
+        if not os.path.isfile(args.init):
+            raise CLIError(f"{args.init}: no such model file")
+    elif not args.algo:
+        raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
+    if args.algo:
+        check_algos([args.algo])
     if args.model:
         check_writable(args.model, "model")
-    model = make_model(args.algo, params)
-    reader = open_data(args)
+    model = _initial_model(args, params)
+    algo = args.algo or type(_learner(model)).__name__
+    args.algo = algo
+    width = _width(model) if args.init else None
+    reader = open_data(args, n_features=width)
     printer = None if args.quiet else ProgressPrinter()
     note = "; the model was not saved" if args.model else ""
-    result = learn_progressively(model, reader, args, note, on_checkpoint=printer)
-    print(f"\nfinished: {args.algo} on {args.data}")
-    print(summary(result))
+    held = _Holdout(args.holdout)
+    t0 = time.perf_counter()
+    with _passes(args, reader) as passes:
+        for k, chunks in enumerate(passes):
+            stream = held.split(model, chunks) if args.holdout else chunks
+            result = learn_progressively(model, stream, args, note,
+                                         on_checkpoint=printer if k == 0 else None)
+            if k == 0:
+                first = result
+            else:
+                print(f"pass {k + 1}: mean loss {result.final:.6f} over {result.n_rows:,} rows "
+                      "(rows already learned in earlier passes: not a progressive estimate)")
+    total = time.perf_counter() - t0
+    print(f"\nfinished: {algo} on {args.data}")
+    print(summary(first))
+    if args.passes > 1:
+        print(f"passes = {args.passes}, whole command {total:.3f} s")
+    if args.holdout:
+        print(held.report())
     if args.model:
         model.save(args.model)
         print(f"model saved to {args.model}")
     return 0
+
+
+def _learner(model):
+    return getattr(model, "model_", None) or getattr(model, "learner", None) or model
+
+
+def _initial_model(args, params):
+    """The learner to train: a fresh one (--algo), or a saved one (--init), maybe wrapped
+    in the streaming scaler (--scale)."""
+    if args.init:
+        from ..persistence import load
+        model = load(args.init)
+        if args.algo:
+            want = type(make_model(args.algo, {}))
+            if type(_learner(model)) is not want:
+                raise CLIError(f"{args.init} holds a {type(_learner(model)).__name__}, not "
+                               f"the {want.__name__} of --algo {args.algo}")
+        if params:
+            _learner(model).set_params(**params)
+        from ..preprocessing import Scaled
+        if args.scale and not isinstance(model, Scaled):
+            raise CLIError(f"{args.init} was not trained with --scale: its features are not "
+                           "standardised, so --scale cannot continue it")
+        return model
+    model = make_model(args.algo, params)
+    if args.scale:
+        from ..preprocessing import Scaled
+        model = Scaled(model)
+    return model
+
+
+def _width(model):
+    """Number of features of a saved model (the reader pads narrower files)."""
+    inner = _learner(model)
+    width = getattr(inner, "n_features_in_", None)
+    if width is None and getattr(model, "_count", None) is not None:
+        width = model._count.shape[0]
+    return width
+
+
+class _Holdout:
+    """Every ``period``-th row of the stream is held out: scored, never learned."""
+
+    def __init__(self, period):
+        self.period = period
+        self.offset = 0
+        self.n = 0
+        self.loss = 0.0
+        self.task = None
+
+    def split(self, model, chunks):
+        import numpy as np
+        from sklearn.base import is_classifier
+        classify = is_classifier(_learner(model))
+        self.task = "mistake rate" if classify else "squared error"
+        for X, y in chunks:
+            rows = np.arange(self.offset, self.offset + len(y))
+            self.offset += len(y)
+            hold = rows % self.period == self.period - 1
+            if hold.any() and _has_learned(model):
+                pred = model.predict(X[hold])
+                if classify:
+                    self.loss += float(np.sum(np.asarray(pred) != y[hold]))
+                else:
+                    self.loss += float(np.sum((np.asarray(pred, dtype=float) - y[hold]) ** 2))
+                self.n += int(hold.sum())
+            keep = ~hold
+            if keep.any():
+                yield X[keep], y[keep]
+
+    def report(self):
+        if not self.n:
+            return f"holdout: no row scored (every {self.period}th row, after the first chunk)"
+        return (f"holdout {self.task} = {self.loss / self.n:.6f} over {self.n:,} rows "
+                f"(every {self.period}th row, never learned)")
+
+
+def _has_learned(model):
+    inner = _learner(model)
+    return hasattr(inner, "state_") or hasattr(inner, "members_")
+
+
+def _default_cache(data):
+    """A cache file for ``data`` in olearn's own cache folder (never beside the data,
+    whose folder may be shared or read-only), named from the data's absolute path."""
+    import hashlib
+    base = os.environ.get("OLEARN_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "olearn")
+    folder = os.path.join(base, "passes")
+    os.makedirs(folder, exist_ok=True)
+    name = hashlib.sha256(os.path.abspath(data).encode()).hexdigest()[:20]
+    return os.path.join(folder, f"{os.path.basename(data)[:40]}-{name}.cache")
+
+
+@contextlib.contextmanager
+def _passes(args, reader):
+    """The chunks of each pass: the reader, then (--passes > 1) the binary cache that the
+    first pass writes (under a temporary name, renamed once the pass is complete)."""
+    if args.passes == 1 and not args.cache:
+        yield [reader]
+        return
+    from ..io.pipeline import cache_matches, cached, read_cache, source_key
+    options = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in vars(args).items()
+               if k in ("format", "chunk_size", "n_features", "zero_based", "label", "header",
+                        "delimiter", "bits", "quadratic", "cubic", "ignore", "ngram")}
+    options["width"] = getattr(reader, "n_features", None)
+    temporary = None
+    if args.data == "-":
+        fd, temporary = tempfile.mkstemp(prefix="olearn-", suffix=".cache")
+        os.close(fd)
+        path, key = temporary, {"source": "<stdin>", "pid": os.getpid(), "options": options}
+    else:
+        path = args.cache or _default_cache(args.data)
+        check_writable(path, "cache")
+        key = source_key(args.data, **options)
+
+    def passes():
+        if cache_matches(path, key) and temporary is None:
+            print(f"olearn: reading the cache {path}", file=sys.stderr)
+            yield read_cache(path, key)
+        else:
+            yield cached(reader, path, key)
+        for _ in range(args.passes - 1):
+            yield read_cache(path, key)
+    try:
+        yield passes()
+    finally:
+        if temporary is not None and os.path.exists(temporary):
+            os.remove(temporary)

@@ -25,15 +25,12 @@ another number's place is recorded and the caller converts it with ``float()`` a
 calls again with the values (``exact``).  Faults end the block with a code and the
 line; the caller words the message.
 """
-import sys
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from ._fastparse import _POW10, _TOKEN, _strtod, strtod_allowed  # noqa: F401  (shared)
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -110,38 +107,6 @@ def _grammar_number(a, i, end):
         if e == 0:
             return False
     return i == end
-
-
-_POW10 = np.array([10.0 ** k for k in range(23)])
-_TOKEN = 64  # bytes of a token's copy for strtod, its NUL included
-
-
-@intrinsic
-def _libc_strtod(typingctx, buf):
-    """``strtod(buf.data, NULL)`` for a NUL-terminated uint8 array ``buf``."""
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        i8p = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.DoubleType(), [i8p, i8p.as_pointer()])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "strtod")
-        return builder.call(fn, [builder.bitcast(ary.data, i8p),
-                                 ir.Constant(i8p.as_pointer(), None)])
-    return types.float64(buf), codegen
-
-
-@njit
-def _no_strtod(buf):
-    return np.nan
-
-
-_strtod = _no_strtod if sys.platform == "win32" else _libc_strtod
-
-
-def strtod_allowed():
-    """Whether the C library may convert long numbers (the locale's decimal point is
-    ".", as Python leaves it unless a program changes it)."""
-    import locale
-    return sys.platform != "win32" and locale.localeconv()["decimal_point"] == "."
 
 
 @njit
