@@ -526,3 +526,17 @@ def test_one_vs_rest_refuses_a_base_it_cannot_read():
     X, y = _blobs(30, [0, 1, 2], seed=13)
     with pytest.raises(ValueError, match="has no declared binary rule"):
         OneVsRest(_OddLearner()).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["pa1", "arow", "fobos"])
+def test_one_vs_rest_saves_and_loads_and_continues(tmp_path, name):
+    X, y = _blobs(120, [0, 1, 2], seed=3, density=0.8)
+    model = OneVsRest(olearn.make(name)).partial_fit(X[:80], y[:80])
+    path = tmp_path / "ovr.olm"
+    model.save(path)
+    back = olearn.load(path)
+    assert isinstance(back, OneVsRest) and type(back.base) is type(model.base)
+    np.testing.assert_array_equal(back.coef_, model.coef_)
+    np.testing.assert_array_equal(back.predict_learn(X[80:], y[80:]),
+                                  model.predict_learn(X[80:], y[80:]))
+    np.testing.assert_allclose(back.coef_, model.coef_, rtol=1e-12)

@@ -43,6 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import OnlineClassifier, OnlineLearner, Slot
 from .._compiled.declare import OVR, Kernels
+from .._nested import SavesNested, nested
 from .._compiled.driver import BINARY, MULTICLASS
 
 
@@ -52,7 +53,8 @@ def _block_axes(axes):
     return ("K",) + tuple(1 if a == "K" else a for a in axes)
 
 
-class OneVsRest(OnlineClassifier):
+@nested
+class OneVsRest(SavesNested, OnlineClassifier):
     """One-vs-rest over any binary olearn classifier, in one compiled pass per batch.
 
     Parameters
@@ -113,6 +115,15 @@ class OneVsRest(OnlineClassifier):
     def _reset(self):
         super()._reset()
         self.__dict__.pop("_proto", None)
+
+    def _import_state(self, arrays, K, d):
+        """A saved model: the prototype takes its layout (a full or diagonal covariance,
+        say) from class 0's block, as it took it from the first input, then the blocks
+        are checked against the slots it defines."""
+        first = {k: v[0] for k, v in arrays.items()
+                 if k.startswith("state/") and getattr(v, "ndim", 0) and len(v)}
+        self._new_proto()._import_state(first, 1, d)
+        super()._import_state(arrays, K, d)
 
     fit_intercept = property(lambda self: self._base().fit_intercept)
     intercept_scaling = property(lambda self: getattr(self._base(), "intercept_scaling", 1.0))
