@@ -56,6 +56,16 @@ def strtod_allowed():
     return sys.platform != "win32" and locale.localeconv()["decimal_point"] == "."
 
 
+@njit
+def _reserve(x, n, need):
+    """``x`` (its first ``n`` entries kept) with room for ``need`` entries."""
+    if need <= x.shape[0]:
+        return x
+    y = np.empty(max(need, 2 * x.shape[0]), dtype=x.dtype)
+    y[:n] = x[:n]
+    return y
+
+
 @njit(inline="always")
 def _space(c):
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12

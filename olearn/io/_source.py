@@ -49,6 +49,14 @@ class Source:
     def rereadable(self):
         return self._stream is None
 
+    def claim(self):
+        """Start a reading: a second reading of a stream (stdin, a file object), which
+        cannot be rewound, is a RuntimeError."""
+        if self._stream is not None:
+            if self.__dict__.get("_claimed"):
+                raise RuntimeError(f"{self.name}: a stream can only be read once")
+            self._claimed = True
+
     def _check_path(self):
         if os.path.isdir(self.path):
             raise DataFormatError(self.name, None, "is a directory, not a data file")

@@ -3,6 +3,7 @@ import numpy as np
 from numba import njit
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from ._fastparse import _reserve
 from .hashing import murmur3, sklearn_slot
 
 
@@ -10,25 +11,6 @@ from .hashing import murmur3, sklearn_slot
 def _word_byte(c):
     """Letters, digits, '_' and every byte of a non-ASCII UTF-8 character."""
     return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95 or c >= 128
-
-
-@njit
-def _reserve(x, n, need):
-    """``x`` (its first ``n`` entries kept) with room for ``need`` entries."""
-    if need <= x.shape[0]:
-        return x
-    y = np.empty(max(need, 2 * x.shape[0]), dtype=x.dtype)
-    y[:n] = x[:n]
-    return y
-
-
-@njit
-def _grow(x, n):
-    if n < x.shape[0]:
-        return x
-    y = np.empty(2 * x.shape[0], dtype=x.dtype)
-    y[:n] = x[:n]
-    return y
 
 
 @njit(cache=True)
@@ -122,10 +104,10 @@ def hash_text_block(a, labelled, n_bits, ngram, signed, seed):
                 values[nz] = sign if signed else 1.0
                 nz += 1
         if rows == ls.shape[0]:
-            ls = _grow(ls, rows)
-            le = _grow(le, rows)
-            lines = _grow(lines, rows)
-            counts = _grow(counts, rows)
+            ls = _reserve(ls, rows, rows + 1)
+            le = _reserve(le, rows, rows + 1)
+            lines = _reserve(lines, rows, rows + 1)
+            counts = _reserve(counts, rows, rows + 1)
         ls[rows] = label_s
         le[rows] = label_e
         lines[rows] = line

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
-from ._fastparse import _POW10, _TOKEN, _strtod, strtod_allowed  # noqa: F401  (shared)
+from ._fastparse import _POW10, _TOKEN, _reserve, _strtod, strtod_allowed  # noqa: F401
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -172,25 +172,6 @@ def _value(a, i, end):
     v = float(m)
     v = v * _POW10[scale] if scale >= 0 else v / _POW10[-scale]
     return (-v if neg else v), True
-
-
-@njit
-def _reserve(x, n, need):
-    """``x`` (its first ``n`` entries kept) with room for ``need`` entries."""
-    if need <= x.shape[0]:
-        return x
-    y = np.empty(max(need, 2 * x.shape[0]), dtype=x.dtype)
-    y[:n] = x[:n]
-    return y
-
-
-@njit
-def _grow_u(x, n):
-    if n < x.shape[0]:
-        return x
-    y = np.empty(2 * x.shape[0], dtype=x.dtype)
-    y[:n] = x[:n]
-    return y
 
 
 @njit(cache=True)
@@ -459,10 +440,10 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                         values[nz] = fv[f0] * fv[f1] * fv[f2]
                         nz += 1
         if rows == labels.shape[0]:
-            labels = _grow_u(labels, rows)
-            weights = _grow_u(weights, rows)
-            lines = _grow_u(lines, rows)
-            counts = _grow_u(counts, rows)
+            labels = _reserve(labels, rows, rows + 1)
+            weights = _reserve(weights, rows, rows + 1)
+            lines = _reserve(lines, rows, rows + 1)
+            counts = _reserve(counts, rows, rows + 1)
         labels[rows] = label
         weights[rows] = weight
         lines[rows] = line

@@ -335,7 +335,6 @@ class LibSVMReader:
         self.chunk_size = chunk_size
         self._source = Source(path)
         self.name = self._source.name
-        self._consumed = False
         if n_features is None or zero_based == "auto":
             if self._source.rereadable:
                 n_features, zero_based = self._prescan(n_features, zero_based)
@@ -361,10 +360,7 @@ class LibSVMReader:
         return _resolve(lowest, highest, n_features, zero_based)
 
     def __iter__(self):
-        if not self._source.rereadable:
-            if self._consumed:
-                raise RuntimeError(f"{self.name}: a stream can only be read once")
-            self._consumed = True
+        self._source.claim()
         one_based = not self.zero_based
         for lineno, lines in self._source.line_blocks(self.chunk_size):
             block = _parse_block(lines, lineno, self.name, one_based, self.n_features)

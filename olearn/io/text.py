@@ -24,7 +24,7 @@ line without a tab is a ``DataFormatError`` naming ``path:line``.
 """
 import numpy as np
 
-from ._source import Source, check_chunk_size, chunks, show
+from ._source import Source, check_chunk_size, show
 from .errors import DataFormatError
 from .libsvm import _to_csr
 
@@ -138,16 +138,11 @@ class TextReader:
         self.chunk_size = check_chunk_size(chunk_size)
         self._source = Source(path)
         self.name = self._source.name
-        self._consumed = False
 
     def __iter__(self):
-        if not self._source.rereadable:
-            if self._consumed:
-                raise RuntimeError(f"{self.name}: a stream can only be read once")
-            self._consumed = True
+        self._source.claim()
         numeric = None
-        for lineno, lines in chunks(self._source.lines(), self.chunk_size):
-            buf = b"".join(lines)
+        for lineno, buf in self._source.line_blocks(self.chunk_size):
             status, fault, ls, le, rows, counts, idx, vals = _hash_block(
                 buf, True, self.n_bits, self.ngram, self.signed, self.seed)
             if status:

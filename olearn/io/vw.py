@@ -36,7 +36,7 @@ stdin.  Malformed input raises ``DataFormatError`` (``path:line: reason``).
 """
 import numpy as np
 
-from ._source import Source, check_chunk_size, chunks, show
+from ._source import Source, check_chunk_size, show
 from .errors import DataFormatError
 from .libsvm import _to_csr
 
@@ -123,16 +123,12 @@ class VWReader:
         self.weights = None
         self._source = Source(path)
         self.name = self._source.name
-        self._consumed = False
 
     def __iter__(self):
-        if not self._source.rereadable:
-            if self._consumed:
-                raise RuntimeError(f"{self.name}: a stream can only be read once")
-            self._consumed = True
-        for lineno, lines in chunks(self._source.lines(), self.chunk_size):
+        self._source.claim()
+        for lineno, buf in self._source.line_blocks(self.chunk_size):
             labels, weights, counts, indices, values = parse_lines(
-                b"".join(lines), lineno, self.name, self.n_bits, self.keep, self.interactions)
+                buf, lineno, self.name, self.n_bits, self.keep, self.interactions)
             if len(labels) == 0:
                 continue
             X = _to_csr(counts, indices, values, self.n_features, np.float64)
