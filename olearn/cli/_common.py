@@ -511,16 +511,21 @@ def check_finite(model, algo, where="", saved_note=""):
         raise Diverged(divergence_message(algo, model, where or "at the end", saved_note))
 
 
-def learn_progressively(model, reader, args, note="", on_checkpoint=None, **progressive_kw):
+def learn_progressively(model, reader, args, note="", on_checkpoint=None, transform=None,
+                        **progressive_kw):
     """Progressive validation of ``model`` over the chunks of ``reader`` (train and
     evaluate): the compile notice, the finiteness checks, and a learner's own
     ``DivergenceError`` turned into one line that names the file's row.  Other keywords
-    go to :func:`olearn.evaluate.progressive.progressive`."""
+    go to :func:`olearn.evaluate.progressive.progressive`.  ``transform`` maps the
+    chunks, on this thread, after the reader's (which runs a chunk ahead in its own)."""
     from ..evaluate.progressive import progressive
     from ..io.pipeline import prefetch
     diverged = divergence_error()
     # the next chunks are read (and checked) in a thread while this one is learned
-    stream = guarded(model, prefetch(checked_chunks(reader)), args.algo, note)
+    stream = prefetch(checked_chunks(reader))
+    if transform is not None:
+        stream = transform(stream)
+    stream = guarded(model, stream, args.algo, note)
     try:
         with learning(f"the {args.algo} kernels"):
             result = progressive(model, stream, on_checkpoint=on_checkpoint, **progressive_kw)

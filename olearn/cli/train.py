@@ -121,8 +121,10 @@ def run(args):
     t0 = time.perf_counter()
     with _passes(args, reader) as passes:
         for k, chunks in enumerate(passes):
-            stream = held.split(model, chunks) if args.holdout else chunks
-            result = learn_progressively(model, stream, args, note,
+            # held-out rows are scored here, between learning calls (not in the reader's
+            # thread, which runs ahead)
+            split = (lambda stream: held.split(model, stream)) if args.holdout else None
+            result = learn_progressively(model, chunks, args, note, transform=split,
                                          on_checkpoint=printer if k == 0 else None)
             if k == 0:
                 first = result
