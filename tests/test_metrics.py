@@ -104,3 +104,32 @@ def test_bad_arguments_are_refused():
         StreamMetrics().result()
     with pytest.raises(ValueError, match="same length"):
         StreamMetrics().update([0, 1], [0])
+
+
+def test_a_cumulative_stream_keeps_counts_not_rows():
+    from sklearn.metrics import f1_score, mean_absolute_error, r2_score
+    rng = np.random.default_rng(11)
+    sm, sr = StreamMetrics("classification"), StreamMetrics("regression")
+    ys, ps, yr, pr = [], [], [], []
+    for _ in range(40):
+        y = rng.integers(0, 3, 500)
+        p = np.where(rng.random(500) < 0.7, y, rng.integers(0, 3, 500))
+        sm.update(y, p)
+        ys.append(y)
+        ps.append(p)
+        t = rng.normal(1e6, 3.0, 500)       # a large offset: the sums must stay exact
+        q = t + rng.normal(0, 1.0, 500)
+        sr.update(t, q)
+        yr.append(t)
+        pr.append(q)
+    assert sum(len(a) for a in sm._y) <= 9 and sr._y == []       # pairs, not 20,000 rows
+    y, p = np.concatenate(ys), np.concatenate(ps)
+    got = sm.result()
+    assert got["rows"] == 20_000
+    assert got["accuracy"] == pytest.approx(np.mean(y == p), rel=1e-12)
+    assert got["f1"][2] == pytest.approx(f1_score(y, p, labels=[2], average=None)[0], rel=1e-12)
+    t, q = np.concatenate(yr), np.concatenate(pr)
+    reg = sr.result()
+    assert reg["mae"] == pytest.approx(mean_absolute_error(t, q), rel=1e-10)
+    assert reg["r2"] == pytest.approx(r2_score(t, q), rel=1e-8)
+    assert reg["rows"] == 20_000

@@ -321,6 +321,12 @@ class StreamMetrics:
     ``update(y_true, y_pred, scores=None)`` adds a chunk in order (``scores``: the
     positive class's probability or decision value, binary only; probabilities in
     [0, 1] give the log-loss too); ``result()`` returns a dict of the figures.
+
+    Memory: a windowed or faded stream keeps only the rows that still weigh something.
+    A cumulative one keeps counts: the (label, prediction) pairs seen, with their
+    numbers, or for regression running sums (Chan, Golub and LeVeque's pairwise update
+    of the mean and the sum of squares); only scores (for ROC AUC and log-loss) are
+    kept row by row, 8 bytes a row, since the exact AUC needs every score.
     """
 
     def __init__(self, task="classification", window=None, fading=None, classes=None):
@@ -329,7 +335,8 @@ class StreamMetrics:
         _check_memory(window, fading)
         self.task, self.window, self.fading = task, window, fading
         self.classes = None if classes is None else list(classes)
-        self._y, self._p, self._s = [], [], []
+        self._y, self._p, self._s, self._w = [], [], [], []
+        self._sums = None  # cumulative regression: n, mean of y, its M2, sum |e|, sum e^2
         self.n = 0
 
     def update(self, y_true, y_pred, scores=None):
@@ -349,9 +356,39 @@ class StreamMetrics:
         if scores is not None:
             self._s.append(scores)
         self.n += y_true.shape[0]
+        if self.window is None and self.fading is None:
+            self._compress()
         self._trim()
         return self
 
+    def _compress(self):
+        """Cumulative stream: rows to counts (or sums); scores, when given, stay."""
+        if self.task == "regression":
+            y = np.concatenate(self._y).astype(np.float64)
+            e = np.concatenate(self._p).astype(np.float64) - y
+            self._y, self._p = [], []
+            m, mean, m2 = y.shape[0], float(y.mean()), float(((y - y.mean()) ** 2).sum())
+            if self._sums is None:
+                self._sums = [m, mean, m2, float(np.abs(e).sum()), float((e * e).sum())]
+                return
+            n0, mean0, m20, ae, se = self._sums
+            n = n0 + m
+            delta = mean - mean0
+            self._sums = [n, mean0 + delta * m / n, m20 + m2 + delta * delta * n0 * m / n,
+                          ae + float(np.abs(e).sum()), se + float((e * e).sum())]
+            return
+        if self._s:  # the AUC needs each row's score: rows stay
+            return
+        y, p = np.concatenate(self._y), np.concatenate(self._p)
+        counted = np.concatenate(self._w) if self._w else np.zeros(0)
+        w = np.concatenate([counted, np.ones(y.shape[0] - counted.shape[0])])
+        yu, yi = np.unique(y, return_inverse=True)
+        pu, pi = np.unique(p, return_inverse=True)
+        codes = yi.ravel() * len(pu) + pi.ravel()
+        kept, inverse = np.unique(codes, return_inverse=True)
+        self._y = [yu[kept // len(pu)]]
+        self._p = [pu[kept % len(pu)]]
+        self._w = [np.bincount(inverse.ravel(), weights=w, minlength=len(kept))]
     def _trim(self):
         """Keep only the rows that still weigh something."""
         keep = self.window
@@ -369,7 +406,9 @@ class StreamMetrics:
         p = np.concatenate(self._p) if self._p else np.zeros(0)
         s = np.concatenate(self._s) if self._s else None
         m = y.shape[0]
-        if self.fading is not None:
+        if self._w:
+            w = np.concatenate(self._w)
+        elif self.fading is not None:
             w = float(self.fading) ** np.arange(m - 1, -1, -1, dtype=np.float64)
         else:
             w = np.ones(m)
@@ -377,10 +416,15 @@ class StreamMetrics:
 
     def result(self):
         """The figures over the rows that count (a dict; NaN where undefined)."""
+        if self._sums is not None:
+            n, _, m2, ae, se = self._sums
+            return {"mae": ae / n, "rmse": math.sqrt(se / n),
+                    "r2": float(1 - se / m2) if m2 > 0 else math.nan, "rows": int(n)}
         y, p, s, w = self._rows()
         if y.shape[0] == 0:
             raise ValueError("no rows yet")
         W = w.sum()
+        rows = self.n if self.window is None and self.fading is None else len(y)
         if self.task == "regression":
             y, p = y.astype(np.float64), p.astype(np.float64)
             e = p - y
@@ -388,10 +432,10 @@ class StreamMetrics:
             sst = (w * (y - mean) ** 2).sum()
             sse = (w * e * e).sum()
             return {"mae": float((w * np.abs(e)).sum() / W), "rmse": math.sqrt(sse / W),
-                    "r2": float(1 - sse / sst) if sst > 0 else math.nan, "rows": len(y)}
+                    "r2": float(1 - sse / sst) if sst > 0 else math.nan, "rows": rows}
         classes = self.classes if self.classes is not None else \
             np.unique(np.concatenate([y, p])).tolist()
-        out = {"accuracy": float((w * (y == p)).sum() / W), "rows": len(y)}
+        out = {"accuracy": float((w * (y == p)).sum() / W), "rows": rows}
         prec, rec, f1 = {}, {}, {}
         for c in classes:
             tp = (w * ((p == c) & (y == c))).sum()
