@@ -50,7 +50,6 @@ score; the softmax over the classes seen for a multiclass model).
 """
 import math
 
-import numpy as np
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
