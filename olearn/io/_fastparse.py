@@ -158,12 +158,17 @@ def parse_block(a, want_values, long_ok):
     i = 0
     fail = (1, labels[:0], lines[:0], counts[:0], indices[:0], values[:0])
     while i < n:
-        end = i  # this line is a[i:end]
-        while end < n and a[end] != 10:
+        end = i  # this line is a[i:end]; a comment (from '#') ends its content at stop
+        stop = -1
+        while end < n:
+            c = a[end]
+            if c == 10:
+                break
+            if c == 35 and stop < 0:
+                stop = end
             end += 1
-        stop = i  # a comment ends the line's content
-        while stop < end and a[stop] != 35:
-            stop += 1
+        if stop < 0:
+            stop = end
         j = i
         while j < stop and _space(a[j]):
             j += 1
