@@ -98,9 +98,13 @@ def _fitted(model):
     return "state_" in d or "members_" in d or "model_" in d or "_state" in d
 
 
-def import_model(info, prefix, arrays):
-    """The model :func:`export_model` described, fitted as it was."""
+def import_model(info, prefix, arrays, like=None):
+    """The model :func:`export_model` described, fitted as it was; with ``like`` (the
+    meta-model's parameter it was copied from), a model of another class is refused."""
     cls = model_class(info["__model__"])
+    if like is not None and cls is not type(like):
+        raise ValueError(f"the saved {cls.__name__} does not match the parameter's "
+                         f"{type(like).__name__}")
     params = decode_params(info.get("params", {}))
     if info.get("fitted") is None:
         return cls(**params)

@@ -281,10 +281,7 @@ class Scaled(SavesNested, BaseEstimator):
         from ._nested import import_model
         model = cls(**params)
         model._check()
-        m = import_model(meta["model"], "model.", arrays)
-        if type(m) is not type(model.learner):
-            raise ValueError("the saved learner does not match the parameters")
-        model.model_ = m
+        model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
         n = meta["n_seen_"]
         if not isinstance(n, int) or n < 0:
             raise ValueError("n_seen_ must be a non-negative integer")

@@ -103,3 +103,14 @@ def test_bad_input_changes_nothing():
         Scaled(None).partial_fit(X, y)
     with pytest.raises(ValueError, match="with_mean"):
         Scaled(olearn.make("pa1"), with_mean="yes").partial_fit(X, y)
+
+
+def test_a_nested_model_of_another_class_than_its_parameter_is_refused():
+    from olearn._nested import export_model, import_model
+    X, y = _data(seed=5)
+    arrays = {}
+    info = export_model(olearn.make("pa1").partial_fit(X, y), "model.", arrays)
+    assert type(import_model(info, "model.", arrays, like=olearn.make("pa1"))) is \
+        type(olearn.make("pa1"))
+    with pytest.raises(ValueError, match="does not match"):
+        import_model(info, "model.", arrays, like=olearn.make("arow"))

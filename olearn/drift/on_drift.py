@@ -146,11 +146,9 @@ class OnDrift(SavesNested, BaseEstimator):
         from .._nested import import_model
         model = cls(**params)
         model._check()
-        m = import_model(meta["model"], "model.", arrays)
-        d = import_model(meta["detector"], "detector.", arrays)
-        if type(m) is not type(model.learner) or type(d) is not type(model.detector):
-            raise ValueError("the saved learner or detector does not match the parameters")
-        model.model_, model.detector_ = m, d
+        model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
+        model.detector_ = import_model(meta["detector"], "detector.", arrays,
+                                       like=model.detector)
         model.t_ = int(meta["t_"])
         model.drifts_ = [int(i) for i in meta["drifts_"]]
         return model

@@ -584,12 +584,8 @@ class ExpertAdvice(SavesNested, BaseEstimator):
             raise ValueError("the number of members does not match the learners")
         model._params()
         model._start()
-        model.members_ = [import_model(info, f"m{j}.", arrays)
-                          for j, info in enumerate(meta["members"])]
-        for j, (m, proto) in enumerate(zip(model.members_, learners)):
-            if type(m) is not type(proto):
-                raise ValueError(f"member {j} is a {type(m).__name__}, the learners say "
-                                 f"{type(proto).__name__}")
+        model.members_ = [import_model(info, f"m{j}.", arrays, like=proto)
+                          for j, (info, proto) in enumerate(zip(meta["members"], learners))]
         N = len(learners)
         for name, attr, dtype in (("losses", "_L", np.float64),
                                   ("total_losses", "_Ltot", np.float64),

@@ -145,13 +145,11 @@ def parse_block(a, want_values, long_ok):
     pow10 = _POW10
     buf = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
-    cap_rows = 16
-    cap_nz = 64
-    labels = np.empty(cap_rows)
-    lines = np.empty(cap_rows, dtype=np.int64)
-    counts = np.empty(cap_rows, dtype=np.int64)
-    indices = np.empty(cap_nz, dtype=np.int64)
-    values = np.empty(cap_nz if want_values else 0)
+    labels = np.empty(16)
+    lines = np.empty(16, dtype=np.int64)
+    counts = np.empty(16, dtype=np.int64)
+    indices = np.empty(64, dtype=np.int64)
+    values = np.empty(64 if want_values else 0)
     rows = 0
     nz = 0
     line = 0
@@ -178,11 +176,9 @@ def parse_block(a, want_values, long_ok):
             label, j, ok = _number(a, j, stop, pow10, buf, long_ok)
             if not ok or (j < stop and not _space(a[j])):
                 return fail
-            if rows == cap_rows:
-                cap_rows *= 2
-                labels = np.concatenate((labels, np.empty(cap_rows - rows)))
-                lines = np.concatenate((lines, np.empty(cap_rows - rows, dtype=np.int64)))
-                counts = np.concatenate((counts, np.empty(cap_rows - rows, dtype=np.int64)))
+            labels = _reserve(labels, rows, rows + 1)
+            lines = _reserve(lines, rows, rows + 1)
+            counts = _reserve(counts, rows, rows + 1)
             labels[rows] = label
             lines[rows] = line
             count = 0
@@ -217,11 +213,9 @@ def parse_block(a, want_values, long_ok):
                     v = 0.0
                 if j < stop and not _space(a[j]):
                     return fail
-                if nz == cap_nz:
-                    cap_nz *= 2
-                    indices = np.concatenate((indices, np.empty(cap_nz - nz, dtype=np.int64)))
-                    if want_values:
-                        values = np.concatenate((values, np.empty(cap_nz - nz)))
+                indices = _reserve(indices, nz, nz + 1)
+                if want_values:
+                    values = _reserve(values, nz, nz + 1)
                 indices[nz] = idx
                 if want_values:
                     values[nz] = v
