@@ -9,6 +9,7 @@ import pytest
 from olearn.cli import main
 from olearn.cli._common import detect_format
 from olearn.io import read_text, read_vw
+from olearn.persistence import load
 from olearn.registry import make
 
 VW = ("1 |a x y:2 |b z\n-1 0.5 'neg|a w |b z:3\n1 |a x |b q\n-1 |a w y\n"
@@ -26,9 +27,12 @@ def run_cli(capsys, *argv):
 
 
 def library_mistakes(reader, algo="pa1"):
+    """The library's progressive mistakes over ``reader``'s chunks (weighted updates
+    where the chunks carry importance weights)."""
     model, mistakes = make(algo), 0
-    for X, y in reader:
-        mistakes += int((model.predict_learn(X, y) != y).sum())
+    for X, y, *w in reader:
+        kw = {"sample_weight": w[0]} if w else {}
+        mistakes += int((model.predict_learn(X, y, **kw) != y).sum())
     return model, mistakes
 
 
@@ -44,15 +48,34 @@ def test_train_and_predict_vw_equal_the_library(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "train", path, "--algo", "pa1", "-b", "12", "-q", "ab",
                            "--quiet", "--model", model_path)
     assert rc == 0, err
-    model, mistakes = library_mistakes(read_vw(str(path), n_bits=12, quadratic="ab"))
+    # the importance weight 0.5 on line 2 (and every third line 2) scales its update
+    model, mistakes = library_mistakes(read_vw(str(path), n_bits=12, quadratic="ab",
+                                               sample_weight=True))
     assert f"({mistakes} mistakes)" in out
-    assert "importance weights" in err and "not applied" in err  # the 0.5 on line 2
+    saved = load(model_path)
+    np.testing.assert_allclose(saved.coef_, model.coef_, rtol=0, atol=1e-12)
+    unweighted, _ = library_mistakes(read_vw(str(path), n_bits=12, quadratic="ab"))
+    assert np.abs(saved.coef_ - unweighted.coef_).max() > 1e-3   # the weights mattered
     rc, out, err = run_cli(capsys, "predict", path, "--model", model_path, "-q", "ab")
     assert rc == 0, err
     X = next(iter(read_vw(str(path), n_bits=12, quadratic="ab", chunk_size=100)))[0]
     assert out.split() == [f"{int(v)}" for v in model.predict(X)]
     rc, out, err = run_cli(capsys, "predict", path, "--model", model_path, "--bits", "10")
     assert rc == 2 and "--bits 10 gives 1024 columns but the model has 4096" in err
+
+
+def test_importance_weights_survive_the_cache_of_passes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OLEARN_CACHE_DIR", str(tmp_path / "cache"))
+    path, model_path = tmp_path / "d.vw", tmp_path / "m.olm"
+    path.write_text(VW)
+    rc, out, err = run_cli(capsys, "train", path, "--algo", "pa1", "-b", "10", "--passes",
+                           "2", "--quiet", "--model", model_path)
+    assert rc == 0, err
+    ref = make("pa1")
+    for _ in range(2):
+        for X, y, w in read_vw(str(path), n_bits=10, sample_weight=True):
+            ref.partial_fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(load(model_path).coef_, ref.coef_, rtol=0, atol=1e-12)
 
 
 def test_train_text_equals_the_library(tmp_path, capsys):

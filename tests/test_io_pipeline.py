@@ -20,10 +20,11 @@ def _chunks(n=7, fail_at=None):
 
 def _same(a, b):
     assert len(a) == len(b)
-    for (Xa, ya), (Xb, yb) in zip(a, b):
+    for (Xa, ya, *wa), (Xb, yb, *wb) in zip(a, b):
         Xa = Xa.toarray() if sp.issparse(Xa) else Xa
         Xb = Xb.toarray() if sp.issparse(Xb) else Xb
         assert np.array_equal(Xa, Xb) and np.array_equal(ya, yb)
+        assert len(wa) == len(wb) and all(np.array_equal(u, v) for u, v in zip(wa, wb))
 
 
 def test_prefetch_gives_the_same_chunks_in_order():
@@ -65,6 +66,15 @@ def test_cache_round_trip_sparse_and_dense(tmp_path):
     _same(list(read_cache(path, key)), chunks)
     with pytest.raises(ValueError, match="not a complete olearn cache"):
         list(read_cache(path, {"source": "y"}))
+
+
+def test_cache_keeps_importance_weights(tmp_path):
+    path = tmp_path / "w.cache"
+    chunks = [(X, y, np.linspace(0.5, 2.0, len(y))) for X, y in _chunks(3)]
+    chunks.append((np.ones((2, 3)), np.array([1.0, -1.0]), np.array([3.0, 0.0])))
+    chunks.append((np.ones((1, 3)), np.array([1.0])))            # an unweighted chunk
+    _same(list(cached(iter(chunks), path, {"k": 1})), chunks)
+    _same(list(read_cache(path, {"k": 1})), chunks)
 
 
 def test_a_pass_that_fails_leaves_no_cache(tmp_path):

@@ -287,8 +287,9 @@ def require_data(args):
             raise CLIError(f"--bits applies to --format vw or text, not {fmt}")
 
 
-def open_data(args, n_features=None):
-    """A reader over ``args.data``: iterate to get ``(X_chunk, y_chunk)``, constant memory.
+def open_data(args, n_features=None, weights=False):
+    """A reader over ``args.data``: iterate to get ``(X_chunk, y_chunk)``, constant memory
+    (with ``weights``, Vowpal Wabbit input gives ``(X_chunk, y_chunk, importance)``).
 
     ``n_features`` (a saved model's width) overrides ``--n-features``; a LIBSVM file
     with fewer features is padded, one with more fails on the line that has them.  For
@@ -303,7 +304,8 @@ def open_data(args, n_features=None):
     if fmt == "vw":
         return io.read_vw(path, n_bits=_hash_bits(args, n_features),
                           quadratic=args.quadratic, cubic=args.cubic,
-                          ignore=args.ignore, chunk_size=args.chunk_size)
+                          ignore=args.ignore, chunk_size=args.chunk_size,
+                          sample_weight=weights)
     if fmt == "text":
         return io.read_text(path, n_bits=_hash_bits(args, n_features), ngram=args.ngram,
                             chunk_size=args.chunk_size)
@@ -314,18 +316,15 @@ def open_data(args, n_features=None):
 
 
 def checked_chunks(reader):
-    """The reader's chunks, with non-finite labels of a stream reported clearly."""
+    """``(X, y, weights)`` of each of the reader's chunks (``weights`` None where every
+    row weighs 1), with non-finite labels of a stream reported clearly."""
     import numpy as np
-    noted = False
-    for X, y in reader:
+    for chunk in reader:
+        X, y = chunk[0], chunk[1]
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise CLIError(f"{reader_name(reader)}: a label is NaN or infinite (or missing)")
-        weights = getattr(reader, "weights", None)  # Vowpal Wabbit importance weights
-        if not noted and weights is not None and np.any(weights != 1):
-            noted = True
-            print(f"olearn: note: the importance weights of {reader_name(reader)} are not "
-                  "applied (every row is learned with weight 1)", file=sys.stderr)
-        yield X, y
+        weights = chunk[2] if len(chunk) > 2 else None   # Vowpal Wabbit importance
+        yield X, y, (None if weights is None or np.all(weights == 1) else weights)
 
 
 def reader_name(reader):
@@ -484,9 +483,9 @@ class guarded:
         self.start = 0
 
     def __iter__(self):
-        for X, y in self.chunks:
-            yield X, y
-            self.start += len(y)
+        for chunk in self.chunks:
+            yield chunk
+            self.start += len(chunk[1])
             if non_finite(self.model) is not None:
                 raise Diverged(divergence_message(self.algo, self.model,
                                                   f"by row {self.start:,}", self.note))

@@ -101,7 +101,7 @@ def run(args):
     from .train import summary
     model = make_model(args.algo, params)
     check_model_metrics(model, names, args.algo)
-    result = learn_progressively(model, open_data(args), args, **_memory_kw(args, names))
+    result = learn_progressively(model, open_data(args, weights=True), args, **_memory_kw(args, names))
     print(f"progressive validation: {args.algo} on {args.data}")
     print(summary(result))
     for line in _recent_lines(result):

@@ -114,7 +114,7 @@ def run(args):
     algo = args.algo or type(_learner(model)).__name__
     args.algo = algo
     width = _width(model) if args.init else None
-    reader = open_data(args, n_features=width)
+    reader = open_data(args, n_features=width, weights=True)
     printer = None if args.quiet else ProgressPrinter()
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
@@ -197,7 +197,7 @@ class _Holdout:
         from sklearn.base import is_classifier
         classify = is_classifier(_learner(model))
         self.task = "mistake rate" if classify else "squared error"
-        for X, y in chunks:
+        for X, y, w in chunks:
             rows = np.arange(self.offset, self.offset + len(y))
             self.offset += len(y)
             hold = rows % self.period == self.period - 1
@@ -210,7 +210,7 @@ class _Holdout:
                 self.n += int(hold.sum())
             keep = ~hold
             if keep.any():
-                yield X[keep], y[keep]
+                yield X[keep], y[keep], (None if w is None else w[keep])
 
     def report(self):
         if not self.n:

@@ -74,16 +74,20 @@ class OnDrift(SavesNested, BaseEstimator):
             return (np.asarray(pred) != np.asarray(y)).astype(np.float64)
         return np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(y, dtype=np.float64))
 
-    def predict_learn(self, X, y):
-        """The pre-update prediction of each row, learning as it goes."""
+    def predict_learn(self, X, y, sample_weight=None):
+        """The pre-update prediction of each row, learning as it goes (``sample_weight``
+        goes to the learner)."""
         self._check()
         n = X.shape[0]
         y = np.asarray(y)
+        w = None if sample_weight is None else np.broadcast_to(
+            np.asarray(sample_weight, dtype=np.float64), (n,))
         out = None
         start = 0
         while start < n:
             Xs, ys = X[start:], y[start:]
-            pred = self.model_.predict_learn(Xs, ys)
+            pred = self.model_.predict_learn(Xs, ys) if w is None else \
+                self.model_.predict_learn(Xs, ys, sample_weight=w[start:])
             flags = self.detector_._flags(self.detector_._values(self._errors(pred, ys)),
                                           stop=True)
             k = flags.shape[0]

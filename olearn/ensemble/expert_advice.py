@@ -435,10 +435,10 @@ class ExpertAdvice(SavesNested, BaseEstimator):
                 self._pass(X, y, classes, sample_weight)
         return self
 
-    def predict_learn(self, X, y, return_scores=False):
+    def predict_learn(self, X, y, return_scores=False, sample_weight=None):
         """The ensemble's pre-update prediction of each row (or with ``return_scores``
-        its scores), learning as it goes."""
-        out, scores = self._partial(X, y)
+        its scores), learning as it goes (``sample_weight`` as in ``partial_fit``)."""
+        out, scores = self._partial(X, y, sample_weight=sample_weight)
         return self._output(out, scores, return_scores)
 
     def _output(self, out, scores, return_scores):

@@ -139,7 +139,7 @@ def _labels_of_scores(model, s):
     return classes[np.minimum((s > 0).astype(np.int64), len(classes) - 1)]
 
 
-def predict_learn_scored(model, X, y, need):
+def predict_learn_scored(model, X, y, need, sample_weight=None):
     """``model.predict_learn(X, y)`` that also returns, for each row, the pre-update
     decision value (``need="score"``) or probability of the larger label
     (``need="proba"``) of a two-class stream: ``(labels, values)``.  A multiclass
@@ -147,10 +147,12 @@ def predict_learn_scored(model, X, y, need):
     if need == "proba" and not _proba_from_score(model):
         if not hasattr(model, "predict_proba"):
             check_scores_available(model, need, type(model).__name__)
-        return _one_at_a_time(model, X, y)
+        return _one_at_a_time(model, X, y, sample_weight)
     known = model.__dict__.get("classes_")
     known = [] if known is None else list(known)
-    s = np.asarray(model.predict_learn(X, y, return_scores=True), dtype=np.float64)
+    weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+    s = np.asarray(model.predict_learn(X, y, return_scores=True, **weights),
+                   dtype=np.float64)
     if s.ndim == 2 and s.shape[1] > 1:
         raise ValueError("auc and logloss are for two-class streams: this one has "
                          f"{s.shape[1]} classes")
@@ -170,7 +172,7 @@ def predict_learn_scored(model, X, y, need):
     return labels, s
 
 
-def _one_at_a_time(model, X, y):
+def _one_at_a_time(model, X, y, sample_weight=None):
     """Pre-update probabilities of a learner whose probability is not a function of its
     score alone (CW/SCW: the margin's variance too): one row at a time.  Before two
     classes are known the probability is 1/2."""
@@ -180,15 +182,21 @@ def _one_at_a_time(model, X, y):
     p = np.full(n, 0.5)
     known = model.__dict__.get("classes_")
     start = 0
+    w = None if sample_weight is None else np.broadcast_to(
+        np.asarray(sample_weight, dtype=np.float64), (n,))
+
+    def learn(rows):
+        return model.predict_learn(X[rows], y[rows]) if w is None else \
+            model.predict_learn(X[rows], y[rows], sample_weight=w[rows])
+
     if known is None or len(known) < 2:   # no model yet: up to the second label, at once
         first = known[0] if known is not None and len(known) else y[0]
         other = np.flatnonzero(y != first)
         start = int(other[0]) + 1 if len(other) else n
-        labels[:start] = model.predict_learn(X[:start], y[:start])
+        labels[:start] = learn(slice(0, start))
     for i in range(start, n):
-        row = X[i:i + 1]
-        p[i] = model.predict_proba(row)[0, 1]
-        labels[i] = model.predict_learn(row, y[i:i + 1])[0]
+        p[i] = model.predict_proba(X[i:i + 1])[0, 1]
+        labels[i] = learn(slice(i, i + 1))[0]
     if labels.dtype == object:
         labels = labels.astype(y.dtype)
     return labels, p

@@ -87,7 +87,10 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     ----------
     model : an olearn learner (anything with ``predict_learn``); it is updated in place.
     data : ``(X, y)`` arrays (dense or sparse), or an iterable of ``(X_chunk, y_chunk)``
-        such as ``olearn.io.read_libsvm(path)`` (read in constant memory).
+        such as ``olearn.io.read_libsvm(path)`` (read in constant memory), or of
+        ``(X_chunk, y_chunk, weights)`` (``read_vw(..., sample_weight=True)``): each
+        row's update is scaled by its weight (``None``: 1); the progressive loss stays a
+        mean over rows.
     checkpoints : None (doubling: 1, 2, 4, ... rows, as Vowpal Wabbit prints), an int
         (every that many rows) or a list of row counts.  The last row is always one.
     chunk_size : rows per ``predict_learn`` call when ``data`` is arrays.
@@ -148,13 +151,14 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
         if on_checkpoint is not None:
             on_checkpoint(cp)
 
-    for X, y in chunks:
-        y = np.asarray(y)
+    for chunk in chunks:
+        X, y = chunk[0], np.asarray(chunk[1])
+        weights = {} if len(chunk) < 3 or chunk[2] is None else {"sample_weight": chunk[2]}
         t0 = time.perf_counter()
         if need is None:
-            pred, values = model.predict_learn(X, y), None
+            pred, values = model.predict_learn(X, y, **weights), None
         else:
-            pred, values = predict_learn_scored(model, X, y, need)
+            pred, values = predict_learn_scored(model, X, y, need, **weights)
         learn_seconds += time.perf_counter() - t0
         m = len(y)
         if m == 0:

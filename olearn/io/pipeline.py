@@ -5,7 +5,8 @@
   the GIL, so on two cores reading and learning overlap), through a queue of at most
   ``depth`` chunks: memory stays bounded whatever the file's length.  An error of the
   reader reaches the caller at the chunk where it happened, after every earlier chunk.
-* ``cached(chunks, path, key)`` passes the chunks through while writing them to a
+* ``cached(chunks, path, key)`` passes the chunks (pairs, or ``(X, y, weights)``
+  triples, given back as they came) through while writing them to a
   binary cache file, and ``read_cache(path, key)`` reads them back, several times
   faster than parsing text (repeated passes, as Vowpal Wabbit's ``--cache``).  The
   cache is written to a temporary name and renamed only once the whole input was
@@ -21,7 +22,7 @@ import threading
 import numpy as np
 import scipy.sparse as sp
 
-_MAGIC = b"OLEARN-CACHE-1\n"
+_MAGIC = b"OLEARN-CACHE-2\n"
 _END = object()
 
 
@@ -96,16 +97,18 @@ def cached(chunks, path, key):
         with open(tmp, "wb") as f:
             head = json.dumps(key, sort_keys=True).encode()
             f.write(_MAGIC + len(head).to_bytes(8, "little") + head)
-            for X, y in chunks:
+            for chunk in chunks:
+                X, y = chunk[0], chunk[1]
+                weights = tuple(chunk[2:3])     # (importance,) of weighted chunks
                 if sp.issparse(X):
                     X = X.tocsr()
-                    f.write(b"S")
+                    f.write(b"s" if weights else b"S")
                     _write(f, (np.array(X.shape, dtype=np.int64), X.indptr, X.indices,
-                               X.data, y))
+                               X.data, y) + weights)
                 else:
-                    f.write(b"D")
-                    _write(f, (np.asarray(X), y))
-                yield X, y
+                    f.write(b"d" if weights else b"D")
+                    _write(f, (np.asarray(X), y) + weights)
+                yield (X, y) + weights
             f.write(b"E")
         os.replace(tmp, path)
         complete = True
@@ -141,11 +144,11 @@ def read_cache(path, key):
             kind = f.read(1)
             if kind == b"E":
                 return
-            if kind == b"S":
-                shape, indptr, indices, data, y = _read(f, 5)
-                yield sp.csr_matrix((data, indices, indptr), shape=tuple(shape)), y
-            elif kind == b"D":
-                X, y = _read(f, 2)
-                yield X, y
+            weighted = kind in (b"s", b"d")
+            if kind in (b"S", b"s"):
+                shape, indptr, indices, data, y, *w = _read(f, 5 + weighted)
+                yield (sp.csr_matrix((data, indices, indptr), shape=tuple(shape)), y, *w)
+            elif kind in (b"D", b"d"):
+                yield tuple(_read(f, 2 + weighted))
             else:
                 raise ValueError(f"{path}: a damaged olearn cache")

@@ -124,8 +124,9 @@ class TextPipeline:
     def predict(self, texts):
         return self.learner.predict(self.hasher.transform(texts))
 
-    def predict_learn(self, texts, y):
-        return self.learner.predict_learn(self.hasher.transform(texts), np.asarray(y))
+    def predict_learn(self, texts, y, **kwargs):
+        return self.learner.predict_learn(self.hasher.transform(texts), np.asarray(y),
+                                          **kwargs)
 
 
 class TextReader:
