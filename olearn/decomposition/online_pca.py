@@ -17,19 +17,18 @@ re-orthonormalised form ``W <- orth(W + eta_t z z^T W)`` with ``eta_t = learning
 O(d k^2) per row, no SVD; approximate (it converges to the top subspace).
 """
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._params import store_params
 from .._validation import check_choice, check_number
 from ..persistence import persistable
+from ._base import RowDecomposition, check_count, check_rows
 from ._brand import brand_update, flip_signs
-from .incremental_svd import _check_rows
 
 __all__ = ["OnlinePCA"]
 
 
 @persistable
-class OnlinePCA(TransformerMixin, BaseEstimator):
+class OnlinePCA(RowDecomposition):
     """Principal component analysis of a stream of rows.
 
     Parameters
@@ -46,19 +45,17 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
     random_state : int or None, default=None
         ("oja") seed of the random orthonormal start.
     """
+    _saved = (("V", "_V", ("d", -1)), ("s", "_s", (-1,)), ("mean", "mean_", ("d",)),
+              ("ss", "_ss", ("d",)))
 
     def __init__(self, n_components=2, method="svd", block_size=100, learning_rate=1.0,
                  random_state=None):
         store_params(self, locals())
 
     def _check_params(self):
-        k = self.n_components
-        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"n_components must be a positive integer, got {k!r}")
+        check_count("n_components", self.n_components)
         check_choice("method", self.method, ("svd", "oja"))
-        b = self.block_size
-        if not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1:
-            raise ValueError(f"block_size must be a positive integer, got {b!r}")
+        check_count("block_size", self.block_size)
         check_number("learning_rate", self.learning_rate, low=0, low_open=True)
 
     def _reset(self, d):
@@ -75,13 +72,7 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
             self._V = np.linalg.qr(rng.normal(size=(d, self.n_components)))[0]
             self._s = np.zeros(self.n_components)  # running mean of squared projections
 
-    def partial_fit(self, X, y=None):
-        """Update the components with the rows of ``X``.  Returns self."""
-        self._check_params()
-        first = not hasattr(self, "_V")
-        X = _check_rows(self, X, reset=first)
-        if first:
-            self._reset(X.shape[1])
+    def _update(self, X):
         if self.method == "svd":
             self._svd_update(X)
         else:
@@ -90,13 +81,6 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
             stats = np.array([float(self.n_samples_seen_)])
             oja_pass(X, self._V, self.mean_, self._s, stats, float(self.learning_rate))
             self.n_samples_seen_ = X.shape[0] + int(self.n_samples_seen_)
-        return self
-
-    def fit(self, X, y=None):
-        """The PCA of the rows of ``X`` (forgetting what was seen before)."""
-        for name in ("_V", "n_features_in_"):
-            self.__dict__.pop(name, None)
-        return self.partial_fit(X)
 
     def _moments(self, B, mean):
         """Chan et al.'s merge of the per-feature scatter with block ``B`` (``mean``: the
@@ -153,40 +137,10 @@ class OnlinePCA(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Coordinates of the centred rows on the components."""
         C = self.components_
-        X = _check_rows(self, X, reset=False)
+        X = check_rows(self, X, reset=False)
         return (X - self.mean_) @ C.T
 
     def inverse_transform(self, Z):
         """Rows back from their coordinates (plus the mean)."""
-        C = self.components_
-        Z = np.asarray(Z, dtype=np.float64)
-        if Z.ndim != 2 or Z.shape[1] != C.shape[0]:
-            raise ValueError(f"expected coordinates of shape (n, {C.shape[0]}), got "
-                             f"{Z.shape}")
+        Z, C = self._coordinates(Z)
         return Z @ C + self.mean_
-
-    def save(self, path):
-        """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
-        from ..persistence import save
-        save(self, path)
-
-    def _export(self):
-        if not hasattr(self, "_V"):
-            return {"fitted": False}, {}
-        return ({"fitted": True, "n_samples_seen": int(self.n_samples_seen_),
-                 "n_features": int(self.n_features_in_)},
-                {"V": self._V.copy(), "s": self._s.copy(), "mean": self.mean_.copy(),
-                 "ss": self._ss.copy()})
-
-    @classmethod
-    def _import(cls, params, fitted, arrays):
-        model = cls(**params)
-        if fitted.get("fitted"):
-            d = int(fitted["n_features"])
-            model._V = np.array(arrays["V"], dtype=np.float64).reshape(d, -1)
-            model._s = np.array(arrays["s"], dtype=np.float64).reshape(-1)
-            model.mean_ = np.array(arrays["mean"], dtype=np.float64).reshape(d)
-            model._ss = np.array(arrays["ss"], dtype=np.float64).reshape(d)
-            model.n_samples_seen_ = int(fitted["n_samples_seen"])
-            model.n_features_in_ = d
-        return model
