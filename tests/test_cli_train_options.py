@@ -118,3 +118,45 @@ def test_holdout_scores_every_nth_row_without_learning_it(data, capsys):
 def test_bad_options_are_one_line(data, capsys, argv, needle):
     rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", *argv)
     assert rc == 2 and needle in err and err.count("\n") == 1
+
+
+class _Terminal:
+    """A stand-in for stderr on a terminal: collects what is written."""
+
+    def __init__(self, tty=True):
+        self.text, self.tty = "", tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return self.tty
+
+
+def test_progress_bar_shows_the_share_of_the_file_read(data, tmp_path):
+    import gzip
+
+    from olearn.cli._common import ProgressBar
+    from olearn.io import read_libsvm
+    packed = tmp_path / "d.svm.gz"
+    packed.write_bytes(gzip.compress(data.read_bytes()))
+    for path in (data, packed):
+        reader = read_libsvm(str(path), chunk_size=100)
+        term, clock = _Terminal(), iter(range(100)).__next__
+        bar = ProgressBar(reader, out=term, every=0.5, clock=clock)
+        rows = sum(len(y) for _, y in bar.rows(iter(reader)))
+        assert rows == 300
+        last = term.text.rsplit("\r", 1)[-1]
+        assert "100.0%" in last and "300 rows" in last          # the whole file was read
+        assert reader._source.done == reader._source.size == path.stat().st_size
+        bar.clear()
+        assert term.text.endswith("\r\x1b[K")
+    for out in (_Terminal(tty=False), None):            # a log file; capsys's stderr
+        bar = ProgressBar(read_libsvm(str(data)), out=out)
+        list(bar.rows(iter(read_libsvm(str(data)))))
+        assert not bar.active and (out is None or out.text == "")
+    stream = read_libsvm(open(data, "rb"), n_features=6)
+    assert not ProgressBar(stream, out=_Terminal()).active              # no size known

@@ -378,6 +378,59 @@ def format_value(v):
     return str(v)
 
 
+# ------------------------------------------------------------------ progress bar
+class ProgressBar:
+    """One self-overwriting line on ``out`` (stderr) while a file of known size is read:
+    the share of its bytes read, rows, rows/s and the time left, redrawn at most every
+    ``every`` seconds.  Drawn only where ``out`` is a terminal (a log file or a pipe gets
+    nothing) and the size is known (a path, not standard input)."""
+
+    def __init__(self, reader, out=None, every=0.25, clock=None):
+        import time
+        self.source = getattr(reader, "_source", None)
+        self.out = out or sys.stderr
+        self.every = every
+        self.clock = clock or time.perf_counter
+        size = getattr(self.source, "size", None)
+        isatty = getattr(self.out, "isatty", None)
+        self.active = bool(size) and isatty is not None and isatty()
+        self.t0 = self.clock()
+        self.last = -float("inf")
+        self.drawn = False
+
+    def update(self, rows):
+        now = self.clock()
+        if not self.active or now - self.last < self.every:
+            return
+        self.last = now
+        share = min(1.0, self.source.done / self.source.size)
+        elapsed = now - self.t0
+        rate = rows / elapsed if elapsed > 0 else 0.0
+        left = elapsed * (1 - share) / share if share > 0 else float("nan")
+        width = 24
+        bar = "#" * int(round(share * width))
+        text = (f"[{bar:<{width}}] {100 * share:5.1f}%  {rows:,} rows  {rate:,.0f} rows/s"
+                + (f"  {left:,.0f} s left" if left == left else ""))
+        self.out.write("\r" + text + "\x1b[K")
+        self.out.flush()
+        self.drawn = True
+
+    def clear(self):
+        """Erase the line (before other output, and at the end)."""
+        if self.drawn:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
+            self.drawn = False
+
+    def rows(self, chunks):
+        """``chunks`` passed through, the bar redrawn after each one is learned."""
+        n = 0
+        for chunk in chunks:
+            yield chunk
+            n += len(chunk[1])
+            self.update(n)
+
+
 # ------------------------------------------------------------------ learning guard
 class _CompileNotice:
     """A numba event listener printing one line on stderr when an olearn kernel starts
@@ -511,20 +564,29 @@ def check_finite(model, algo, where="", saved_note=""):
 
 
 def learn_progressively(model, reader, args, note="", on_checkpoint=None, transform=None,
-                        **progressive_kw):
+                        file_reader=None, **progressive_kw):
     """Progressive validation of ``model`` over the chunks of ``reader`` (train and
-    evaluate): the compile notice, the finiteness checks, and a learner's own
-    ``DivergenceError`` turned into one line that names the file's row.  Other keywords
-    go to :func:`olearn.evaluate.progressive.progressive`.  ``transform`` maps the
-    chunks, on this thread, after the reader's (which runs a chunk ahead in its own)."""
+    evaluate): the compile notice, the progress bar (of ``file_reader``, by default
+    ``reader``), the finiteness checks, and a learner's own ``DivergenceError`` turned
+    into one line that names the file's row.  Other keywords go to
+    :func:`olearn.evaluate.progressive.progressive`.  ``transform`` maps the chunks, on
+    this thread, after the reader's (which runs a chunk ahead in its own)."""
     from ..evaluate.progressive import progressive
     from ..io.pipeline import prefetch
     diverged = divergence_error()
+    bar = ProgressBar(reader if file_reader is None else file_reader)
+    bar.active = bar.active and not getattr(args, "quiet", False)
     # the next chunks are read (and checked) in a thread while this one is learned
     stream = prefetch(checked_chunks(reader))
     if transform is not None:
         stream = transform(stream)
-    stream = guarded(model, stream, args.algo, note)
+    stream = guarded(model, bar.rows(stream), args.algo, note)
+    if on_checkpoint is not None:
+        printer = on_checkpoint
+
+        def on_checkpoint(cp):
+            bar.clear()
+            printer(cp)
     try:
         with learning(f"the {args.algo} kernels"):
             result = progressive(model, stream, on_checkpoint=on_checkpoint, **progressive_kw)
@@ -535,4 +597,6 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, transf
         if diverged is not None and isinstance(exc, diverged):
             raise stream.error(exc, args.data) from exc
         raise
+    finally:
+        bar.clear()
     return result

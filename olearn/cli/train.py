@@ -125,7 +125,8 @@ def run(args):
             # thread, which runs ahead)
             split = (lambda stream: held.split(model, stream)) if args.holdout else None
             result = learn_progressively(model, chunks, args, note, transform=split,
-                                         on_checkpoint=printer if k == 0 else None)
+                                         on_checkpoint=printer if k == 0 else None,
+                                         file_reader=reader if k == 0 else chunks)
             if k == 0:
                 first = result
             else:

@@ -7,6 +7,10 @@ number of times (the readers use this for a prescan pass and for re-iteration).
 
 ``"-"`` (stdin) and file objects are read once, as they come: they are not
 decompressed.  Their lines may be ``bytes`` or ``str`` (str is encoded as UTF-8).
+
+For a path, ``size`` is its size on disk and ``done`` how many of those bytes the
+current reading has consumed (of the compressed file, for a compressed one): the
+command line's progress bar.  For streams both are None.
 """
 
 import bz2
@@ -33,6 +37,7 @@ class Source:
     def __init__(self, source):
         self._stream = None
         self.compression = None
+        self.size = self.done = None
         if isinstance(source, str) and source == "-":
             self._stream = sys.stdin.buffer
             self.name = "<stdin>"
@@ -44,6 +49,7 @@ class Source:
             self.path = os.fspath(source)
             self.name = os.fsdecode(self.path)
             self.compression = self._check_path()
+            self.size, self.done = os.path.getsize(self.path), 0
 
     @property
     def rereadable(self):
@@ -76,11 +82,43 @@ class Source:
         start of the file removed)."""
         if self._stream is not None:
             return _without_bom(_encoded(self._stream))
-        if self.compression is None:
-            return _without_bom(_plain_lines(self.path))
-        return _without_bom(_decompressed_lines(self.path, self.name,
-                                                _OPEN[self.compression]))
+        return _without_bom(self._path_lines())
 
+    def _raw(self):
+        """The file opened for reading, and a ``read(n)`` of its (decompressed) bytes
+        that keeps ``done`` up to date."""
+        raw = open(self.path, "rb")
+        f = raw if self.compression is None else _OPEN[self.compression](raw)
+
+        def read(n):
+            data = f.read(n)
+            self.done = raw.tell()
+            return data
+        return raw, read
+
+    def _path_lines(self, block=1 << 20):
+        """Lines of the file (split at ``\\n`` only), read (and decompressed) a megabyte
+        at a time (iterating a bz2/gzip/xz file object line by line is several times
+        slower)."""
+        count = 0
+        rest = b""
+        raw, read = self._raw()
+        with raw:
+            while True:
+                try:
+                    data = read(block)
+                except _DECOMPRESS_ERRORS as exc:
+                    raise DataFormatError(self.name, count + rest.count(b"\n") + 1,
+                                          f"cannot decompress: {exc}") from None
+                if not data:
+                    break
+                parts = (rest + data).split(b"\n")   # as iterating the file splits
+                rest = parts.pop()
+                count += len(parts)
+                for part in parts:
+                    yield part + b"\n"
+        if rest:
+            yield rest
 
     def line_blocks(self, size, first_lineno=1):
         """``(lineno, block)`` pairs: ``block`` the bytes of the next ``size`` lines (the
@@ -93,9 +131,9 @@ class Source:
         return self._line_blocks(size, first_lineno)
 
     def _line_blocks(self, size, lineno):
-        opener = open if self.compression is None else _OPEN[self.compression]
-        with opener(self.path, "rb") as f:
-            yield from _line_blocks(f.read, size, lineno, self.name)
+        raw, read = self._raw()
+        with raw:
+            yield from _line_blocks(read, size, lineno, self.name)
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -159,33 +197,6 @@ def _without_bom(lines):
             if line.startswith(_BOM):
                 line = line[len(_BOM):]
         yield line
-
-
-def _plain_lines(path):
-    with open(path, "rb") as f:
-        yield from f
-
-
-def _decompressed_lines(path, name, opener, block=1 << 20):
-    """Lines of a compressed file, decompressed a megabyte at a time (iterating a
-    bz2/gzip/xz file object line by line is several times slower)."""
-    count = 0
-    rest = b""
-    with opener(path, "rb") as f:
-        while True:
-            try:
-                data = f.read(block)
-            except _DECOMPRESS_ERRORS as exc:
-                raise DataFormatError(
-                    name, count + rest.count(b"\n") + 1, f"cannot decompress: {exc}") from None
-            if not data:
-                break
-            lines = (rest + data).splitlines(keepends=True)
-            rest = lines.pop() if not lines[-1].endswith(b"\n") else b""
-            count += len(lines)
-            yield from lines
-    if rest:
-        yield rest
 
 
 def _encoded(stream):
