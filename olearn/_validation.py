@@ -60,17 +60,47 @@ def check_weight(sample_weight):
 
 
 def validate_X(estimator, X, reset):
-    """``X`` as CSR or C-contiguous float64, finite, with the estimator's width."""
+    """``X`` as CSR or C-contiguous float64, finite, with the estimator's width: what
+    scikit-learn's ``validate_data`` makes of it (and its errors).  Input that is
+    already so (the readers' chunks, float64 arrays) is checked here, without
+    importing scikit-learn; anything else goes to ``validate_data``."""
+    if _ready(X) and "feature_names_in_" not in estimator.__dict__:
+        width = estimator.__dict__.get("n_features_in_")
+        if reset:
+            estimator.n_features_in_ = X.shape[1]
+            return X
+        if width is None or width == X.shape[1]:
+            return X
     from sklearn.utils.validation import validate_data
     return validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype=np.float64,
                          order="C")
 
 
+def _ready(X):
+    """A non-empty, finite float64 CSR matrix or C-contiguous 2-D array."""
+    if type(X) is np.ndarray:
+        values = X
+        ok = X.ndim == 2 and X.dtype == np.float64 and X.flags.c_contiguous
+    else:
+        values = getattr(X, "data", None)
+        ok = getattr(X, "format", None) == "csr" and X.dtype == np.float64 \
+            and type(X).__module__.startswith("scipy.sparse")
+    return ok and X.shape[0] > 0 and X.shape[1] > 0 and bool(np.isfinite(values).all())
+
+
+def column_or_1d(y, warn=True):
+    """``y`` as a 1-D array (scikit-learn's ``column_or_1d``, imported only for input
+    that is not one already)."""
+    if type(y) is np.ndarray and y.ndim == 1:
+        return y
+    from sklearn.utils.validation import column_or_1d as sk
+    return sk(y, warn=warn)
+
+
 def validate_batch(estimator, X, y, sample_weight, reset):
     """``(X, y, sample_weight)`` of one call, checked together; ``sample_weight`` is
     None or a float64 array of one finite non-negative weight per row."""
-    from sklearn.base import is_classifier
-    from sklearn.utils.validation import column_or_1d
+    from ._estimator import is_classifier
     X = estimator._validate_X(X, reset)
     if isinstance(y, (list, tuple)) and is_classifier(estimator):
         # numpy would turn [0, "a"] into strings: check the labels as given

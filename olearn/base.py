@@ -41,9 +41,8 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_if,
+                         check_is_fitted)
 
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
 from ._labels import LabelMixin, unique_labels
@@ -111,7 +110,7 @@ def _rng(random_state):
     return np.random.default_rng(random_state)
 
 
-class OnlineLearner(StateMixin, BaseEstimator):
+class OnlineLearner(StateMixin, Estimator):
     """Base class: the online protocol, the scikit-learn contract, one-at-a-time input."""
 
     _kernels = {}

@@ -30,7 +30,7 @@ The stage saves and loads with its learner (``model.save(path)``, ``olearn.load`
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from sklearn.base import BaseEstimator, clone
+from ._estimator import Estimator, clone, estimator_kind
 
 from . import _compiled  # noqa: F401  (olearn's numba cache folder)
 from ._nested import SavesNested, nested
@@ -81,7 +81,7 @@ def _scale_dense(X, n, count, mean, m2, update, center, out):
 
 
 @nested
-class Scaled(SavesNested, BaseEstimator):
+class Scaled(SavesNested, Estimator):
     """Standardise each feature with running statistics before ``learner`` sees it.
 
     Parameters
@@ -316,9 +316,10 @@ class Scaled(SavesNested, BaseEstimator):
     def n_features_in_(self):
         return self._fitted().n_features_in_
 
+    def _estimator_kind(self):
+        return None if self.learner is None else estimator_kind(self.learner)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        if self.learner is not None:
-            tags.estimator_type = self.learner.__sklearn_tags__().estimator_type
         tags.input_tags.sparse = True
         return tags

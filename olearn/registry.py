@@ -143,7 +143,7 @@ def available(kind=None):
 
 def learner_kind(name):
     """ "classifier", "regressor" or "other" for a registered name."""
-    from sklearn.base import is_classifier, is_regressor
+    from ._estimator import is_classifier, is_regressor
     cls, defaults = lookup(name)
     est = cls(**defaults)
     return "classifier" if is_classifier(est) else "regressor" if is_regressor(est) else "other"

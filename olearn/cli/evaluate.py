@@ -67,7 +67,7 @@ def check_model_metrics(model, names, algo):
     """The learner can give what the metrics need (task, scores, probabilities)."""
     if names is None:
         return
-    from sklearn.base import is_classifier
+    from .._estimator import is_classifier
 
     from ..evaluate.metrics import check_scores_available, metrics_task, needs_scores
     task = "classification" if is_classifier(model) else "regression"
@@ -148,7 +148,7 @@ def _embedded_table(args, params, names=None):
     name = args.dataset or "breast_cancer"
     if name not in TASKS:
         raise CLIError(f"unknown --dataset {name!r}; embedded: {', '.join(sorted(TASKS))}")
-    from sklearn.base import clone
+    from .._estimator import clone
 
     from ..datasets.embedded import load_embedded
     from ..evaluate.progressive import progressive

@@ -195,7 +195,7 @@ class _Holdout:
 
     def split(self, model, chunks):
         import numpy as np
-        from sklearn.base import is_classifier
+        from .._estimator import is_classifier
         classify = is_classifier(_learner(model))
         self.task = "mistake rate" if classify else "squared error"
         for X, y, w in chunks:

@@ -31,13 +31,13 @@ Reactions to a drift, and which to choose:
 the learner and the detector are written as nested olearn models, with their state.
 """
 import numpy as np
-from sklearn.base import BaseEstimator, clone, is_classifier
+from .._estimator import Estimator, clone, estimator_kind, is_classifier
 
 from .._nested import SavesNested, nested
 
 
 @nested
-class OnDrift(SavesNested, BaseEstimator):
+class OnDrift(SavesNested, Estimator):
     """Reset ``learner`` whenever ``detector`` detects a drift in its progressive errors.
 
     Parameters
@@ -161,8 +161,5 @@ class OnDrift(SavesNested, BaseEstimator):
     def n_updates_(self):
         return getattr(self.__dict__.get("model_"), "n_updates_", 0)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        if self.learner is not None:
-            tags.estimator_type = self.learner.__sklearn_tags__().estimator_type
-        return tags
+    def _estimator_kind(self):
+        return None if self.learner is None else estimator_kind(self.learner)

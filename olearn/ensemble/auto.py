@@ -15,7 +15,7 @@ predicts as well as the best member after a few thousand rows (benchmarks/ensemb
 gives the measured figures of the three rules); "ewa" and "hedge" carry regret bounds
 (see ``ExpertAdvice``).
 """
-from sklearn.base import ClassifierMixin, RegressorMixin
+from .._estimator import ClassifierMixin, RegressorMixin
 
 from .._params import store_params
 from ..registry import register

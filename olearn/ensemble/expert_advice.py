@@ -54,8 +54,8 @@ at each detection and the rows after it re-combined, so the result does not depe
 how the stream is cut into calls.
 """
 import numpy as np
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from .._estimator import Estimator, check_is_fitted, clone, is_classifier
+from .._validation import column_or_1d
 
 from .._params import store_params
 from .._validation import check_choice, check_number
@@ -68,7 +68,7 @@ REGRESS_LOSSES = ("squared", "absolute")
 
 
 @nested
-class ExpertAdvice(SavesNested, BaseEstimator):
+class ExpertAdvice(SavesNested, Estimator):
     """Prediction with expert advice: many online learners in one pass, weighted by their
     progressive losses (EWA, Hedge or follow the leader).
 
@@ -109,7 +109,7 @@ class ExpertAdvice(SavesNested, BaseEstimator):
         learners = self.learners
         if learners is None:
             learners = self._default_learners()
-        if isinstance(learners, BaseEstimator) or not hasattr(learners, "__len__") \
+        if isinstance(learners, Estimator) or not hasattr(learners, "__len__") \
                 or len(learners) == 0:
             raise ValueError("learners must be a non-empty list of olearn learners")
         for m in learners:
@@ -119,7 +119,6 @@ class ExpertAdvice(SavesNested, BaseEstimator):
         return list(learners)
 
     def _is_classifier(self):
-        from sklearn.base import is_classifier
         learners = self.learners if self.learners is not None else self._default_learners()
         return bool(learners) and is_classifier(learners[0])
 
@@ -156,7 +155,6 @@ class ExpertAdvice(SavesNested, BaseEstimator):
 
     @staticmethod
     def _kind(m):
-        from sklearn.base import is_classifier
         return is_classifier(m)
 
     def _is_fresh(self):
@@ -606,11 +604,13 @@ class ExpertAdvice(SavesNested, BaseEstimator):
         model._collect_state()
         return model
 
+    def _estimator_kind(self):
+        try:
+            return "classifier" if self._is_classifier() else "regressor"
+        except (TypeError, ValueError):
+            return None
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        try:
-            tags.estimator_type = "classifier" if self._is_classifier() else "regressor"
-        except (TypeError, ValueError):
-            pass
         return tags

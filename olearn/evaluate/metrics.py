@@ -114,7 +114,7 @@ def check_scores_available(model, need, name="the learner"):
     """A clear ValueError when ``model`` cannot give what ``need`` asks for."""
     if need is None:
         return
-    from sklearn.base import is_classifier
+    from .._estimator import is_classifier
     if not is_classifier(model):
         raise ValueError("auc and logloss are classification metrics")
     if need == "score" and not _can_score(model):

@@ -107,7 +107,7 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     """
     from .metrics import (StreamMetrics, check_scores_available, metrics_task,
                           needs_scores, parse_metrics, predict_learn_scored, running_mean)
-    from sklearn.base import is_classifier
+    from .._estimator import is_classifier
     if not hasattr(model, "predict_learn"):
         raise TypeError(f"{type(model).__name__} has no predict_learn: not an online learner")
     if int(chunk_size) < 1:

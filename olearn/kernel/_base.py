@@ -8,8 +8,7 @@ decision function and the one-example scores.
 """
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import is_regressor
-from sklearn.utils.validation import check_is_fitted
+from .._estimator import check_is_fitted, is_regressor
 
 from .._compiled.driver import BINARY, MULTICLASS
 from .._rows import kernel_rows

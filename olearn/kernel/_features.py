@@ -16,7 +16,7 @@ rows of ``U``), shared by FOGD's random directions and NOGD's landmarks.
 """
 import numpy as np
 from numba import njit
-from sklearn.utils.validation import check_is_fitted
+from .._estimator import check_is_fitted
 
 from .._compiled.declare import Kernels
 from .._compiled.driver import top_wrong

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 from numba import njit
-from sklearn.utils.validation import check_is_fitted
+from .._estimator import check_is_fitted
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare

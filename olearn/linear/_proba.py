@@ -3,7 +3,7 @@ the score (binary) or the softmax over the classes seen (multiclass), the model 
 logistic loss fits.  One mixin for every such learner (OGD, COCOB, NDAG, the sparse
 learners)."""
 import numpy as np
-from sklearn.utils.metaestimators import available_if
+from .._estimator import available_if
 
 
 def _proba(model, scores):

@@ -40,7 +40,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from sklearn.utils.validation import check_is_fitted
+from .._estimator import check_is_fitted
 
 from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot

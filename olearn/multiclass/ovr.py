@@ -38,8 +38,7 @@ and is started as the binary learner would be; its slots define the blocks.
 import copy
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.utils.validation import check_is_fitted
+from .._estimator import check_is_fitted, clone
 
 from ..base import OnlineClassifier, OnlineLearner, Slot
 from .._compiled.declare import OVR, Kernels

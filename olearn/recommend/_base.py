@@ -12,7 +12,7 @@ item), ``_learn(u, i, r, out)`` (the compiled pass over codes), ``_scores(u, i)`
 import math
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from .._estimator import Estimator
 
 from ._ids import IdMap, first_positions
 
@@ -43,7 +43,7 @@ def grown(a, n_rows, fill):
     return b
 
 
-class Recommender(BaseEstimator):
+class Recommender(Estimator):
     """Base of the recommenders: not an estimator to use directly."""
 
     # -- state -------------------------------------------------------------------

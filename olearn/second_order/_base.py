@@ -20,8 +20,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import ndtr
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from .._estimator import available_if, check_is_fitted
 
 from ..base import Slot
 from .._compiled.driver import REGRESSION

@@ -10,7 +10,7 @@ against the density.
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import clone, is_classifier
+from .._estimator import clone, is_classifier
 
 
 class SparsityPoint(NamedTuple):
