@@ -46,6 +46,8 @@ Compiled code: the per-row helpers are ``inline="always"``; ``fold`` and
 ``zero_weights`` (rare, O(K d)) are plain ``@njit`` functions, linked into and
 disk-cached with each entry point.
 """
+import math
+
 import numpy as np
 from numba import njit
 
@@ -128,6 +130,27 @@ def add_at(W, U, A, k, i, a):
 
 
 @njit(inline="always")
+def adagrad_rows(W, U, A, G, S, rate, sw, idx, val):
+    """The per-coordinate AdaGrad step of every class row with a loss gradient
+    ``A[k, 1]`` (Duchi, Hazan and Singer 2011, diagonal, delta = 0): for each non-zero
+    ``g = sw A[k, 1] x_i``, ``G[k, i] += g^2`` and ``w[k, i] -= rate g / (s_i
+    sqrt(G[k, i]))``, with ``s_i = S[i]`` (NDAG's feature scales) or 1 when ``S`` is
+    empty (OGD's "adagrad" schedule)."""
+    scaled = S.shape[0] > 0
+    for k in range(A.shape[0]):
+        if A[k, 1] != 0.0:
+            gk = sw * A[k, 1]
+            for j in range(idx.shape[0]):
+                gj = gk * val[j]
+                if gj != 0.0:
+                    i = idx[j]
+                    G[k, i] += gj * gj
+                    if G[k, i] > 0.0:  # gj * gj underflows for |gj| < 1e-162
+                        s = S[i] if scaled else 1.0
+                        add_at(W, U, A, k, i, -rate * gj / (s * math.sqrt(G[k, i])))
+
+
+@njit(inline="always")
 def weight(W, A, k, i):
     """The true weight ``w[k, i]``."""
     return A[0, SCALE_] * W[k, i]
@@ -138,6 +161,17 @@ def sq_weight_norm(A):
     """``||w||_F^2`` of the true weights."""
     s = A[0, SCALE_]
     return s * s * A[0, SQ_]
+
+
+@njit(inline="always")
+def rebase_average(W, U, A):
+    """``u <- u - S v``, ``S <- 0`` when averaging (O(K d); see ``fold``)."""
+    if U.shape[1] > 0:
+        S = A[0, SUM_]
+        for k in range(W.shape[0]):
+            for i in range(W.shape[1]):
+                U[k, i] -= S * W[k, i]
+        A[0, SUM_] = 0.0
 
 
 @njit
@@ -152,12 +186,7 @@ def fold(W, U, A):
     f = A[0, SCALE_]
     if f == 1.0 or f == 0.0:
         return
-    if U.shape[1] > 0:
-        S = A[0, SUM_]
-        for k in range(W.shape[0]):
-            for i in range(W.shape[1]):
-                U[k, i] -= S * W[k, i]
-        A[0, SUM_] = 0.0
+    rebase_average(W, U, A)
     sq = 0.0
     for k in range(W.shape[0]):
         for i in range(W.shape[1]):
@@ -170,12 +199,7 @@ def fold(W, U, A):
 @njit
 def zero_weights(W, U, A):
     """``w <- 0``, rebasing the average as ``fold`` does (O(K d))."""
-    if U.shape[1] > 0:
-        S = A[0, SUM_]
-        for k in range(W.shape[0]):
-            for i in range(W.shape[1]):
-                U[k, i] -= S * W[k, i]
-        A[0, SUM_] = 0.0
+    rebase_average(W, U, A)
     W[:, :] = 0.0
     A[0, SQ_] = 0.0
 

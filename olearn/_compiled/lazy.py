@@ -63,6 +63,14 @@ def begin(A):
     A[0, T_] += 1.0
 
 
+@njit(inline="always")
+def store_hyper(A, values):
+    """``A[0, 6:6 + n] = values``: the hyper-parameters the score reads (a rule writes
+    them every round; ``olearn.sparse._sparse.SparseModel._prime`` before every call)."""
+    for i in range(len(values)):
+        A[0, HYPER_ + i] = values[i]
+
+
 # ------------------------------------------------------------------ shrinkage
 @njit(inline="always")
 def shrunk(w, dq, theta):
@@ -199,8 +207,7 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
     C = state[2]
     A = state[3]
     t = A[0, T_]
-    A[0, HYPER_] = lam * eta
-    A[0, HYPER_ + 1] = delta
+    store_hyper(A, (lam * eta, delta))
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -276,9 +283,7 @@ def rda_rule(state, params, idx, val, y, sw, seen, grad):
     lam, gamma, rho, eps = params
     S = state[0]
     A = state[1]
-    A[0, HYPER_] = lam
-    A[0, HYPER_ + 1] = gamma
-    A[0, HYPER_ + 2] = rho
+    store_hyper(A, (lam, gamma, rho))
     moved = grad(A, seen, y, eps)
     if moved:
         add_gradient(S, A, sw, idx, val)
@@ -326,9 +331,7 @@ def ada_rda_rule(state, params, idx, val, y, sw, seen, grad):
     S = state[0]
     G = state[1]
     A = state[2]
-    A[0, HYPER_] = eta
-    A[0, HYPER_ + 1] = lam
-    A[0, HYPER_ + 2] = delta
+    store_hyper(A, (eta, lam, delta))
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -380,10 +383,7 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     Z = state[0]
     N = state[1]
     A = state[2]
-    A[0, HYPER_] = alpha
-    A[0, HYPER_ + 1] = beta
-    A[0, HYPER_ + 2] = l1
-    A[0, HYPER_ + 3] = l2
+    store_hyper(A, (alpha, beta, l1, l2))
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):

@@ -32,10 +32,11 @@ from ..base import OnlineClassifier, OnlineRegressor, Slot
 from .._compiled.averaging import add_at, avg_scores, weight
 from .._compiled.declare import declare
 from ._proba import LogisticProba
-from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
+from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
-from ._linear import LinearModel, check_choice, check_number
+from ._linear import LinearModel, check_number
+from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 
 @njit(inline="always")
@@ -74,67 +75,51 @@ def _cocob(state, params, idx, val, y, sw, seen, grad):
 KERNELS = declare("linear.cocob", score=avg_scores, binary=_cocob, multiclass=_cocob,
                   regression=_cocob, losses=GRADS)
 
-class _COCOB(LinearModel):
-    _losses = ()
+class _COCOB(LossModel, LinearModel):
+    _declared = KERNELS
 
     def _extra_slots(self):
         return (Slot("Q", ("K", "d", 3), 0.0), Slot("T", ("K", "d"), 0.0, signed=True))
 
     def _check_hyper(self):
-        check_choice("loss", self.loss, self._losses)
+        self._check_loss()
         check_number("alpha", self.alpha, low=0.0, low_open=True)
-        check_number("epsilon", self.epsilon, low=0.0)
 
     def _kernel_params(self):
         return (float(self.alpha), float(self.epsilon))
 
 
 class COCOBClassifier(LogisticProba, _COCOB, OnlineClassifier):
-    """Coin-betting classifier with no learning rate (COCOB-Backprop per coordinate).
+    __doc__ = f"""Coin-betting classifier with no learning rate (COCOB-Backprop per coordinate).
 
     Parameters
     ----------
     loss : "logistic" (default), "hinge", "squared_hinge", "perceptron" or
         "modified_huber".
     alpha : float > 0, caps the first bets at ``1 / alpha`` of the wealth (100).
-    average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {AVERAGE_DOC}
     """
-    _losses = CLASSIFICATION_LOSSES
-    epsilon = 0.0
 
     def __init__(self, loss="logistic", alpha=100.0, average=False, fit_intercept=True,
                  intercept_scaling=0.1, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
-
 
 class COCOBRegressor(_COCOB, OnlineRegressor):
-    """Coin-betting regressor with no learning rate (COCOB-Backprop per coordinate).
+    __doc__ = f"""Coin-betting regressor with no learning rate (COCOB-Backprop per coordinate).
 
     Parameters
     ----------
     loss : "squared" (default), "absolute", "epsilon_insensitive" or "huber".
     alpha : float > 0, caps the first bets at ``1 / alpha`` of the wealth (100).
-    epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
-    average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {EPSILON_DOC}
+    {AVERAGE_DOC}
     """
-    _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", alpha=100.0, epsilon=0.1, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
 
 
 register("cocob", COCOBClassifier)

@@ -44,13 +44,14 @@ from .._estimator import check_is_fitted
 
 from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import add_at, begin_round, weight
+from .._compiled.averaging import adagrad_rows, add_at, begin_round, weight
 from .._compiled.declare import declare
 from ._proba import LogisticProba
-from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
+from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
-from ._linear import LinearModel, check_choice, check_number
+from ._linear import LinearModel, check_number
+from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 
 @njit(inline="always")
@@ -104,17 +105,7 @@ def _ndag(state, params, idx, val, y, sw, seen, grad):
             A[0, 6] += q * q
     moved = grad(A, seen, y, eps)
     if moved and A[0, 6] > 0.0:
-        rate = eta * math.sqrt(A[0, 2] / A[0, 6])
-        for k in range(A.shape[0]):
-            if A[k, 1] != 0.0:
-                gk = sw * A[k, 1]
-                for j in range(idx.shape[0]):
-                    gj = gk * val[j]
-                    if gj != 0.0:
-                        i = idx[j]
-                        G[k, i] += gj * gj
-                        if G[k, i] > 0.0:  # gj * gj underflows for |gj| < 1e-162
-                            add_at(W, U, A, k, i, -rate * gj / (S[i] * math.sqrt(G[k, i])))
+        adagrad_rows(W, U, A, G, S, eta * math.sqrt(A[0, 2] / A[0, 6]), sw, idx, val)
     return moved
 
 
@@ -123,8 +114,8 @@ def _ndag(state, params, idx, val, y, sw, seen, grad):
 KERNELS = declare("linear.ndag", score=_scores, binary=_ndag, multiclass=_ndag,
                   regression=_ndag, losses=GRADS)
 
-class _NDAG(LinearModel):
-    _losses = ()
+class _NDAG(LossModel, LinearModel):
+    _declared = KERNELS
 
     def _clip(self, cols, values):
         """Feature values clipped to the largest magnitude seen for their column."""
@@ -153,60 +144,44 @@ class _NDAG(LinearModel):
         return (Slot("S", ("d",), 0.0), Slot("G", ("K", "d"), 0.0))
 
     def _check_hyper(self):
-        check_choice("loss", self.loss, self._losses)
+        self._check_loss()
         check_number("eta", self.eta, low=0.0, low_open=True)
-        check_number("epsilon", self.epsilon, low=0.0)
 
     def _kernel_params(self):
         return (float(self.eta), float(self.epsilon))
 
 
 class NDAGClassifier(LogisticProba, _NDAG, OnlineClassifier):
-    """Normalized adaptive gradient classifier (NAG of Ross, Mineiro and Langford 2013).
+    __doc__ = f"""Normalized adaptive gradient classifier (NAG of Ross, Mineiro and Langford 2013).
 
     Parameters
     ----------
     loss : "logistic" (default), "hinge", "squared_hinge", "perceptron" or
         "modified_huber".
     eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
-    average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {AVERAGE_DOC}
     """
-    _losses = CLASSIFICATION_LOSSES
-    epsilon = 0.0
 
     def __init__(self, loss="logistic", eta=0.5, average=False, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
-
 
 class NDAGRegressor(_NDAG, OnlineRegressor):
-    """Normalized adaptive gradient regressor (NAG of Ross, Mineiro and Langford 2013).
+    __doc__ = f"""Normalized adaptive gradient regressor (NAG of Ross, Mineiro and Langford 2013).
 
     Parameters
     ----------
     loss : "squared" (default), "absolute", "epsilon_insensitive" or "huber".
     eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
-    epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
-    average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {EPSILON_DOC}
+    {AVERAGE_DOC}
     """
-    _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", eta=0.5, epsilon=0.1, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
 
 
 register("ndag", NDAGClassifier)

@@ -48,20 +48,18 @@ after one pass; with the "perceptron" loss and a constant step 1 they equal
 raw iterate learns).  ``predict_proba`` exists for the "logistic" loss (sigmoid of the
 score; the softmax over the classes seen for a multiclass model).
 """
-import math
-
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import add_at, add_row, avg_scores, project_ball, \
+from .._compiled.averaging import adagrad_rows, add_row, avg_scores, project_ball, \
     scale_weights
 from .._compiled.declare import declare
 from ._proba import LogisticProba
-from .._compiled.losses import (ADAGRAD, CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES,
-                              SCHEDULES, step_size)
+from .._compiled.losses import ADAGRAD, GRADS, SCHEDULES, step_size
 from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
+from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 
 @njit(inline="always")
@@ -77,16 +75,7 @@ def _ogd(state, params, idx, val, y, sw, seen, grad):
     if moved:
         if kind == ADAGRAD:
             G = state[3]
-            for k in range(A.shape[0]):
-                if A[k, 1] != 0.0:
-                    gk = sw * A[k, 1]
-                    for j in range(idx.shape[0]):
-                        gj = gk * val[j]
-                        if gj != 0.0:
-                            i = idx[j]
-                            G[k, i] += gj * gj
-                            if G[k, i] > 0.0:  # gj * gj underflows for |gj| < 1e-162
-                                add_at(W, U, A, k, i, -eta * gj / math.sqrt(G[k, i]))
+            adagrad_rows(W, U, A, G, G[0, :0], eta, sw, idx, val)  # no feature scales
         else:
             for k in range(A.shape[0]):
                 if A[k, 1] != 0.0:
@@ -106,20 +95,27 @@ def optimal_t0(alpha):
     return 1.0 / (alpha * alpha ** -0.25)
 
 
-class _OGD(LinearModel):
+# the lines of the classifier's and the regressor's "Parameters" after ``loss``
+STEP_DOC = """eta : float, base step (> 0).
+    schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
+    power : float in (0, 1], exponent of the "power" schedule.
+    alpha : float, L2 term (>= 0; "optimal" needs > 0).
+    radius : float or None, project onto the L2 ball of this radius after each step."""
+
+
+class _OGD(LossModel, LinearModel):
     """What the OGD classifier and regressor share: schedule, L2 term, projection."""
-    _losses = ()
+    _declared = KERNELS
 
     def _extra_slots(self):
         return (Slot("G", ("K", "d" if self.schedule == "adagrad" else 0), 0.0),)
 
     def _check_hyper(self):
-        check_choice("loss", self.loss, self._losses)
+        self._check_loss()
         check_choice("schedule", self.schedule, SCHEDULES)
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("power", self.power, low=0.0, high=1.0, low_open=True)
         check_number("alpha", self.alpha, low=0.0)
-        check_number("epsilon", self.epsilon, low=0.0)
         if self.radius is not None:
             check_number("radius", self.radius, low=0.0, low_open=True)
         if self.schedule == "optimal" and not self.alpha > 0:
@@ -133,51 +129,32 @@ class _OGD(LinearModel):
 
 
 class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):
-    """Online gradient descent classifier (see the module docstring).
+    __doc__ = f"""Online gradient descent classifier (see the module docstring).
 
     Parameters
     ----------
     loss : "hinge", "squared_hinge", "logistic", "perceptron" or "modified_huber".
-    eta : float, base step (> 0).
-    schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
-    power : float in (0, 1], exponent of the "power" schedule.
-    alpha : float, L2 term (>= 0; "optimal" needs > 0).
-    radius : float or None, project onto the L2 ball of this radius after each step.
-    average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {STEP_DOC}
+    {AVERAGE_DOC}
     """
-    _losses = CLASSIFICATION_LOSSES
-    epsilon = 0.0
 
     def __init__(self, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, average=False, fit_intercept=True, intercept_scaling=0.1,
                  epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
-
 
 
 class OGDRegressor(_OGD, OnlineRegressor):
-    """Online gradient descent regressor (see the module docstring).
+    __doc__ = f"""Online gradient descent regressor (see the module docstring).
 
     Parameters
     ----------
     loss : "squared", "absolute", "epsilon_insensitive" or "huber".
-    eta : float, base step (> 0).
-    schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
-    power : float in (0, 1], exponent of the "power" schedule.
-    alpha : float, L2 term (>= 0; "optimal" needs > 0).
-    radius : float or None, project onto the L2 ball of this radius after each step.
-    epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
-    average : bool, predict with the average of the iterates (Polyak-Ruppert).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {STEP_DOC}
+    {EPSILON_DOC}
+    {AVERAGE_DOC}
     """
-    _losses = REGRESSION_LOSSES
     # scikit-learn checks the default OGD regressor departs from, and why
     _expected_failed_checks = dict.fromkeys(
         ("check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in"),
@@ -188,10 +165,6 @@ class OGDRegressor(_OGD, OnlineRegressor):
                  radius=None, epsilon=0.1, average=False, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
 
 
 register("ogd", OGDClassifier)

@@ -22,45 +22,22 @@ import numpy as np
 from ..base import OnlineClassifier
 from .._compiled.declare import declare
 from .._compiled.lazy import ada_fobos_rule, ada_fobos_scores
-from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS
-from .._params import store_params
+from .._compiled.losses import GRADS
 from ..registry import register
+from ._adagrad import DOC, AdaGradL1Model
 from ._proba import LogisticProba
-from ._sparse import SparseModel, check_choice, check_number, shrink
+from ._sparse import shrink
 
 KERNELS = declare("sparse.ada_fobos", score=ada_fobos_scores, binary=ada_fobos_rule,
                   multiclass=ada_fobos_rule, losses=GRADS)
 
 
-class AdaFOBOSClassifier(LogisticProba, SparseModel, OnlineClassifier):
-    """AdaFOBOS: diagonal AdaGrad composite mirror descent with l1 (Duchi, Hazan,
-    Singer 2011; see the module docstring).
-
-    Parameters
-    ----------
-    loss : "hinge", "squared_hinge", "logistic", "perceptron" or "modified_huber".
-    eta : float, step (> 0).
-    lam : float, l1 strength (>= 0).
-    delta : float, added to the root of the squared-gradient sums (>= 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
+class AdaFOBOSClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
+    __doc__ = DOC.format(summary="AdaFOBOS: diagonal AdaGrad composite mirror descent "
+                         "with l1 (Duchi, Hazan, Singer 2011; see the module docstring).",
+                         lam="")
     _arrays = (("W", True), ("G", False), ("C", False))
-    epsilon = 0.0
-
-    def __init__(self, loss="hinge", eta=0.1, lam=1e-4, delta=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
-
-    def _check_hyper(self):
-        check_choice("loss", self.loss, CLASSIFICATION_LOSSES)
-        check_number("eta", self.eta, low=0.0, low_open=True)
-        check_number("lam", self.lam, low=0.0)
-        check_number("delta", self.delta, low=0.0)
+    _declared = KERNELS
 
     def _hyper(self):
         return (float(self.lam) * float(self.eta), float(self.delta))

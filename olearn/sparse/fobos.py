@@ -23,10 +23,10 @@ import math
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
 from .._compiled.lazy import shrink_rule, shrink_scores
-from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
+from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
-from ._proba import LogisticProba
+from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_choice, check_number
 
@@ -35,21 +35,15 @@ KERNELS = declare("sparse.fobos", score=shrink_scores, binary=shrink_rule,
 SCHEDULES = ("constant", "invsqrt")
 
 
-class _FOBOS(ShrinkModel):
-    _losses = ()
-    epsilon = 0.0
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
+class _FOBOS(LossModel, ShrinkModel):
+    _declared = KERNELS
 
     def _check_hyper(self):
-        check_choice("loss", self.loss, self._losses)
+        self._check_loss()
         check_choice("schedule", self.schedule, SCHEDULES)
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("l1", self.l1, low=0.0)
         check_number("l2", self.l2, low=0.0)
-        check_number("epsilon", self.epsilon, low=0.0)
 
     def _kernel_params(self):
         return (float(self.eta), float(self.schedule == "invsqrt"), float(self.l1),
@@ -69,7 +63,6 @@ class FOBOSClassifier(LogisticProba, _FOBOS, OnlineClassifier):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, loss="hinge", eta=1.0, l1=1e-4, l2=0.0, schedule="invsqrt",
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
@@ -91,7 +84,6 @@ class FOBOSRegressor(_FOBOS, OnlineRegressor):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", eta=0.1, l1=1e-4, l2=0.0, schedule="invsqrt",
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,

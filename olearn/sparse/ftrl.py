@@ -31,7 +31,7 @@ from .._compiled.lazy import ftrl_rule, ftrl_scores
 from .._compiled.losses import logistic_grad, squared_grad
 from .._params import store_params
 from ..registry import register
-from ._proba import LogisticProba
+from ._proba import LogisticProba, LossModel
 from ._sparse import SparseModel, check_number, shrink
 
 KERNELS = declare("sparse.ftrl", score=ftrl_scores, binary=ftrl_rule,
@@ -44,13 +44,27 @@ def ftrl_weights(z, n, alpha, beta, l1, l2):
     return -shrink(z, l1) / ((beta + np.sqrt(n)) / alpha + l2)
 
 
-class _FTRL(SparseModel):
+DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
+
+    Parameters
+    ----------
+    alpha : float, per-coordinate rate scale (> 0).
+    beta : float, per-coordinate rate offset (>= 0).
+    l1 : float, l1 strength (>= 0): ``w_i = 0`` while ``|z_i| <= l1``.
+    l2 : float, l2 strength (>= 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+
+
+class _FTRL(LossModel, SparseModel):
     _arrays = (("W", True), ("N", False))
+    _declared = KERNELS
     loss = "logistic"
 
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
+    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     def _check_hyper(self):
         check_number("alpha", self.alpha, low=0.0, low_open=True)
@@ -69,46 +83,16 @@ class _FTRL(SparseModel):
 
 
 class FTRLClassifier(LogisticProba, _FTRL, OnlineClassifier):
-    """FTRL-Proximal, logistic loss (McMahan et al. 2013, Algorithm 1; see the module
-    docstring).
-
-    Parameters
-    ----------
-    alpha : float, per-coordinate rate scale (> 0).
-    beta : float, per-coordinate rate offset (>= 0).
-    l1 : float, l1 strength (>= 0): ``w_i = 0`` while ``|z_i| <= l1``.
-    l2 : float, l2 strength (>= 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
-
-    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
+    __doc__ = DOC.format(loss="logistic", more="; see the module docstring")
 
 
 class FTRLRegressor(_FTRL, OnlineRegressor):
-    """FTRL-Proximal, squared loss (McMahan et al. 2013, Algorithm 1 with the squared
-    loss's gradient).
-
-    Parameters
-    ----------
-    alpha : float, per-coordinate rate scale (> 0).
-    beta : float, per-coordinate rate offset (>= 0).
-    l1 : float, l1 strength (>= 0).
-    l2 : float, l2 strength (>= 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
+    __doc__ = DOC.format(loss="squared", more=" with the squared loss's gradient")
     loss = "squared"
     _expected_failed_checks = {
         "check_regressors_train": "the check sets alpha = 0.01, taking alpha for a "
         "regularisation strength; here (McMahan et al.'s naming) it is the learning-rate "
         "scale, and 0.01 is too small a rate to fit its 200 rows in one pass"}
-
-    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
 
 
 register("ftrl", FTRLClassifier)

@@ -25,11 +25,11 @@ import numpy as np
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
 from .._compiled.lazy import rda_rule, rda_scores
-from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
+from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
-from ._proba import LogisticProba
-from ._sparse import SparseModel, check_choice, check_number, shrink
+from ._proba import LogisticProba, LossModel
+from ._sparse import SparseModel, check_number, shrink
 
 KERNELS = declare("sparse.rda", score=rda_scores, binary=rda_rule, multiclass=rda_rule,
                   regression=rda_rule, losses=GRADS)
@@ -43,20 +43,14 @@ def rda_weights(S, n, l1, gamma, rho):
     return -shrink(S, n * l1 + gamma * rho * sn) / (gamma * sn)
 
 
-class _RDA(SparseModel):
-    _losses = ()
-    epsilon = 0.0
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
+class _RDA(LossModel, SparseModel):
+    _declared = KERNELS
 
     def _check_hyper(self):
-        check_choice("loss", self.loss, self._losses)
+        self._check_loss()
         check_number("l1", self.l1, low=0.0)
         check_number("gamma", self.gamma, low=0.0, low_open=True)
         check_number("rho", self.rho, low=0.0)
-        check_number("epsilon", self.epsilon, low=0.0)
 
     def _hyper(self):
         return (float(self.l1), float(self.gamma), float(self.rho))
@@ -82,7 +76,6 @@ class RDAClassifier(LogisticProba, _RDA, OnlineClassifier):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, loss="hinge", l1=1e-4, gamma=1.0, rho=0.0, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
@@ -102,7 +95,6 @@ class RDARegressor(_RDA, OnlineRegressor):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", l1=1e-4, gamma=10.0, rho=0.0, epsilon=0.1,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,

@@ -32,30 +32,25 @@ import math
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
 from .._compiled.lazy import shrink_rule, shrink_scores
-from .._compiled.losses import CLASSIFICATION_LOSSES, GRADS, REGRESSION_LOSSES
+from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
-from ._proba import LogisticProba
+from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
-from ._sparse import check_choice, check_number
+from ._sparse import check_number
 
 KERNELS = declare("sparse.truncated", score=shrink_scores, binary=shrink_rule,
                   multiclass=shrink_rule, regression=shrink_rule, losses=GRADS)
 
 
-class _Truncated(ShrinkModel):
-    _losses = ()
-    epsilon = 0.0
-
-    @property
-    def _kernels(self):
-        return KERNELS.loss(self.loss)
+class _Truncated(LossModel, ShrinkModel):
+    _declared = KERNELS
 
     def _theta(self):
         return math.inf if self.theta is None else float(self.theta)
 
     def _check_hyper(self):
-        check_choice("loss", self.loss, self._losses)
+        self._check_loss()
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("gravity", self.gravity, low=0.0)
         if self.theta is not None:
@@ -63,7 +58,6 @@ class _Truncated(ShrinkModel):
         if isinstance(self.period, bool) or check_number("period", self.period, low=1) \
                 != int(self.period):
             raise ValueError(f"period must be an integer >= 1, got {self.period!r}")
-        check_number("epsilon", self.epsilon, low=0.0)
 
     def _kernel_params(self):
         return (float(self.eta), 0.0, 0.0, 0.0, float(self.gravity), float(self.period),
@@ -83,7 +77,6 @@ class TruncatedGradientClassifier(LogisticProba, _Truncated, OnlineClassifier):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _losses = CLASSIFICATION_LOSSES
 
     def __init__(self, loss="hinge", eta=0.1, gravity=1e-4, theta=None, period=1,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
@@ -105,7 +98,6 @@ class TruncatedGradientRegressor(_Truncated, OnlineRegressor):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _losses = REGRESSION_LOSSES
 
     def __init__(self, loss="squared", eta=0.01, gravity=1e-4, theta=None, period=1,
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,
