@@ -55,16 +55,25 @@ def pa_step_params(variant, C):
 
 
 @njit(inline="always")
+def pa_tau(c, D, loss, val, norm_factor, sw):
+    """The PA step ``tau = min(c, loss / (f ||x||^2 + D))`` times the sample weight
+    (``f = 2`` for the multiclass form), or -1 when there is no update (``loss <= 0``
+    or ``x = 0``)."""
+    if loss <= 0.0:
+        return -1.0
+    sq = sq_norm(val)
+    if sq == 0.0:
+        return -1.0
+    return min(c, loss / (norm_factor * sq + D)) * sw
+
+
+@njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     c, D = params
     A = state[2]
-    loss = 1.0 - y * A[0, 0]
-    if loss <= 0.0:
+    tau = pa_tau(c, D, 1.0 - y * A[0, 0], val, 1.0, sw)
+    if tau < 0.0:
         return 0
-    sq = sq_norm(val)
-    if sq == 0.0:
-        return 0
-    tau = min(c, loss / (sq + D)) * sw
     add_row(state[0], state[1], A, 0, tau * y, idx, val)
     return 1
 
@@ -79,13 +88,9 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     s = top_wrong(A[:, 0], seen, yi)
     if s < 0:
         return 0
-    loss = 1.0 - (A[yi, 0] - A[s, 0])
-    if loss <= 0.0:
+    tau = pa_tau(c, D, 1.0 - (A[yi, 0] - A[s, 0]), val, 2.0, sw)
+    if tau < 0.0:
         return 0
-    sq = sq_norm(val)
-    if sq == 0.0:
-        return 0
-    tau = min(c, loss / (2.0 * sq + D)) * sw
     add_row(W, U, A, yi, tau, idx, val)
     add_row(W, U, A, s, -tau, idx, val)
     return 1

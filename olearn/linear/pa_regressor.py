@@ -11,12 +11,11 @@ from numba import njit
 
 from ..base import OnlineRegressor
 from .._compiled.averaging import add_row, avg_scores
-from .._compiled.driver import sq_norm
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
 from ._linear import LinearModel, check_number
-from .pa import pa_step_params
+from .pa import pa_step_params, pa_tau
 
 
 @njit(inline="always")
@@ -24,13 +23,9 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     c, D, epsilon = params
     A = state[2]
     r = y - A[0, 0]
-    loss = abs(r) - epsilon
-    if loss <= 0.0:
+    tau = pa_tau(c, D, abs(r) - epsilon, val, 1.0, sw)
+    if tau < 0.0:
         return 0
-    sq = sq_norm(val)
-    if sq == 0.0:
-        return 0
-    tau = min(c, loss / (sq + D)) * sw
     add_row(state[0], state[1], A, 0, tau if r > 0 else -tau, idx, val)
     return 1
 
