@@ -35,15 +35,35 @@ def check_positive(name, value):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
 
 
+# the last lines of every second-order learner's "Parameters" (``__doc__ = f"""..."""``)
+COVARIANCE_DOC = """covariance : "full", "diag" or "auto" (see ``olearn.second_order._base``).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``."""
+
+
 class SecondOrderMixin:
     """Mean ``W = state[0]`` (K, d) and covariance ``state[1]`` for a learner class: full,
     ``L`` (K, d, d) with ``Sigma_k = L_k L_k'`` (plus ``B`` (2, d), the kernels' scratch:
     the last row's ``L'x``, not a parameter), or diagonal, ``S`` (K, d).
 
     A subclass defines ``_sigma0`` (the initial variance, from its own parameters) and
-    may add ``_extra_slots``.
+    may add ``_extra_slots``.  Its hyper-parameters: ``_positive`` names those that must
+    be finite numbers > 0 and are the kernel's parameters in that order; a learner with
+    other checks or parameters overrides ``_check_hyper`` and ``_kernel_params``.
     """
     _extra_slots = ()
+    _positive = ()
+
+    def _check_hyper(self):
+        for name in self._positive:
+            check_positive(name, getattr(self, name))
+
+    def _check_params(self):
+        self._check_hyper()
+        self._check_covariance()
+
+    def _kernel_params(self):
+        return tuple(float(getattr(self, name)) for name in self._positive)
 
     @property
     def _sigma0(self):

@@ -32,7 +32,7 @@ from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import ProbitMixin, SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin
 
 
 @njit(inline="always")
@@ -49,30 +49,29 @@ def _step(params, m, v, sw):
 KERNELS = declare("second_order.arow", score=linear_scores, **cw_rules(_wants, _step))
 
 
-class AROWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
-    """AROW classifier (binary and multiclass).
+DOC = f"""AROW {{what}}.
 
     Parameters
     ----------
     r : float > 0, regularization (larger: smaller, more cautious steps).
-    covariance : "full", "diag" or "auto" (see ``olearn.second_order._base``).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
 
     Fitted: ``coef_``, ``intercept_`` (the mean), ``cov_``, ``covariance_``.
     """
-    _kernels = KERNELS
+
+
+class AROWModel(SecondOrderMixin):
+    """AROW's parameters, those of the classifier and of ``AROWRegressor`` (``DOC``)."""
+    _positive = ("r",)
 
     def __init__(self, r=1.0, covariance="auto", fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
-    def _check_params(self):
-        check_positive("r", self.r)
-        self._check_covariance()
 
-    def _kernel_params(self):
-        return (float(self.r),)
+class AROWClassifier(ProbitMixin, AROWModel, OnlineClassifier):
+    __doc__ = DOC.format(what="classifier (binary and multiclass)")
+    _kernels = KERNELS
 
 
 register("arow", AROWClassifier)

@@ -17,9 +17,8 @@ from ..base import OnlineRegressor
 from .._compiled.driver import linear_scores
 from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer
 from .._compiled.declare import declare
-from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin, check_positive
+from .arow import DOC, AROWModel
 
 
 @njit(inline="always")
@@ -39,28 +38,9 @@ def _rule(state, params, idx, val, y, sw, out, seen):
 KERNELS = declare("second_order.arow_regressor", score=linear_scores, regression=_rule)
 
 
-class AROWRegressor(SecondOrderMixin, OnlineRegressor):
-    """AROW regressor.
-
-    Parameters
-    ----------
-    r : float > 0, regularization.
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
+class AROWRegressor(AROWModel, OnlineRegressor):
+    __doc__ = DOC.format(what="regressor")
     _kernels = KERNELS
-
-    def __init__(self, r=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
-
-    def _check_params(self):
-        check_positive("r", self.r)
-        self._check_covariance()
-
-    def _kernel_params(self):
-        return (float(self.r),)
 
 
 register("arow-reg", AROWRegressor)

@@ -33,7 +33,7 @@ from .._compiled.second_order import cw_alpha, cw_rules, cw_precision
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import ProbitMixin, SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
 
 
 def probit_params(eta):
@@ -64,15 +64,13 @@ KERNELS = declare("second_order.cw", score=linear_scores, **cw_rules(_wants, _st
 
 
 class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
-    """Confidence-weighted classifier (exact CW, binary and multiclass).
+    __doc__ = f"""Confidence-weighted classifier (exact CW, binary and multiclass).
 
     Parameters
     ----------
     eta : float in (0.5, 1), the confidence the update enforces.
     a : float > 0, initial variance (``Sigma = a I``).
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
     """
     _kernels = KERNELS
 
@@ -84,10 +82,9 @@ class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
     def _sigma0(self):
         return float(self.a)
 
-    def _check_params(self):
+    def _check_hyper(self):
         probit_params(self.eta)
         check_positive("a", self.a)
-        self._check_covariance()
 
     def _kernel_params(self):
         return probit_params(self.eta)

@@ -32,7 +32,7 @@ from .._compiled.second_order import cw_binary, cw_multiclass, scale_cov
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin
+from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
 @njit(inline="always")
@@ -86,15 +86,13 @@ KERNELS = declare("second_order.iellip", score=linear_scores, binary=_binary_rul
 
 
 class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
-    """Improved ellipsoid method (binary and multiclass).
+    __doc__ = f"""Improved ellipsoid method (binary and multiclass).
 
     Parameters
     ----------
     b : float in (0, 1), decay of ``c_t``.
     c : float in (0, 1), initial shrink ``c_1``.
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
 
     Fitted: as the other second-order learners, plus the row counter in ``state_["t"]``.
     """
@@ -111,12 +109,11 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
-    def _check_params(self):
+    def _check_hyper(self):
         for name in ("b", "c"):
             value = getattr(self, name)
             if not (isinstance(value, numbers.Real) and 0.0 < value < 1.0):
                 raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
-        self._check_covariance()
 
     def _kernel_params(self):
         return (float(self.b), float(self.c))

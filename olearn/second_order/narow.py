@@ -36,7 +36,7 @@ from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
 @njit(inline="always")
@@ -61,28 +61,20 @@ KERNELS = declare("second_order.narow", score=linear_scores, **cw_rules(_wants, 
 
 
 class NAROWClassifier(SecondOrderMixin, OnlineClassifier):
-    """NAROW classifier (binary and multiclass).
+    __doc__ = f"""NAROW classifier (binary and multiclass).
 
     Parameters
     ----------
     b : float > 0, the confidence threshold: rows with ``x'Sigma x > 1/b`` adapt the
         covariance, the others update the mean only.
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
     """
     _kernels = KERNELS
+    _positive = ("b",)
 
     def __init__(self, b=1.0, covariance="auto", fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
-
-    def _check_params(self):
-        check_positive("b", self.b)
-        self._check_covariance()
-
-    def _kernel_params(self):
-        return (float(self.b),)
 
 
 register("narow", NAROWClassifier)

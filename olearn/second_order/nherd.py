@@ -27,7 +27,7 @@ from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
 @njit(inline="always")
@@ -45,27 +45,19 @@ KERNELS = declare("second_order.nherd", score=linear_scores, **cw_rules(_wants, 
 
 
 class NHERDClassifier(SecondOrderMixin, OnlineClassifier):
-    """Normal herding classifier (binary and multiclass).
+    __doc__ = f"""Normal herding classifier (binary and multiclass).
 
     Parameters
     ----------
     C : float > 0, aggressiveness.
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
     """
     _kernels = KERNELS
+    _positive = ("C",)
 
     def __init__(self, C=1.0, covariance="auto", fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
-
-    def _check_params(self):
-        check_positive("C", self.C)
-        self._check_covariance()
-
-    def _kernel_params(self):
-        return (float(self.C),)
 
 
 register("nherd", NHERDClassifier)

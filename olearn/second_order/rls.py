@@ -32,7 +32,7 @@ from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer, s
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, SecondOrderMixin, check_positive
 
 
 def _forget(S, idx, val, f):
@@ -74,15 +74,13 @@ KERNELS = declare("second_order.rls", score=linear_scores, regression=_rule)
 
 
 class RLSRegressor(SecondOrderMixin, OnlineRegressor):
-    """Recursive least squares (ridge regression, updated row by row).
+    __doc__ = f"""Recursive least squares (ridge regression, updated row by row).
 
     Parameters
     ----------
     lam : float > 0, ridge penalty (``P = I / lam`` at start).
     forgetting : float in (0, 1], exponential forgetting factor (1: plain RLS = ridge).
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
 
     Fitted: ``coef_``, ``intercept_``, ``cov_`` (the matrix ``P`` over the features).
     """
@@ -96,12 +94,11 @@ class RLSRegressor(SecondOrderMixin, OnlineRegressor):
     def _sigma0(self):
         return 1.0 / float(self.lam)
 
-    def _check_params(self):
+    def _check_hyper(self):
         check_positive("lam", self.lam)
         f = self.forgetting
         if not (isinstance(f, numbers.Real) and 0.0 < f <= 1.0):
             raise ValueError(f"forgetting must be a number in (0, 1], got {f!r}")
-        self._check_covariance()
 
     def _kernel_params(self):
         return (float(self.forgetting),)

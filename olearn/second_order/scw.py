@@ -33,7 +33,7 @@ from .._compiled.second_order import cw_alpha, cw_rules, cw_precision
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import ProbitMixin, SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
 from .cw import probit_params
 
 VARIANTS = ("I", "II")
@@ -66,16 +66,14 @@ KERNELS = declare("second_order.scw", score=linear_scores, **cw_rules(_wants, _s
 
 
 class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
-    """Soft confidence-weighted classifier (SCW-I or SCW-II, binary and multiclass).
+    __doc__ = f"""Soft confidence-weighted classifier (SCW-I or SCW-II, binary and multiclass).
 
     Parameters
     ----------
     C : float > 0, aggressiveness.
     eta : float in (0.5, 1), confidence.
     variant : "I" or "II".
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
     """
     _kernels = KERNELS
 
@@ -84,12 +82,11 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
                  random_state=None):
         store_params(self, locals())
 
-    def _check_params(self):
+    def _check_hyper(self):
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be 'I' or 'II', got {self.variant!r}")
         check_positive("C", self.C)
         probit_params(self.eta)
-        self._check_covariance()
 
     def _kernel_params(self):
         return probit_params(self.eta) + (float(self.C), 1.0 if self.variant == "I" else 2.0)

@@ -30,7 +30,7 @@ from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
-from ._base import SecondOrderMixin, check_positive
+from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
 @njit(inline="always")
@@ -47,16 +47,15 @@ KERNELS = declare("second_order.sop", score=linear_scores, **cw_rules(_wants, _s
 
 
 class SOPClassifier(SecondOrderMixin, OnlineClassifier):
-    """Second-order Perceptron (binary and multiclass).
+    __doc__ = f"""Second-order Perceptron (binary and multiclass).
 
     Parameters
     ----------
     a : float > 0, the paper's regularization ``a I`` (``Sigma = I / a`` at start).
-    covariance : "full", "diag" or "auto".
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
+    {COVARIANCE_DOC}
     """
     _kernels = KERNELS
+    _positive = ("a",)
 
     def __init__(self, a=1.0, covariance="auto", fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
@@ -65,13 +64,6 @@ class SOPClassifier(SecondOrderMixin, OnlineClassifier):
     @property
     def _sigma0(self):
         return 1.0 / float(self.a)
-
-    def _check_params(self):
-        check_positive("a", self.a)
-        self._check_covariance()
-
-    def _kernel_params(self):
-        return (float(self.a),)
 
 
 register("sop", SOPClassifier)
