@@ -228,6 +228,18 @@ def _nonzero(val):
 
 
 @njit(inline="always")
+def matvec(M, v, rows, cols, out):
+    """``out[j] = M[j, :cols] . v[:cols]`` for ``j < rows`` (plain loops: no BLAS call
+    and no temporary for the small, often partly filled matrices of the kernel
+    learners)."""
+    for j in range(rows):
+        acc = 0.0
+        for i in range(cols):
+            acc += M[j, i] * v[i]
+        out[j] = acc
+
+
+@njit(inline="always")
 def sq_norm(val):
     """``||x||^2`` of a row's values.  A row whose squared norm overflows, or
     underflows to 0 although the row is not 0, is an error, raised before any update

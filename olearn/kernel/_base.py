@@ -23,6 +23,13 @@ POLICY_CODES = {"random": S.RANDOM, "forgetron": S.FORGETRON, "projectron": S.PR
 _INITIAL = 16  # support vectors preallocated (doubled when full)
 
 
+# their lines in a learner's "Parameters" (``__doc__ = f"""..."""``)
+KERNEL_DOC = """kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
+    gamma : float, kernel width (rbf) or scale (poly) (> 0).
+    coef0 : float, poly kernel's constant.
+    degree : int, poly kernel's degree (>= 1)."""
+
+
 def check_kernel(model):
     """Validate ``kernel``, ``gamma``, ``coef0``, ``degree``; return their float codes."""
     check_choice("kernel", model.kernel, KERNEL_NAMES)

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .._compiled.driver import (BINARY, MULTICLASS, REGRESSION, get_row, masked_argmax,
-                                n_rows, row_source, top_wrong)
+                                matvec, n_rows, row_source, top_wrong)
 
 LINEAR, POLY, RBF = 0, 1, 2
 PERCEPTRON, PA_CLS, PA_REG, KLMS, NORMA_CLS, NORMA_REG, KRLS = 0, 1, 2, 3, 4, 5, 6
@@ -164,6 +164,20 @@ def _rule(out, y, w, kxx, task, seen, params, coefs):
     return False
 
 
+@njit(inline="always")
+def _grow_inverse(kinv, d, n, delta):
+    """``K^{-1}`` of the support set grown by one vector, in place (block inversion):
+    with ``d = K^{-1} k`` and ``delta = K(x, x) - k . d``, the old block gains
+    ``d d' / delta``, the new row and column are ``-d / delta`` and the corner
+    ``1 / delta``."""
+    for a in range(n):
+        for b in range(n):
+            kinv[a, b] += d[a] * d[b] / delta
+        kinv[a, n] = -d[a] / delta
+        kinv[n, a] = -d[a] / delta
+    kinv[n, n] = 1.0 / delta
+
+
 @njit(cache=True)
 def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
     """The Projectron's step: returns (True, kinv) when the update was projected onto
@@ -173,11 +187,7 @@ def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
             kinv = np.zeros((alpha.shape[1], alpha.shape[1]))
         kinv[0, 0] = 1.0 / kxx
         return False, kinv
-    for a in range(n):
-        acc = 0.0
-        for b in range(n):
-            acc += kinv[a, b] * kv[b]
-        dvec[a] = acc
+    matvec(kinv, kv, n, n, dvec)
     delta2 = kxx
     for a in range(n):
         delta2 -= kv[a] * dvec[a]
@@ -192,12 +202,7 @@ def _project(alpha, kinv, kv, n, kxx, coefs, budget, threshold, dvec):
         grown = np.zeros((cap, cap))
         grown[:kinv.shape[0], :kinv.shape[0]] = kinv
         kinv = grown
-    for a in range(n):
-        for b in range(n):
-            kinv[a, b] += dvec[a] * dvec[b] / delta2
-        kinv[a, n] = -dvec[a] / delta2
-        kinv[n, a] = -dvec[a] / delta2
-    kinv[n, n] = 1.0 / delta2
+    _grow_inverse(kinv, dvec, n, delta2)
     return False, kinv
 
 
@@ -211,11 +216,7 @@ def _margin_project(alpha, kinv, kv, n, kxx, loss, step, threshold, dvec):
     ``alpha += step tau d`` is made (the set never grows).  Returns True if it was."""
     if n == 0 or kinv.shape[0] < n:
         return False
-    for a in range(n):
-        acc = 0.0
-        for b in range(n):
-            acc += kinv[a, b] * kv[b]
-        dvec[a] = acc
+    matvec(kinv, kv, n, n, dvec)
     pk2 = 0.0
     for a in range(n):
         pk2 += kv[a] * dvec[a]
@@ -293,11 +294,7 @@ def _krls(alpha, kinv, pmat, kv, n, kxx, err, nu, dvec, coefs):
         pmat[0, 0] = 1.0
         coefs[0] = err / kxx
         return True, kinv, pmat
-    for a in range(n):  # a_t = K~^{-1} k~_t
-        acc = 0.0
-        for b in range(n):
-            acc += kinv[a, b] * kv[b]
-        dvec[a] = acc
+    matvec(kinv, kv, n, n, dvec)  # a_t = K~^{-1} k~_t
     delta = kxx
     for a in range(n):
         delta -= kv[a] * dvec[a]
@@ -305,14 +302,10 @@ def _krls(alpha, kinv, pmat, kv, n, kxx, err, nu, dvec, coefs):
         cap = max(alpha.shape[1], n + 1)
         kinv = _square(kinv, cap)
         pmat = _square(pmat, cap)
+        _grow_inverse(kinv, dvec, n, delta)
         for a in range(n):
-            for b in range(n):
-                kinv[a, b] += dvec[a] * dvec[b] / delta
-            kinv[a, n] = -dvec[a] / delta
-            kinv[n, a] = -dvec[a] / delta
             pmat[a, n] = 0.0
             pmat[n, a] = 0.0
-        kinv[n, n] = 1.0 / delta
         pmat[n, n] = 1.0
         for a in range(n):
             alpha[0, a] -= dvec[a] * err / delta
@@ -320,11 +313,7 @@ def _krls(alpha, kinv, pmat, kv, n, kxx, err, nu, dvec, coefs):
         return True, kinv, pmat
     # reduced update: q = P a / (1 + a' P a), P -= q a' P, alpha += K~^{-1} q err
     pa = np.empty(n)
-    for a in range(n):
-        acc = 0.0
-        for b in range(n):
-            acc += pmat[a, b] * dvec[b]
-        pa[a] = acc
+    matvec(pmat, dvec, n, n, pa)
     denom = 1.0
     for a in range(n):
         denom += dvec[a] * pa[a]

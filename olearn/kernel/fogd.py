@@ -55,9 +55,26 @@ KERNELS = F.Native(declare("kernel.fogd", score=_features, binary=F.binary,
                            multiclass=F.multiclass, regression=F.regression).name)
 
 
+DOC = """Fourier online gradient descent {what} ({loss} on random features).
+
+    Parameters
+    ----------
+    D : int, number of random directions (2D features: cosines and sines).
+    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
+    eta : float, constant step size (> 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner`` (random_state also seeds the directions).
+    """
+
+
 class FOGDModel(F.FeatureModel):
-    """Mixin: random directions in the state, predictions through the features."""
+    """Mixin: the parameters (``DOC``), random directions in the state, predictions
+    through the features."""
     _kernels = KERNELS
+
+    def __init__(self, D=400, gamma=0.1, eta=0.2, fit_intercept=False, intercept_scaling=1.0,
+                 epochs=1, shuffle=True, random_state=0):
+        store_params(self, locals())
 
     @property
     def _slots(self):
@@ -126,37 +143,11 @@ class FOGDModel(F.FeatureModel):
 
 
 class FOGDClassifier(FOGDModel, OnlineClassifier):
-    """Fourier online gradient descent classifier (hinge loss on random features).
-
-    Parameters
-    ----------
-    D : int, number of random directions (2D features: cosines and sines).
-    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
-    eta : float, constant step size (> 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner`` (random_state also seeds the directions).
-    """
-
-    def __init__(self, D=400, gamma=0.1, eta=0.2, fit_intercept=False, intercept_scaling=1.0,
-                 epochs=1, shuffle=True, random_state=0):
-        store_params(self, locals())
+    __doc__ = DOC.format(what="classifier", loss="hinge loss")
 
 
 class FOGDRegressor(FOGDModel, OnlineRegressor):
-    """Fourier online gradient descent regressor (squared loss on random features).
-
-    Parameters
-    ----------
-    D : int, number of random directions (2D features: cosines and sines).
-    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
-    eta : float, constant step size (> 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner`` (random_state also seeds the directions).
-    """
-
-    def __init__(self, D=400, gamma=0.1, eta=0.2, fit_intercept=False, intercept_scaling=1.0,
-                 epochs=1, shuffle=True, random_state=0):
-        store_params(self, locals())
+    __doc__ = DOC.format(what="regressor", loss="squared loss")
 
 
 register("fogd", FOGDClassifier)

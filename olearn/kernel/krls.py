@@ -26,20 +26,17 @@ from .._params import store_params
 from .._validation import check_number
 from ..registry import register
 from . import _support as S
-from ._base import SupportModel
+from ._base import KERNEL_DOC, SupportModel
 
 
 class KernelRLSRegressor(SupportModel, OnlineRegressor):
-    """Kernel RLS with the approximate-linear-dependence test (Engel et al. 2004).
+    __doc__ = f"""Kernel RLS with the approximate-linear-dependence test (Engel et al. 2004).
 
     Parameters
     ----------
     nu : float, ALD threshold: x joins the dictionary when its squared distance to the
         dictionary's span exceeds nu (>= 0).
-    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
-    gamma : float, kernel width (rbf) or scale (poly) (> 0).
-    coef0 : float, poly kernel's constant.
-    degree : int, poly kernel's degree (>= 1).
+    {KERNEL_DOC}
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """

@@ -12,19 +12,16 @@ from .._params import store_params
 from .._validation import check_number
 from ..registry import register
 from . import _support as S
-from ._base import SupportModel
+from ._base import KERNEL_DOC, SupportModel
 
 
 class KernelLMSRegressor(SupportModel, OnlineRegressor):
-    """Kernel LMS: ``f <- f + eta (y - f(x)) K(x, .)``.
+    __doc__ = f"""Kernel LMS: ``f <- f + eta (y - f(x)) K(x, .)``.
 
     Parameters
     ----------
     eta : float, step size (> 0).
-    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
-    gamma : float, kernel width (rbf) or scale (poly) (> 0).
-    coef0 : float, poly kernel's constant.
-    degree : int, poly kernel's degree (>= 1).
+    {KERNEL_DOC}
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """

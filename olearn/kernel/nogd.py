@@ -38,7 +38,7 @@ from .._estimator import check_is_fitted
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.driver import top_wrong
+from .._compiled.driver import matvec, top_wrong
 from .._params import store_params
 from .._state import Slot
 from .._validation import check_number
@@ -70,18 +70,10 @@ def _score(state, idx, val, out):
         d2 = sqx + lsq[i] - 2.0 * kv[i]
         kv[i] = math.exp(-gamma * (d2 if d2 > 0.0 else 0.0))
     if C[1] == 0.0:
-        for k in range(A.shape[0]):
-            acc = 0.0
-            for i in range(m):
-                acc += A[k, i] * kv[i]
-            out[k] = acc
+        matvec(A, kv, A.shape[0], m, out)
         return
     Z = state[_Z][0]
-    for j in range(M.shape[0]):
-        acc = 0.0
-        for i in range(m):
-            acc += M[j, i] * kv[i]
-        Z[j] = acc
+    matvec(M, kv, M.shape[0], m, Z)
     F.linear_scores(state[_W], Z, out)
 
 
@@ -105,12 +97,7 @@ def _nystrom(state):
                     acc += A[k, i] * vec[i, B - 1 - j]
                 acc *= math.sqrt(e)
             W[k, j] = acc
-    Z = state[_Z][0]
-    for j in range(M.shape[0]):
-        acc = 0.0
-        for i in range(B):
-            acc += M[j, i] * kv[i]
-        Z[j] = acc
+    matvec(M, kv, M.shape[0], B, state[_Z][0])
     C[1] = 1.0
 
 
@@ -183,9 +170,27 @@ KERNELS = F.Native(declare("kernel.nogd", score=_score, binary=_binary,
                            multiclass=_multiclass, regression=_regression).name)
 
 
+DOC = """Nystrom online gradient descent {what} ({loss}; kernel OGD on the first B
+    support vectors, then OGD on their rank-k Nystrom features).
+
+    Parameters
+    ----------
+    B : int, landmarks: the first B support vectors (budget of stage one).
+    k : int, rank of the Nystrom map, the number of features (1 <= k <= B).
+    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
+    eta : float, constant step size (> 0).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
+
+
 class NOGDModel(F.FeatureModel):
-    """Mixin: landmarks and the Nystrom map in the state."""
+    """Mixin: the parameters (``DOC``), landmarks and the Nystrom map in the state."""
     _kernels = KERNELS
+
+    def __init__(self, B=100, k=20, gamma=0.1, eta=0.2, fit_intercept=False,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
     @property
     def _slots(self):
@@ -291,41 +296,11 @@ class NOGDModel(F.FeatureModel):
 
 
 class NOGDClassifier(NOGDModel, OnlineClassifier):
-    """Nystrom online gradient descent classifier (hinge loss; kernel OGD on the first B
-    support vectors, then OGD on their rank-k Nystrom features).
-
-    Parameters
-    ----------
-    B : int, landmarks: the first B support vectors (budget of stage one).
-    k : int, rank of the Nystrom map, the number of features (1 <= k <= B).
-    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
-    eta : float, constant step size (> 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
-
-    def __init__(self, B=100, k=20, gamma=0.1, eta=0.2, fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
+    __doc__ = DOC.format(what="classifier", loss="hinge loss")
 
 
 class NOGDRegressor(NOGDModel, OnlineRegressor):
-    """Nystrom online gradient descent regressor (squared loss; kernel OGD on the first
-    B support vectors, then OGD on their rank-k Nystrom features).
-
-    Parameters
-    ----------
-    B : int, landmarks: the first B support vectors (budget of stage one).
-    k : int, rank of the Nystrom map, the number of features (1 <= k <= B).
-    gamma : float, RBF kernel width, exp(-gamma ||x - z||^2) (> 0).
-    eta : float, constant step size (> 0).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
-
-    def __init__(self, B=100, k=20, gamma=0.1, eta=0.2, fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
+    __doc__ = DOC.format(what="regressor", loss="squared loss")
 
 
 register("nogd", NOGDClassifier)

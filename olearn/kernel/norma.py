@@ -41,13 +41,35 @@ from .._params import store_params
 from .._validation import check_number
 from ..registry import register
 from . import _support as S
-from ._base import SupportClassifier, SupportModel
+from ._base import KERNEL_DOC, SupportClassifier, SupportModel
+
+
+DOC = """NORMA: kernel SGD on the regularised {loss}.
+
+    Parameters
+    ----------
+    eta : float, step size (> 0).
+    lam : float, regularisation lambda (>= 0; eta * lam < 1).
+    {third}
+    {KERNEL_DOC}
+    budget : int or None, terms kept (None: all).
+    budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
+        drawn term leaves and the others are rescaled by B / (B - 1)).
+    max_coef : float or None, BOGD's bound on the coefficients after a removal (None:
+        no bound; LIBOKL uses eta * 10).
+    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
+        ``OnlineLearner``.
+    """
 
 
 class _NORMA:
+    """The parameters' checks; ``_third`` names the loss's own parameter (``rho`` or
+    ``epsilon``, >= 0)."""
     _policies = ("truncate", "bogd")
+    _third = ""
 
-    def _norma_params(self, third):
+    def _rule_params(self):
+        third = check_number(self._third, getattr(self, self._third), low=0.0)
         eta = check_number("eta", self.eta, low=0.0, low_open=True)
         lam = check_number("lam", self.lam, low=0.0)
         if eta * lam >= 1.0:
@@ -59,26 +81,10 @@ class _NORMA:
 
 
 class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
-    """NORMA: kernel SGD on the regularised soft-margin loss.
-
-    Parameters
-    ----------
-    eta : float, step size (> 0).
-    lam : float, regularisation lambda (>= 0; eta * lam < 1).
-    rho : float, margin of the soft-margin loss (>= 0).
-    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
-    gamma : float, kernel width (rbf) or scale (poly) (> 0).
-    coef0 : float, poly kernel's constant.
-    degree : int, poly kernel's degree (>= 1).
-    budget : int or None, terms kept (None: all).
-    budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
-        drawn term leaves and the others are rescaled by B / (B - 1)).
-    max_coef : float or None, BOGD's bound on the coefficients after a removal (None:
-        no bound; LIBOKL uses eta * 10).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
+    __doc__ = DOC.format(loss="soft-margin loss", KERNEL_DOC=KERNEL_DOC,
+                         third="rho : float, margin of the soft-margin loss (>= 0).")
     _algo = S.NORMA_CLS
+    _third = "rho"
 
     def __init__(self, eta=0.5, lam=0.01, rho=1.0, kernel="rbf", gamma=0.1, coef0=1.0,
                  degree=3, budget=None, budget_policy="truncate", max_coef=None,
@@ -86,40 +92,18 @@ class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
                  random_state=None):
         store_params(self, locals())
 
-    def _rule_params(self):
-        return self._norma_params(check_number("rho", self.rho, low=0.0))
-
 
 class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
-    """NORMA: kernel SGD on the regularised epsilon-insensitive loss.
-
-    Parameters
-    ----------
-    eta : float, step size (> 0).
-    lam : float, regularisation lambda (>= 0; eta * lam < 1).
-    epsilon : float, width of the insensitive zone (>= 0).
-    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
-    gamma : float, kernel width (rbf) or scale (poly) (> 0).
-    coef0 : float, poly kernel's constant.
-    degree : int, poly kernel's degree (>= 1).
-    budget : int or None, terms kept (None: all).
-    budget_policy : "truncate" (the oldest term leaves) or "bogd" (BOGD: a uniformly
-        drawn term leaves and the others are rescaled by B / (B - 1)).
-    max_coef : float or None, BOGD's bound on the coefficients after a removal (None:
-        no bound; LIBOKL uses eta * 10).
-    fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
-        ``OnlineLearner``.
-    """
+    __doc__ = DOC.format(loss="epsilon-insensitive loss", KERNEL_DOC=KERNEL_DOC,
+                         third="epsilon : float, width of the insensitive zone (>= 0).")
     _algo = S.NORMA_REG
+    _third = "epsilon"
 
     def __init__(self, eta=0.5, lam=0.01, epsilon=0.1, kernel="rbf", gamma=0.1, coef0=1.0,
                  degree=3, budget=None, budget_policy="truncate", max_coef=None,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
-
-    def _rule_params(self):
-        return self._norma_params(check_number("epsilon", self.epsilon, low=0.0))
 
 
 register("norma", NORMAClassifier)

@@ -35,20 +35,17 @@ from .._validation import check_number
 from ..linear.pa import pa_step_params
 from ..registry import register
 from . import _support as S
-from ._base import SupportClassifier, SupportModel
+from ._base import KERNEL_DOC, SupportClassifier, SupportModel
 
 
 class KernelPAClassifier(SupportClassifier, OnlineClassifier):
-    """Kernel Passive-Aggressive classifier (variants "PA", "PA-I", "PA-II").
+    __doc__ = f"""Kernel Passive-Aggressive classifier (variants "PA", "PA-I", "PA-II").
 
     Parameters
     ----------
     C : float, aggressiveness (> 0; unused by "PA").
     variant : "PA", "PA-I" or "PA-II".
-    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
-    gamma : float, kernel width (rbf) or scale (poly) (> 0).
-    coef0 : float, poly kernel's constant.
-    degree : int, poly kernel's degree (>= 1).
+    {KERNEL_DOC}
     budget : int or None, most support vectors kept (None: unbounded).
     budget_policy : "random" (a uniformly drawn support vector leaves when full) or
         "bpa-s" (BPA-Simple: the least degrading one leaves, projected onto the new
@@ -69,17 +66,14 @@ class KernelPAClassifier(SupportClassifier, OnlineClassifier):
 
 
 class KernelPARegressor(SupportModel, OnlineRegressor):
-    """Kernel Passive-Aggressive regressor on the epsilon-insensitive loss.
+    __doc__ = f"""Kernel Passive-Aggressive regressor on the epsilon-insensitive loss.
 
     Parameters
     ----------
     C : float, aggressiveness (> 0; unused by "PA").
     epsilon : float, width of the insensitive zone (>= 0).
     variant : "PA", "PA-I" or "PA-II".
-    kernel : "rbf", "poly" or "linear" (see ``KernelPerceptron``).
-    gamma : float, kernel width (rbf) or scale (poly) (> 0).
-    coef0 : float, poly kernel's constant.
-    degree : int, poly kernel's degree (>= 1).
+    {KERNEL_DOC}
     budget : int or None, most support vectors kept (None: unbounded).
     budget_policy : "random" (a uniformly drawn support vector leaves when full).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
