@@ -42,18 +42,17 @@ def default_learners(kind):
             (CLASSIFIERS if kind == "classifier" else REGRESSORS)]
 
 
-class AutoClassifier(ClassifierMixin, ExpertAdvice):
-    """Classification with no parameter to tune: expert advice over 16 learners.
+DOC = """{summary}
 
-    The 16 learners and parameter values (in ``olearn.ensemble.auto``) learn in one
+    The {n} learners and parameter values (in ``olearn.ensemble.auto``) learn in one
     pass; their predictions are combined by expert advice.
 
     Parameters
     ----------
-    learners : None (the documented default set) or a list of olearn classifiers.
+    learners : None (the documented default set) or a list of olearn {kind}s.
     combine : "follow-the-leader", "ewa" or "hedge" (see ``ExpertAdvice``).
     eta : float > 0 or None, rate of the weights (None: theory, doubling trick).
-    loss : None ("zero-one") or "hinge", the loss that weighs the members.
+    loss : None ("{loss}") or "{other}", the loss that weighs the members.
     epochs : int, passes over the data in fit().
     shuffle : bool, shuffle the rows before each epoch of fit().
     random_state : int or None, seed of the shuffle and of Hedge's draws.
@@ -61,45 +60,34 @@ class AutoClassifier(ClassifierMixin, ExpertAdvice):
         ensemble's errors the weights start again from uniform (``ExpertAdvice``).
     """
 
-    def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
-                 epochs=1, shuffle=True, random_state=None, detector=None):
-        store_params(self, locals())
 
-    def _default_learners(self):
-        return default_learners("classifier")
-
-    def _is_classifier(self):
-        return True
-
-
-class AutoRegressor(RegressorMixin, ExpertAdvice):
-    """Regression with no parameter to tune: expert advice over 8 learners.
-
-    The 8 learners and parameter values (in ``olearn.ensemble.auto``) learn in one
-    pass; their predictions are combined by expert advice.
-
-    Parameters
-    ----------
-    learners : None (the documented default set) or a list of olearn regressors.
-    combine : "follow-the-leader", "ewa" or "hedge" (see ``ExpertAdvice``).
-    eta : float > 0 or None, rate of the weights (None: theory, doubling trick).
-    loss : None ("squared") or "absolute", the loss that weighs the members.
-    epochs : int, passes over the data in fit().
-    shuffle : bool, shuffle the rows before each epoch of fit().
-    random_state : int or None, seed of the shuffle and of Hedge's draws.
-    detector : None or an ``olearn.drift`` detector: on a detected drift in the
-        ensemble's errors the weights start again from uniform (``ExpertAdvice``).
-    """
+class _Auto(ExpertAdvice):
+    """Expert advice over ``default_learners(_members)`` unless ``learners`` is given."""
+    _members = ""
 
     def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
                  epochs=1, shuffle=True, random_state=None, detector=None):
         store_params(self, locals())
 
     def _default_learners(self):
-        return default_learners("regressor")
+        return default_learners(self._members)
 
     def _is_classifier(self):
-        return False
+        return self._members == "classifier"
+
+
+class AutoClassifier(ClassifierMixin, _Auto):
+    __doc__ = DOC.format(summary="Classification with no parameter to tune: expert advice "
+                         "over 16 learners.", n=16, kind="classifier", loss="zero-one",
+                         other="hinge")
+    _members = "classifier"
+
+
+class AutoRegressor(RegressorMixin, _Auto):
+    __doc__ = DOC.format(summary="Regression with no parameter to tune: expert advice "
+                         "over 8 learners.", n=8, kind="regressor", loss="squared",
+                         other="absolute")
+    _members = "regressor"
 
 
 register("auto", AutoClassifier)
