@@ -14,6 +14,13 @@ import inspect
 import numpy as np
 
 from .._params import store_params  # noqa: F401  (re-exported for the strategy files)
+from .._validation import check_number
+
+
+def check_window(window):
+    """A strategy's ``window`` of past periods: an integer >= 2."""
+    if not isinstance(window, int) or isinstance(window, bool) or window < 2:
+        raise ValueError(f"window must be an integer >= 2, got {window!r}")
 
 
 def check_relatives(X, name="relatives", min_assets=2):
@@ -144,3 +151,20 @@ class Strategy:
         """Write the strategy (parameters and state) to ``path`` (olearn's safe format)."""
         from ..persistence import save
         save(self, path)
+
+
+class WindowReversion(Strategy):
+    """What OLMAR and RMR share: the threshold ``epsilon`` on the predicted return, a
+    ``window`` of past periods, and their state after ``b``: the window's rows (ones at
+    the start; ``_slots[0]`` names them) and the period counter ``count``."""
+
+    def _check_params(self):
+        check_number("epsilon", self.epsilon, low=0)
+        check_window(self.window)
+
+    def _new_state(self, m):
+        return {"b": np.full(m, 1.0 / m), self._slots[0]: np.ones((self.window, m)),
+                "count": np.zeros(1, dtype=np.int64)}
+
+    def _kernel_params(self):
+        return float(self.epsilon), int(self.window)

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _compiled  # noqa: F401
 from numba import njit
 
-from ._base import Strategy, store_params
+from ._base import Strategy, check_window, store_params
 from .._validation import check_bool
 from ..persistence import persistable
 
@@ -108,9 +108,7 @@ class Anticor(Strategy):
         store_params(self, locals())
 
     def _check_params(self):
-        if not isinstance(self.window, int) or isinstance(self.window, bool) \
-                or self.window < 2:
-            raise ValueError(f"window must be an integer >= 2, got {self.window!r}")
+        check_window(self.window)
         check_bool("bah", self.bah)
 
     def _new_state(self, m):

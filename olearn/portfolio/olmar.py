@@ -14,9 +14,8 @@ import numpy as np
 from .. import _compiled  # noqa: F401
 from numba import njit
 
-from ._base import Strategy, store_params
+from ._base import WindowReversion, store_params
 from ._simplex import reversion_step
-from .._validation import check_number
 from ..persistence import persistable
 
 
@@ -47,7 +46,7 @@ def _olmar_run(X, B, b, hist, count, epsilon, window):
 
 
 @persistable
-class OLMAR(Strategy):
+class OLMAR(WindowReversion):
     """On-line moving average reversion, OLMAR-1 (Li and Hoi 2012).
 
     Parameters
@@ -63,16 +62,3 @@ class OLMAR(Strategy):
 
     def __init__(self, epsilon=10.0, window=5):
         store_params(self, locals())
-
-    def _check_params(self):
-        check_number("epsilon", self.epsilon, low=0)
-        if not isinstance(self.window, int) or isinstance(self.window, bool) \
-                or self.window < 2:
-            raise ValueError(f"window must be an integer >= 2, got {self.window!r}")
-
-    def _new_state(self, m):
-        return {"b": np.full(m, 1.0 / m), "hist": np.ones((self.window, m)),
-                "count": np.zeros(1, dtype=np.int64)}
-
-    def _kernel_params(self):
-        return float(self.epsilon), int(self.window)

@@ -18,9 +18,8 @@ import numpy as np
 from .. import _compiled  # noqa: F401
 from numba import njit
 
-from ._base import Strategy, store_params
+from ._base import WindowReversion, store_params
 from ._simplex import reversion_step
-from .._validation import check_number
 from ..persistence import persistable
 
 
@@ -78,7 +77,7 @@ def _rmr_run(X, B, b, prices, count, epsilon, window):
 
 
 @persistable
-class RMR(Strategy):
+class RMR(WindowReversion):
     """Robust median reversion (Huang et al. 2013).
 
     Parameters
@@ -94,16 +93,3 @@ class RMR(Strategy):
 
     def __init__(self, epsilon=5.0, window=5):
         store_params(self, locals())
-
-    def _check_params(self):
-        check_number("epsilon", self.epsilon, low=0)
-        if not isinstance(self.window, int) or isinstance(self.window, bool) \
-                or self.window < 2:
-            raise ValueError(f"window must be an integer >= 2, got {self.window!r}")
-
-    def _new_state(self, m):
-        return {"b": np.full(m, 1.0 / m), "prices": np.ones((self.window, m)),
-                "count": np.zeros(1, dtype=np.int64)}
-
-    def _kernel_params(self):
-        return float(self.epsilon), int(self.window)
