@@ -157,6 +157,22 @@ def _rotate(W, n_rows, row, m, ra, Wk, r, r2, tmp):
             W[j, g] = 0.0
 
 
+@njit(inline="always")
+def _code(v, tab, n, kind, kinds, codes, values, n_new):
+    """The code of id ``v`` (``tab[v]``, or the next code ``n`` for a new id, listed
+    as ``kind`` in ``kinds``, ``codes``, ``values``).  Returns ``(code, n, n_new)``."""
+    c = tab[v]
+    if c < 0:
+        c = n
+        tab[v] = c
+        n += 1
+        kinds[n_new] = kind
+        codes[n_new] = c
+        values[n_new] = v
+        n_new += 1
+    return c, n, n_new
+
+
 @njit(cache=True)
 def code_stream(users, items, utab, itab, nu, ni, ucodes, icodes, kinds, codes, values):
     """Integer ids to codes in one pass (``utab[id]``: the code, -1 for a new id, which
@@ -165,26 +181,6 @@ def code_stream(users, items, utab, itab, nu, ni, ucodes, icodes, kinds, codes, 
     ``values``.  Returns ``(n_users, n_items, n_new)``."""
     n_new = 0
     for t in range(users.shape[0]):
-        v = users[t]
-        c = utab[v]
-        if c < 0:
-            c = nu
-            utab[v] = c
-            nu += 1
-            kinds[n_new] = 0
-            codes[n_new] = c
-            values[n_new] = v
-            n_new += 1
-        ucodes[t] = c
-        v = items[t]
-        c = itab[v]
-        if c < 0:
-            c = ni
-            itab[v] = c
-            ni += 1
-            kinds[n_new] = 1
-            codes[n_new] = c
-            values[n_new] = v
-            n_new += 1
-        icodes[t] = c
+        ucodes[t], nu, n_new = _code(users[t], utab, nu, 0, kinds, codes, values, n_new)
+        icodes[t], ni, n_new = _code(items[t], itab, ni, 1, kinds, codes, values, n_new)
     return nu, ni, n_new

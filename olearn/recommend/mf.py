@@ -159,6 +159,15 @@ class _SGDFactorization(Recommender):
                              float(fitted["rng_gauss"])))
 
 
+# the last lines of the latent-factor models' "Parameters" (``__doc__ = f"""..."""``)
+LATENT_DOC = """init_std : float, default=0.1
+        Standard deviation of the normal prior of new latent vectors.
+    random_state : int or None, default=None
+        Seed of the latent vectors' draws.
+    min_rating, max_rating : float or None, default=None
+        Predictions are clipped to this range (learning is not)."""
+
+
 @persistable
 class Baseline(_SGDFactorization):
     """Global mean plus user and item biases, learned online by SGD.
@@ -192,7 +201,7 @@ class Baseline(_SGDFactorization):
 
 @persistable
 class FunkMF(_SGDFactorization):
-    """Funk's matrix factorisation: ``p(u, i) = <x_u, y_i>``, no mean, no biases.
+    __doc__ = f"""Funk's matrix factorisation: ``p(u, i) = <x_u, y_i>``, no mean, no biases.
 
     Simon Funk, "Netflix update: try this at home" (2006); the L2-regularised form is
     Koren et al. 2009, eq. 2.  Steps on the gradient of ``(p - y)^2`` (River's
@@ -206,12 +215,7 @@ class FunkMF(_SGDFactorization):
         Learning rate of the latent vectors.
     l2_latent : float, default=0.1
         L2 penalty of the latent vectors.
-    init_std : float, default=0.1
-        Standard deviation of the normal prior of new latent vectors.
-    random_state : int or None, default=None
-        Seed of the latent vectors' draws.
-    min_rating, max_rating : float or None, default=None
-        Predictions are clipped to this range (learning is not).
+    {LATENT_DOC}
     """
     _use_mean = False
 
@@ -225,7 +229,7 @@ class FunkMF(_SGDFactorization):
 
 @persistable
 class BiasedMF(_SGDFactorization):
-    """Koren's biased matrix factorisation, learned online by SGD.
+    __doc__ = f"""Koren's biased matrix factorisation, learned online by SGD.
 
     ``p(u, i) = mu + b_u + b_i + <x_u, y_i>`` (Koren, Bell and Volinsky 2009, eq. 3;
     eq. 5 for the regularised squared error), ``mu`` the running mean.  Steps on the
@@ -244,12 +248,7 @@ class BiasedMF(_SGDFactorization):
         L2 penalty of the biases.
     l2_latent : float, default=0.0
         L2 penalty of the latent vectors.
-    init_std : float, default=0.1
-        Standard deviation of the normal prior of new latent vectors.
-    random_state : int or None, default=None
-        Seed of the latent vectors' draws.
-    min_rating, max_rating : float or None, default=None
-        Predictions are clipped to this range (learning is not).
+    {LATENT_DOC}
     """
     _use_mean = True
 
