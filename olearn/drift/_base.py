@@ -19,6 +19,14 @@ from ..base import _entry_point
 NONE, WARNING, DRIFT = 0, 1, 2
 
 
+def check_integer(name, value, low):
+    """A detector's count parameter: an integer >= ``low``; returns it as float (the
+    kernels take floats)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return float(value)
+
+
 class DriftDetector:
     """Base class: ``update(value) -> bool``, ``update_many(values) -> indices``.
 

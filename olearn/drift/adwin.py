@@ -34,7 +34,7 @@ from numba import njit
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import DRIFT, DriftDetector
+from ._base import DRIFT, DriftDetector, check_integer
 
 LEVELS = 64     # bucket sizes 2^0 .. 2^63: more than any stream
 
@@ -199,17 +199,12 @@ class ADWIN(DriftDetector):
     def _kernel_params(self):
         delta = check_number("delta", self.delta, low=0.0, high=1.0, low_open=True,
                              high_open=True)
-        ints = {}
-        for name, low in (("clock", 1), ("max_buckets", 1), ("min_window_length", 1),
-                          ("grace_period", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-            ints[name] = float(v)
+        ints = tuple(check_integer(name, getattr(self, name), low)
+                     for name, low in (("clock", 1), ("max_buckets", 1),
+                                       ("min_window_length", 1), ("grace_period", 0)))
         if not isinstance(self.keep_recent, (bool, np.bool_)):
             raise ValueError(f"keep_recent must be True or False, got {self.keep_recent!r}")
-        return (delta, ints["clock"], ints["max_buckets"], ints["min_window_length"],
-                ints["grace_period"], 0.0 if self.keep_recent else 1.0)
+        return (delta,) + ints + (0.0 if self.keep_recent else 1.0,)
 
     def _new_state(self):
         M = int(self.max_buckets)

@@ -23,7 +23,7 @@ from numba import njit
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import DriftDetector
+from ._base import DriftDetector, check_integer
 
 
 @njit(cache=True)
@@ -77,13 +77,11 @@ class DDM(DriftDetector):
         self.reset()
 
     def _kernel_params(self):
-        w = self.warm_start
-        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 0:
-            raise ValueError(f"warm_start must be an integer >= 0, got {w!r}")
+        w = check_integer("warm_start", self.warm_start, 0)
         warn = check_number("warning_threshold", self.warning_threshold, low=0.0,
                             low_open=True)
         drift = check_number("drift_threshold", self.drift_threshold, low=warn)
-        return (float(w), warn, drift)
+        return (w, warn, drift)
 
     def _new_state(self):
         return (np.array([0.0, 0.0, 0.0, 0.0, np.inf]),)

@@ -24,7 +24,7 @@ from numba import njit
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import DriftDetector
+from ._base import DriftDetector, check_integer
 
 
 @njit(cache=True)
@@ -91,12 +91,10 @@ class EDDM(DriftDetector):
         self.reset()
 
     def _kernel_params(self):
-        w = self.warm_start
-        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
-            raise ValueError(f"warm_start must be an integer >= 1, got {w!r}")
+        w = check_integer("warm_start", self.warm_start, 1)
         alpha = check_number("alpha", self.alpha, low=0.0, high=1.0, low_open=True)
         beta = check_number("beta", self.beta, low=0.0, high=alpha, low_open=True)
-        return (float(w), alpha, beta)
+        return (w, alpha, beta)
 
     def _new_state(self):
         return (np.zeros(7),)

@@ -21,7 +21,7 @@ from numba import njit
 from .._params import store_params
 from .._validation import check_choice, check_number
 from ..persistence import persistable
-from ._base import DriftDetector
+from ._base import DriftDetector, check_integer
 
 MODES = ("both", "up", "down")
 
@@ -84,11 +84,9 @@ class PageHinkley(DriftDetector):
         self.reset()
 
     def _kernel_params(self):
-        m = self.min_instances
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-            raise ValueError(f"min_instances must be an integer >= 1, got {m!r}")
+        m = check_integer("min_instances", self.min_instances, 1)
         check_choice("mode", self.mode, MODES)
-        return (float(m), check_number("delta", self.delta, low=0.0),
+        return (m, check_number("delta", self.delta, low=0.0),
                 check_number("threshold", self.threshold, low=0.0, low_open=True),
                 check_number("alpha", self.alpha, low=0.0, high=1.0, low_open=True),
                 float(MODES.index(self.mode)))
