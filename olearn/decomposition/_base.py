@@ -67,7 +67,8 @@ class RowDecomposition(TransformerMixin, BaseEstimator):
             d = int(fitted["n_features"])
             for name, attr, shape in cls._saved:
                 shape = tuple(d if n == "d" else n for n in shape)
-                setattr(model, attr, np.array(arrays[name], dtype=np.float64).reshape(shape))
+                array = np.array(arrays[name], dtype=np.float64)
+                setattr(model, attr, array.reshape(shape))
             model.n_samples_seen_ = int(fitted["n_samples_seen"])
             model.n_features_in_ = d
         return model
