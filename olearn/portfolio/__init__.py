@@ -12,7 +12,7 @@ reads the OLPS benchmark files by name (``"nyse_o"``) or any CSV of prices.
 Strategies: benchmarks ``UBAH``, ``BestStock``, ``CRP``, ``BCRP``; follow-the-winner
 ``UP``, ``EG``, ``ONS``; follow-the-loser ``Anticor``, ``PAMR``, ``CWMR``, ``OLMAR``, ``RMR``.
 """
-from importlib import import_module
+from .._lazy import lazy_names
 
 #: public name -> submodule (imported on first use: ``import olearn.portfolio`` loads no numba)
 _LAZY = {"UBAH": "ubah", "BestStock": "best_stock", "CRP": "crp", "BCRP": "bcrp",
@@ -46,14 +46,7 @@ def make(name, **params):
     return __getattr__(cls_name)(**{**defaults, **params})
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [*_LAZY, "make", "check_name", "STRATEGIES"]

@@ -17,7 +17,7 @@ Data and evaluation: ``load_ratings(path)``, ``load_movielens100k()``,
 
 Everything is imported on first use.
 """
-from importlib import import_module
+from .._lazy import lazy_names
 
 _WHERE = {
     "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf", "OnlinePMF": "pmf",
@@ -31,11 +31,4 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name):
-    if name in _WHERE:
-        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
