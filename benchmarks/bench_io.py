@@ -9,7 +9,9 @@
    on both sides: VW runs as ``pyvw.Workspace("-d FILE ...").run_parser()`` in a fresh
    process, the wheel ships no ``vw`` binary);
 3. ``olearn train FILE --algo pa1`` on the seeded sparse stream written as LIBSVM and
-   as VW text, against Vowpal Wabbit on the VW file, end to end.
+   as VW text, against Vowpal Wabbit on the VW file, end to end;
+4. the same on a9a repeated to about 1,000,000 rows (``--only a9a`` runs this section
+   alone and splices it into ``io.md``, leaving the others as they are).
 
     OLEARN_DATA_MIRROR=../shared/data python benchmarks/bench_io.py [--rows N]
 
@@ -179,17 +181,92 @@ def stream(scratch, n):
              "Wall: best of 3 whole commands in fresh processes.", "",
              "| command | mistakes | wall s | VW wall / this | target 1.5x |",
              "|---|---:|---:|---:|---|"]
+    return lines + end_to_end(rows, vw_t)
+
+
+def end_to_end(rows, vw_t):
+    """Table rows ``| command | mistakes | wall | ratio | verdict |`` against VW's wall."""
+    out = []
     for name, m, t in rows:
         verdict = "-" if name.startswith("vw") else ("met" if vw_t / t >= 1.5 else "missed")
-        lines.append(f"| `{name}` | {m:,} | {t:.2f} | {vw_t / t:.2f}x | {verdict} |")
-    return lines
+        out.append(f"| `{name}` | {m:,} | {t:.2f} | {vw_t / t:.2f}x | {verdict} |")
+    return out
+
+
+def a9a_repeated(scratch, target=1_000_000):
+    """a9a's rows repeated in order to about ``target`` rows, LIBSVM and VW text."""
+    src = DATA / "a9a" / "a9a"
+    if not src.exists():
+        return ["", f"a9a section skipped: {src} not found."]
+    text = src.read_bytes()
+    copies = -(-target // text.count(b"\n"))   # ceil
+    svm, vw_file = scratch / "a9a_1m.svm", scratch / "a9a_1m.vw"
+    with open(svm, "wb") as f:
+        for _ in range(copies):
+            f.write(text)
+    vw_text = b"".join(label + b" | " + rest for label, _, rest in
+                       (line.partition(b" ") for line in text.splitlines(keepends=True)))
+    with open(vw_file, "wb") as g:
+        for _ in range(copies):
+            g.write(vw_text)
+    base = text.count(b"\n")
+    n = copies * base
+    rows = []
+    for name, cmd in (
+            ("olearn train a9a_1m.svm --algo pa1", olearn_cmd(svm, "--algo", "pa1")),
+            ("olearn train a9a_1m.vw --algo pa1 -b 18",
+             olearn_cmd(vw_file, "--algo", "pa1", "-b", "18")),
+            ("vw -d a9a_1m.vw -b 18 --binary --loss_function hinge",
+             vw_cmd(vw_file, "-b 18 --binary --loss_function hinge"))):
+        if name.startswith("olearn"):
+            wall(cmd, 1)
+        t, out = wall(cmd)
+        m = mistakes_of(out) if name.startswith("olearn") else int(out.split()[0])
+        rows.append((name, m, t))
+    return (["", "## `olearn train` against Vowpal Wabbit on a9a repeated to 1,000,000 rows "
+                 "(issue 12 target: 1.5x faster)", "",
+             f"`a9a/a9a` ({base:,} rows, 14 non-zeros a row) written {copies} "
+             f"times in order: {n:,} rows, {svm.stat().st_size / 1e6:.0f} MB as LIBSVM, "
+             f"{vw_file.stat().st_size / 1e6:.0f} MB as VW text (`label | index:value ...`).  "
+             "Wall: best of 3 whole commands in fresh processes (olearn's kernels cached).  "
+             "Both sides learn with an intercept (olearn's PA default; VW's constant).", "",
+             "| command | mistakes | wall s | VW wall / this | target 1.5x |",
+             "|---|---:|---:|---:|---|"] + end_to_end(rows, rows[-1][2]))
+
+
+def splice(section):
+    """Put ``section`` (lines starting with a blank line and a ``## `` title) into io.md
+    in place of the section with the same title, or before the closing machine line."""
+    path = HERE / "io.md"
+    old = path.read_text().split("\n")
+    title = section[1]
+    if title in old:
+        start = old.index(title) - 1
+        end = next((i for i in range(start + 2, len(old))
+                    if old[i].startswith("## ") or old[i].startswith("Machine:")), len(old))
+        end -= 1 if old[end - 1] == "" else 0
+        new = old[:start] + section + old[end:]
+    else:
+        at = next(i for i in range(len(old)) if old[i].startswith("Machine:")) - 1
+        new = old[:at] + section + old[at:]
+    path.write_text("\n".join(new))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=200_000)
-    parser.add_argument("--skip", default="", help="comma-separated: readers,sms,stream")
+    parser.add_argument("--skip", default="", help="comma-separated: readers,sms,stream,a9a")
+    parser.add_argument("--only", choices=["a9a"], help="run this section alone, spliced "
+                        "into io.md")
     args = parser.parse_args()
+    if args.only == "a9a":
+        with tempfile.TemporaryDirectory(dir=os.environ.get("OLEARN_BENCH_DIR")) as scratch:
+            section = a9a_repeated(Path(scratch))
+        section[3] += (f"  Run alone (`python benchmarks/bench_io.py --only a9a`), load "
+                       f"average {os.getloadavg()[0]:.1f} at the end.")
+        splice(section)
+        print("\n".join(section))
+        return
     skip = set(args.skip.split(","))
     lines = readers() if "readers" not in skip else []
     try:
@@ -204,6 +281,8 @@ def main():
             lines += sms(Path(scratch))
         if have_vw and "stream" not in skip:
             lines += stream(Path(scratch), args.rows)
+        if have_vw and "a9a" not in skip:
+            lines += a9a_repeated(Path(scratch))
     lines += ["", f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} "
                   f"cores, load average {os.getloadavg()[0]:.1f} at the end (a shared "
                   "machine: timings are noisy)."]
