@@ -15,6 +15,7 @@ command line's progress bar.  For streams both are None.
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 import sys
@@ -126,6 +127,9 @@ class Source:
         first line; as ``chunks(self.lines(), size)`` joined, but read in large pieces
         rather than line by line (a UTF-8 byte-order mark at the start removed)."""
         if self._stream is not None:
+            if isinstance(self._stream, (io.BufferedIOBase, io.RawIOBase)):
+                # bytes in large pieces, as from a path (stdin: sys.stdin.buffer)
+                return _line_blocks(self._stream.read, size, first_lineno, self.name)
             return ((k, b"".join(lines)) for k, lines in
                     chunks(self.lines(), size, first_lineno))
         return self._line_blocks(size, first_lineno)
