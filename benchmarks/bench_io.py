@@ -10,8 +10,10 @@
    process, the wheel ships no ``vw`` binary);
 3. ``olearn train FILE --algo pa1`` on the seeded sparse stream written as LIBSVM and
    as VW text, against Vowpal Wabbit on the VW file, end to end;
-4. the same on a9a repeated to about 1,000,000 rows (``--only a9a`` runs this section
-   alone and splices it into ``io.md``, leaving the others as they are).
+4. the same on a9a repeated to about 1,000,000 rows;
+5. peak memory of ``olearn train -`` over 5,000,000 rows piped through standard input.
+``--only a9a`` / ``--only memory`` runs one of sections 4-5 alone and splices it into
+``io.md``, leaving the others as they are.
 
     OLEARN_DATA_MIRROR=../shared/data python benchmarks/bench_io.py [--rows N]
 
@@ -147,14 +149,52 @@ def sms(scratch):
     return lines
 
 
-def stream(scratch, n):
+def write_stream(scratch, n):
+    """The seeded sparse stream as a LIBSVM file (0-based) in ``scratch``."""
     from sklearn.datasets import dump_svmlight_file
 
     from olearn.datasets import make_sparse_stream
     X, y = make_sparse_stream(n_samples=n, n_features=2**18, nnz=40, flip=0.05,
                               random_state=0)
-    svm, vw_file = scratch / "stream.svm", scratch / "stream.vw"
+    svm = scratch / "stream.svm"
     dump_svmlight_file(X, y.astype(int), str(svm), zero_based=True)
+    return svm
+
+
+def memory(scratch, copies=25, n=200_000):
+    """Peak resident memory of ``olearn train -`` over ``copies`` x ``n`` rows of the
+    seeded stream piped through standard input."""
+    import shutil
+    svm = write_stream(scratch, n)
+    cmd = [sys.executable, "-m", "olearn", "train", "-", "--algo", "pa1",
+           "--n-features", str(2**18), "--zero-based", "yes", "--quiet"]
+    # a small process runs olearn and reports its peak: a child forked from this large
+    # one would count this one's pages in its own peak until it executes olearn
+    watch = ("import resource, subprocess, sys\nrc = subprocess.call(sys.argv[1:])\n"
+             "print('peak-kb', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.exit(rc)\n")
+    proc = subprocess.Popen([sys.executable, "-c", watch, *cmd], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(copies):
+        with open(svm, "rb") as f:
+            shutil.copyfileobj(f, proc.stdin, 1 << 20)
+    proc.stdin.close()
+    out = proc.stdout.read().decode()
+    if proc.wait() != 0:
+        raise RuntimeError(proc.stderr.read().decode()[-500:])
+    peak = int(re.search(r"peak-kb (\d+)", out).group(1)) / 1024   # KB -> MB
+    rows = re.search(r"rows = ([\d,]+)", out).group(1)
+    return ["", "## Peak memory while streaming 5,000,000 rows (issue 12 target: under 300 MB)",
+            "", f"{copies} copies of the seeded stream ({n:,} rows, "
+            f"{svm.stat().st_size / 1e6:.0f} MB each) piped into `olearn train - --algo pa1 "
+            f"--n-features {2**18} --zero-based yes`: {rows} rows learned, peak resident memory "
+            f"{peak:.0f} MB ({'met' if peak < 300 else 'missed'}).  "
+            "`python benchmarks/bench_io.py --only memory`, run alone."]
+
+
+def stream(scratch, n):
+    svm = write_stream(scratch, n)
+    vw_file = scratch / "stream.vw"
     with open(svm, "rb") as f, open(vw_file, "wb") as g:  # "label | idx:value ..."
         for line in f:
             label, _, rest = line.partition(b" ")
@@ -255,15 +295,17 @@ def splice(section):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=200_000)
-    parser.add_argument("--skip", default="", help="comma-separated: readers,sms,stream,a9a")
-    parser.add_argument("--only", choices=["a9a"], help="run this section alone, spliced "
-                        "into io.md")
+    parser.add_argument("--skip", default="", help="comma-separated: readers,sms,stream,a9a,"
+                        "memory")
+    parser.add_argument("--only", choices=["a9a", "memory"], help="run this section "
+                        "alone, spliced into io.md")
     args = parser.parse_args()
-    if args.only == "a9a":
+    if args.only:
         with tempfile.TemporaryDirectory(dir=os.environ.get("OLEARN_BENCH_DIR")) as scratch:
-            section = a9a_repeated(Path(scratch))
-        section[3] += (f"  Run alone (`python benchmarks/bench_io.py --only a9a`), load "
-                       f"average {os.getloadavg()[0]:.1f} at the end.")
+            section = (a9a_repeated if args.only == "a9a" else memory)(Path(scratch))
+        if args.only == "a9a":
+            section[3] += (f"  Run alone (`python benchmarks/bench_io.py --only a9a`), load "
+                           f"average {os.getloadavg()[0]:.1f} at the end.")
         splice(section)
         print("\n".join(section))
         return
@@ -283,6 +325,8 @@ def main():
             lines += stream(Path(scratch), args.rows)
         if have_vw and "a9a" not in skip:
             lines += a9a_repeated(Path(scratch))
+        if "memory" not in skip:
+            lines += memory(Path(scratch))
     lines += ["", f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} "
                   f"cores, load average {os.getloadavg()[0]:.1f} at the end (a shared "
                   "machine: timings are noisy)."]
