@@ -312,3 +312,17 @@ def test_sparse_learners_get_a_density_column():
     head = res.to_markdown().splitlines()[2]
     assert head.endswith("| density |")
     assert "density_mean" in res.to_csv().splitlines()[0]
+
+
+def test_the_progress_line_is_drawn_when_asked_and_ends_its_line(capsys):
+    from olearn.evaluate.compare import _Progress
+    bar = _Progress(3, True, label="runs")
+    for _ in range(3):
+        bar.step()
+    bar.close()
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and "runs  [" in err and "3/3" in err.rsplit("\r", 1)[-1]
+    quiet = _Progress(3, False)
+    quiet.step(3)
+    quiet.close()
+    assert capsys.readouterr().err == ""

@@ -380,47 +380,37 @@ def format_value(v):
 
 # ------------------------------------------------------------------ progress bar
 class ProgressBar:
-    """One self-overwriting line on ``out`` (stderr) while a file of known size is read:
-    the share of its bytes read, rows, rows/s and the time left, redrawn at most every
-    ``every`` seconds.  Drawn only where ``out`` is a terminal (a log file or a pipe gets
-    nothing) and the size is known (a path, not standard input)."""
+    """The share of a file of known size read, rows, rows/s and the time left, on one
+    :class:`olearn._progress.StatusLine` (stderr, on a terminal only) redrawn at most
+    every ``every`` seconds.  Nothing for a stream (standard input: no size), nor with
+    ``show=False`` (``--quiet``)."""
 
-    def __init__(self, reader, out=None, every=0.25, clock=None):
-        import time
+    def __init__(self, reader, out=None, every=0.25, clock=None, show=True):
+        from .._progress import StatusLine
         self.source = getattr(reader, "_source", None)
-        self.out = out or sys.stderr
-        self.every = every
-        self.clock = clock or time.perf_counter
-        size = getattr(self.source, "size", None)
-        isatty = getattr(self.out, "isatty", None)
-        self.active = bool(size) and isatty is not None and isatty()
-        self.t0 = self.clock()
-        self.last = -float("inf")
-        self.drawn = False
+        self.line = StatusLine(None, out, every, clock)
+        self.line.active &= show and bool(getattr(self.source, "size", None))
+
+    @property
+    def active(self):
+        return self.line.active
 
     def update(self, rows):
-        now = self.clock()
-        if not self.active or now - self.last < self.every:
+        if not self.line.due():
             return
-        self.last = now
         share = min(1.0, self.source.done / self.source.size)
-        elapsed = now - self.t0
+        elapsed = self.line.last - self.line.t0
         rate = rows / elapsed if elapsed > 0 else 0.0
         left = elapsed * (1 - share) / share if share > 0 else float("nan")
         width = 24
         bar = "#" * int(round(share * width))
-        text = (f"[{bar:<{width}}] {100 * share:5.1f}%  {rows:,} rows  {rate:,.0f} rows/s"
-                + (f"  {left:,.0f} s left" if left == left else ""))
-        self.out.write("\r" + text + "\x1b[K")
-        self.out.flush()
-        self.drawn = True
+        self.line.write(f"[{bar:<{width}}] {100 * share:5.1f}%  {rows:,} rows  "
+                        f"{rate:,.0f} rows/s" + (f"  {left:,.0f} s left" if left == left
+                                                 else ""))
 
     def clear(self):
         """Erase the line (before other output, and at the end)."""
-        if self.drawn:
-            self.out.write("\r\x1b[K")
-            self.out.flush()
-            self.drawn = False
+        self.line.clear()
 
     def rows(self, chunks):
         """``chunks`` passed through, the bar redrawn after each one is learned."""
@@ -574,8 +564,8 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, transf
     from ..evaluate.progressive import progressive
     from ..io.pipeline import prefetch
     diverged = divergence_error()
-    bar = ProgressBar(reader if file_reader is None else file_reader)
-    bar.active = bar.active and not getattr(args, "quiet", False)
+    bar = ProgressBar(reader if file_reader is None else file_reader,
+                      show=not getattr(args, "quiet", False))
     # the next chunks are read (and checked) in a thread while this one is learned
     stream = prefetch(checked_chunks(reader))
     if transform is not None:

@@ -44,7 +44,6 @@ import lzma
 import os
 import shutil
 import sys
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -420,32 +419,26 @@ class _Bar:
     """A one-line byte counter on stderr: ``name  12.3/45.6 MB  27%``."""
 
     def __init__(self, label, total, show):
+        from .._progress import StatusLine
         self.label, self.total = label, total
-        self.show = sys.stderr.isatty() if show is None else bool(show)
-        self.last = 0.0
+        self.line = StatusLine(show, every=0.2)
+        self.done = 0
 
     def update(self, done, force=False):
-        if not self.show:
+        self.done = done
+        if not self.line.due(force):
             return
-        now = time.monotonic()
-        if not force and now - self.last < 0.2:
-            return
-        self.last = now
         mb = done / 1e6
         if self.total:
             pct = min(100, int(100 * done / self.total))
             text = f"{self.label}  {mb:.1f}/{self.total / 1e6:.1f} MB  {pct:3d}%"
         else:
             text = f"{self.label}  {mb:.1f} MB"
-        sys.stderr.write("\r" + text)
-        sys.stderr.flush()
-        self.done = done
+        self.line.write(text)
 
     def close(self):
-        if self.show:
-            self.update(getattr(self, "done", 0), force=True)
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        self.update(self.done, force=True)
+        self.line.close()
 
 
 # ---------------------------------------------------------------- reading

@@ -41,7 +41,6 @@ Results are identical for a seed whatever ``n_jobs`` (only the seconds vary).
 import itertools
 import json
 import math
-import sys
 import time
 
 import numpy as np
@@ -302,31 +301,24 @@ class _Progress:
     """``compare  [#####-----]  45/120  12 s`` on stderr, drawn only after a second."""
 
     def __init__(self, total, show, label="compare"):
+        from .._progress import StatusLine
         self.total, self.done, self.label = total, 0, label
-        self.show = sys.stderr.isatty() if show is None else bool(show)
-        self.t0 = time.monotonic()
-        self.drawn = False
+        self.line = StatusLine(show)
         self.delay = 1.0 if show is None else 0.0
 
     def step(self, k=1):
         self.done += k
-        now = time.monotonic()
-        if not self.show or now - self.t0 < self.delay:
+        line = self.line
+        if not line.active or line.clock() - line.t0 < self.delay:
             return
-        if self.done < self.total and now - getattr(self, "last", 0.0) < 0.25:
-            return
-        self.last = now
-        width = 30
-        fill = int(width * self.done / max(1, self.total))
-        sys.stderr.write(f"\r{self.label}  [{'#' * fill}{'-' * (width - fill)}]  "
-                         f"{self.done}/{self.total}  {time.monotonic() - self.t0:.0f} s")
-        sys.stderr.flush()
-        self.drawn = True
+        if line.due(force=self.done >= self.total):
+            width = 30
+            fill = int(width * self.done / max(1, self.total))
+            line.write(f"{self.label}  [{'#' * fill}{'-' * (width - fill)}]  "
+                       f"{self.done}/{self.total}  {line.last - line.t0:.0f} s")
 
     def close(self):
-        if self.drawn:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        self.line.close()
 
 
 # ---------------------------------------------------------------- the protocol
