@@ -192,26 +192,36 @@ def memory(scratch, copies=25, n=200_000):
             "`python benchmarks/bench_io.py --only memory`, run alone."]
 
 
-def stream(scratch, n):
-    svm = write_stream(scratch, n)
-    vw_file = scratch / "stream.vw"
-    with open(svm, "rb") as f, open(vw_file, "wb") as g:  # "label | idx:value ..."
-        for line in f:
-            label, _, rest = line.partition(b" ")
-            g.write(label + b" | " + rest)
-    size = svm.stat().st_size / 1e6
+def as_vw(libsvm_text):
+    """LIBSVM lines as VW text, ``label | index:value ...`` (numeric names: VW's columns
+    are the indices)."""
+    return b"".join(label + b" | " + rest for label, _, rest in
+                    (line.partition(b" ") for line in libsvm_text.splitlines(keepends=True)))
+
+
+def versus_vw(svm, vw_file, vw_options):
+    """``(command, mistakes, best wall)`` of ``olearn train`` on the LIBSVM and the VW
+    file (pa1) and of vw on the VW file, in that order."""
     rows = []
     for name, cmd in (
-            ("olearn train stream.svm --algo pa1", olearn_cmd(svm, "--algo", "pa1")),
-            ("olearn train stream.vw --algo pa1 -b 18",
+            (f"olearn train {svm.name} --algo pa1", olearn_cmd(svm, "--algo", "pa1")),
+            (f"olearn train {vw_file.name} --algo pa1 -b 18",
              olearn_cmd(vw_file, "--algo", "pa1", "-b", "18")),
-            ("vw -d stream.vw -b 18 --binary --loss_function hinge --noconstant",
-             vw_cmd(vw_file, "-b 18 --binary --loss_function hinge --noconstant"))):
+            (f"vw -d {vw_file.name} {vw_options}", vw_cmd(vw_file, vw_options))):
         if name.startswith("olearn"):
-            wall(cmd, 1)
+            wall(cmd, 1)  # compile or load the kernels first
         t, out = wall(cmd)
         m = mistakes_of(out) if name.startswith("olearn") else int(out.split()[0])
         rows.append((name, m, t))
+    return rows
+
+
+def stream(scratch, n):
+    svm = write_stream(scratch, n)
+    vw_file = scratch / "stream.vw"
+    vw_file.write_bytes(as_vw(svm.read_bytes()))
+    size = svm.stat().st_size / 1e6
+    rows = versus_vw(svm, vw_file, "-b 18 --binary --loss_function hinge --noconstant")
     vw_t = rows[-1][2]
     lines = ["", f"## `olearn train` against Vowpal Wabbit on the seeded sparse stream "
                  f"(issue 12 target: 1.5x faster)", "",
@@ -244,25 +254,13 @@ def a9a_repeated(scratch, target=1_000_000):
     with open(svm, "wb") as f:
         for _ in range(copies):
             f.write(text)
-    vw_text = b"".join(label + b" | " + rest for label, _, rest in
-                       (line.partition(b" ") for line in text.splitlines(keepends=True)))
+    vw_text = as_vw(text)
     with open(vw_file, "wb") as g:
         for _ in range(copies):
             g.write(vw_text)
     base = text.count(b"\n")
     n = copies * base
-    rows = []
-    for name, cmd in (
-            ("olearn train a9a_1m.svm --algo pa1", olearn_cmd(svm, "--algo", "pa1")),
-            ("olearn train a9a_1m.vw --algo pa1 -b 18",
-             olearn_cmd(vw_file, "--algo", "pa1", "-b", "18")),
-            ("vw -d a9a_1m.vw -b 18 --binary --loss_function hinge",
-             vw_cmd(vw_file, "-b 18 --binary --loss_function hinge"))):
-        if name.startswith("olearn"):
-            wall(cmd, 1)
-        t, out = wall(cmd)
-        m = mistakes_of(out) if name.startswith("olearn") else int(out.split()[0])
-        rows.append((name, m, t))
+    rows = versus_vw(svm, vw_file, "-b 18 --binary --loss_function hinge")
     return (["", "## `olearn train` against Vowpal Wabbit on a9a repeated to 1,000,000 rows "
                  "(issue 12 target: 1.5x faster)", "",
              f"`a9a/a9a` ({base:,} rows, 14 non-zeros a row) written {copies} "
