@@ -119,3 +119,35 @@ def test_long_numbers_are_exact_through_strtod_or_refused_without_it():
 @pytest.mark.parametrize("text", ["1 2:1.7976931348623159e308", "1 2:" + "1" * 70])
 def test_a_long_number_out_of_range_or_too_long_is_refused(text):
     assert parse_block(np.frombuffer(text.encode(), dtype=np.uint8), True)[0] == 1
+
+
+def test_the_width_prescan_finds_the_rows_and_index_range_that_parsing_finds():
+    """``index_range`` (the prescan, one pass, no arrays) against ``parse_block`` on the
+    same random blocks: the same rows and lowest/highest index whenever the parser
+    accepts the block."""
+    from olearn.io._fastparse import index_range
+    rng = np.random.default_rng(2)
+    agreed = 0
+    for trial in range(400):
+        lines = []
+        for _ in range(int(rng.integers(0, 6))):
+            feats = " ".join(f"{int(rng.integers(0, 10**6))}:{_random_number(rng)}"
+                             for _ in range(int(rng.integers(0, 5))))
+            extra = rng.choice(["", " # a comment", "#c 9:9", " ", "\r", "\t"])
+            qid = rng.choice(["", " qid:3"])
+            lines.append(f"{_random_number(rng)}{qid} {feats}{extra}")
+            if rng.random() < 0.2:
+                lines.append(rng.choice(["", "   ", "# only a comment", "  # 5:5"]))
+        text = "\n".join(lines) + rng.choice(["", "\n"])
+        a = np.frombuffer(text.encode(), dtype=np.uint8)
+        status, labels, _, _, indices, _ = parse_block(a, False)
+        if status:
+            continue
+        agreed += 1
+        scan = index_range(a, True)
+        want = (0, len(labels), int(indices.min()) if len(indices) else -1,
+                int(indices.max()) if len(indices) else -1)
+        assert tuple(int(v) for v in scan) == want, text
+    assert agreed > 100
+    for text in ["x 1:2", "1 a:2", "1 2", "qid:1 1:2", "1 -2:3", "1 " + "9" * 19 + ":1"]:
+        assert index_range(np.frombuffer(text.encode(), dtype=np.uint8), True)[0] == 1

@@ -227,3 +227,75 @@ def parse_block(a, want_values, long_ok):
         i = end + 1
     return (0, labels[:rows], lines[:rows], counts[:rows], indices[:nz],
             values[:nz] if want_values else values[:0])
+
+
+@njit(inline="always")
+def _token_end(c):
+    """Whether byte ``c`` ends a token: a space, a newline or a comment's ``#``."""
+    return c == 32 or c == 9 or c == 10 or c == 35 or c == 13 or c == 11 or c == 12
+
+
+@njit(cache=True, nogil=True)
+def index_range(a, long_ok):
+    """``(status, rows, lowest, highest)`` of the feature indices in the byte array
+    ``a`` (whole lines; ``lowest = -1`` when there is none): what the width prescan
+    needs, in one pass over the bytes and with no array built.  The grammar and the
+    status are ``parse_block``'s, so a block it would refuse is refused here too
+    (status 1) and the caller scans it by ``parse_block``'s own fallbacks; values are
+    skipped as tokens, and checked when the block is parsed for learning."""
+    pow10 = _POW10
+    buf = np.empty(_TOKEN, dtype=np.uint8)
+    n = a.shape[0]
+    rows = 0
+    lowest = -1
+    highest = -1
+    j = 0
+    while j < n:
+        while j < n and _space(a[j]):
+            j += 1
+        if j >= n:
+            break
+        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
+            while j < n and a[j] != 10:
+                j += 1
+            j += 1
+            continue
+        if a[j] == 113:
+            return 1, 0, -1, -1
+        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
+        if not ok or (j < n and not _token_end(a[j])):
+            return 1, 0, -1, -1
+        rows += 1
+        while True:  # the row's features, up to its newline
+            while j < n and _space(a[j]):
+                j += 1
+            if j >= n or a[j] == 10:
+                break
+            if a[j] == 35:
+                while j < n and a[j] != 10:
+                    j += 1
+                break
+            if a[j] == 113 and j + 3 < n and a[j + 1] == 105 and a[j + 2] == 100 \
+                    and a[j + 3] == 58:  # qid:... token: skipped
+                while j < n and not _token_end(a[j]):
+                    j += 1
+                continue
+            idx = 0
+            k = 0
+            while j < n and 48 <= a[j] <= 57:
+                idx = idx * 10 + (a[j] - 48)
+                j += 1
+                k += 1
+                if k > 18:
+                    return 1, 0, -1, -1
+            if k == 0 or j >= n or a[j] != 58:
+                return 1, 0, -1, -1
+            j += 1
+            while j < n and not _token_end(a[j]):
+                j += 1
+            if lowest < 0 or idx < lowest:
+                lowest = idx
+            if idx > highest:
+                highest = idx
+        j += 1
+    return 0, rows, lowest, highest

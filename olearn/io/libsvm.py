@@ -349,12 +349,17 @@ class LibSVMReader:
 
     def _prescan(self, n_features, zero_based):
         """Find the smallest and largest index in one quick pass."""
+        from ._fastparse import index_range, strtod_allowed
+        long_ok = strtod_allowed()
         lowest, highest = None, -1
-        size = max(self.chunk_size, _PRESCAN_LINES)  # tiny chunks: fewer numpy calls
+        size = max(self.chunk_size, _PRESCAN_LINES)  # tiny chunks: fewer calls
         for lineno, lines in self._source.line_blocks(size):
-            idx = _parse_block(lines, lineno, self.name, None, None, want_values=False).indices
-            if len(idx):
-                lo, hi = int(idx.min()), int(idx.max())
+            status, _, lo, hi = index_range(np.frombuffer(lines, dtype=np.uint8), long_ok)
+            if status or hi > MAX_INDEX:  # not the simple grammar: the exact parsers
+                idx = _parse_block(lines, lineno, self.name, None, None,
+                                   want_values=False).indices
+                lo, hi = (int(idx.min()), int(idx.max())) if len(idx) else (-1, -1)
+            if hi >= 0:
                 lowest = lo if lowest is None else min(lowest, lo)
                 highest = max(highest, hi)
         return _resolve(lowest, highest, n_features, zero_based)
