@@ -151,3 +151,25 @@ def test_the_width_prescan_finds_the_rows_and_index_range_that_parsing_finds():
     assert agreed > 100
     for text in ["x 1:2", "1 a:2", "1 2", "qid:1 1:2", "1 -2:3", "1 " + "9" * 19 + ":1"]:
         assert index_range(np.frombuffer(text.encode(), dtype=np.uint8), True)[0] == 1
+
+
+def test_seventeen_digit_numbers_are_exact_without_strtod():
+    """The 17 digits of ``repr`` and ``%.17g`` (and up to 18-digit significands with
+    any exponent in the normal range) are converted by Eisel-Lemire, bit-identical to
+    Python's ``float()``, with no help from the C library's strtod."""
+    rng = np.random.default_rng(3)
+    tokens = [repr(float(rng.normal() * 10.0 ** rng.integers(-300, 300))) for _ in range(4000)]
+    tokens += ["%.17g" % (rng.random() * 10.0 ** rng.integers(-30, 30)) for _ in range(4000)]
+    tokens += [f"{int(rng.integers(1, 10**18))}e{int(rng.integers(-300, 280))}"
+               for _ in range(4000)]
+    # halfway between two doubles, written out exactly (ties go to even)
+    tokens += ["9007199254740993", "9007199254740995", "4503599627370496.5",
+               "2.2250738585072014e-308", "1.7976931348623157e308", "0.1", "0.3",
+               "123456789012345678e-5"]
+    text = "\n".join(f"{t} 1:{t}" for t in tokens).encode()
+    status, labels, _, _, _, values = parse_block(np.frombuffer(text, dtype=np.uint8), True,
+                                                  False)
+    assert status == 0
+    want = np.array([float(t) for t in tokens])
+    assert labels.view(np.int64).tolist() == want.view(np.int64).tolist()
+    assert values.view(np.int64).tolist() == want.view(np.int64).tolist()

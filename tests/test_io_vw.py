@@ -288,7 +288,13 @@ def test_columns_equal_vowpal_wabbit_audit(tmp_path):
     assert n_items > 100
 
 
-def test_values_converted_as_python_float(tmp_path):
+@pytest.mark.parametrize("strtod", [True, False])
+def test_values_converted_as_python_float(tmp_path, monkeypatch, strtod):
+    """Bit-identical to ``float()``; the 17 digits of ``repr`` and ``%.17g`` also
+    without the C library's strtod (Eisel-Lemire converts them)."""
+    if not strtod:
+        import olearn.io._vwparse as vwparse
+        monkeypatch.setattr(vwparse, "strtod_allowed", lambda: False)
     rng = np.random.default_rng(11)
     x = rng.normal(size=400) * 10.0 ** rng.integers(-30, 30, 400)
     texts = ([repr(float(v)) for v in x[:100]] + ["%.3e" % v for v in x[100:200]]

@@ -5,10 +5,12 @@ written as ``[+-]digits[.digits][(e|E)[+-]digits]``, ``qid:`` tokens and ``#``
 comments skipped.  A number is converted exactly as Python's ``float()`` does: when its decimal
 significand has at most 15 digits and its exponent is at most 22 in size, by
 Clinger's fast path (both the significand and the power of ten are exact doubles,
-so one multiplication or division rounds correctly); otherwise (the 17 digits that
-``%.17g`` and scikit-learn's ``dump_svmlight_file`` write) by the C library's
-``strtod``, which is correctly rounded like Python's own conversion, on a copy of
-the token already checked against the grammar above.  ``strtod`` reads the
+so one multiplication or division rounds correctly); with up to 18 significant digits
+(the 17 that ``repr``, ``%.17g`` and scikit-learn's ``dump_svmlight_file`` write) and
+a normal result, by Eisel-Lemire (below), exact in all but near-halfway cases, which
+it refuses; what is left by the C library's ``strtod``, which is correctly rounded
+like Python's own conversion, on a copy of the token already checked against the
+grammar above.  ``strtod`` reads the
 locale's decimal point, so it is used only while that is ``"."`` (Python's default)
 and not on Windows.  Anything else (``inf``, a stray byte, a token over 63 bytes)
 returns status 1 and the caller parses the block by the slower exact paths, which
@@ -26,6 +28,7 @@ from numba.extending import intrinsic
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
 
 _POW10 = np.array([10.0 ** k for k in range(23)])
+_DIGITS = 18  # significant digits kept exactly in an int64 (Eisel-Lemire takes them)
 _TOKEN = 64  # bytes of the copy handed to strtod, its terminating NUL included
 
 
@@ -48,6 +51,106 @@ def _no_strtod(buf):
 
 
 _strtod = _no_strtod if sys.platform == "win32" else _libc_strtod
+
+
+# ---------------------------------------------------------------- Eisel-Lemire
+# Lemire, "Number parsing at a gigabyte per second", Software: Practice and
+# Experience 51(8), 2021, sections 5 and 6 (the algorithm of Michael Eisel): w * 10^q,
+# w < 2^64, correctly rounded from a 128-bit product of w and 5^q, or a refusal when
+# the product cannot decide the rounding (then strtod decides).  The table holds
+# 5^q for q in [-342, 308] normalised to 128 bits (most significant bit set):
+# truncated, except for -27 <= q < 0, where 5^-q < 2^64 and the value is rounded up
+# (the paper's section 5 needs the reciprocal from above where it is exact enough).
+_Q_MIN, _Q_MAX = -342, 308
+
+
+def _power_table():
+    hi = np.empty(_Q_MAX - _Q_MIN + 1, dtype=np.uint64)
+    lo = np.empty_like(hi)
+    for q in range(_Q_MIN, _Q_MAX + 1):
+        if q >= 0:
+            v = 5 ** q
+            z = v << (128 - v.bit_length()) if v.bit_length() <= 128 else \
+                v >> (v.bit_length() - 128)
+        else:
+            v = 5 ** -q
+            k = v.bit_length() + 127
+            z = (1 << k) // v
+            if z.bit_length() < 128:
+                k += 1
+                z = (1 << k) // v
+            if q >= -27:
+                z += 1
+        hi[q - _Q_MIN] = z >> 64
+        lo[q - _Q_MIN] = z & ((1 << 64) - 1)
+    return hi, lo
+
+
+_POW5_HI, _POW5_LO = _power_table()
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@intrinsic
+def _mul128(typingctx, a, b):
+    """``(low, high)`` 64-bit words of the 128-bit product of two uint64."""
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        low = builder.trunc(p, ir.IntType(64))
+        high = builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+        return context.make_tuple(builder, signature.return_type, (low, high))
+    return types.UniTuple(types.uint64, 2)(types.uint64, types.uint64), codegen
+
+
+@intrinsic
+def _clz(typingctx, a):
+    """Leading zero bits of a non-zero uint64."""
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _as_double(typingctx, a):
+    """The float64 whose bits are the uint64 ``a``."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.uint64), codegen
+
+
+@njit(inline="always")
+def _eisel_lemire(w, q):
+    """``(w * 10^q, True)`` correctly rounded for a uint64 ``w > 0`` and
+    ``_Q_MIN <= q <= _Q_MAX``, or ``(0.0, False)`` when the product cannot decide
+    (a near-halfway case), or the result is subnormal or overflows."""
+    lz = _clz(w)
+    w = w << lz
+    row = q - _Q_MIN
+    low, high = _mul128(w, _POW5_HI[row])
+    if (high & np.uint64(0x1FF)) == np.uint64(0x1FF):  # 9 = 64 - (52 + 3) bits unsure
+        low2, high2 = _mul128(w, _POW5_LO[row])
+        low = low + high2
+        if high2 > low:
+            high += np.uint64(1)
+    if low == _ONES and (q < -27 or q > 55):
+        return 0.0, False
+    upper = high >> np.uint64(63)
+    shift = upper + np.uint64(9)
+    mantissa = high >> shift
+    power2 = ((q * (152170 + 65536)) >> 16) + 63 + int(upper) - int(lz) + 1023
+    if power2 <= 0:
+        return 0.0, False
+    if low <= np.uint64(1) and -4 <= q <= 23 and (mantissa & np.uint64(3)) == np.uint64(1) \
+            and (mantissa << shift) == high:
+        mantissa = mantissa ^ np.uint64(1)  # exactly halfway: to even, downwards
+    mantissa = (mantissa + (mantissa & np.uint64(1))) >> np.uint64(1)
+    if mantissa >= np.uint64(1 << 53):
+        mantissa = np.uint64(1 << 52)
+        power2 += 1
+    if power2 >= 0x7FF:
+        return 0.0, False
+    mantissa = mantissa & np.uint64((1 << 52) - 1)
+    return _as_double(mantissa | (np.uint64(power2) << np.uint64(52))), True
 
 
 def strtod_allowed():
@@ -87,7 +190,7 @@ def _number(a, i, end, pow10, buf, long_ok):
     while i < end and 48 <= a[i] <= 57:
         if m > 0 or a[i] != 48:
             digits += 1
-        if digits <= 15:
+        if digits <= _DIGITS:
             m = m * 10 + (a[i] - 48)
         else:
             scale += 1  # (the exact value comes from strtod)
@@ -98,7 +201,7 @@ def _number(a, i, end, pow10, buf, long_ok):
         while i < end and 48 <= a[i] <= 57:
             if m > 0 or a[i] != 48:
                 digits += 1
-            if digits <= 15:
+            if digits <= _DIGITS:
                 m = m * 10 + (a[i] - 48)
                 scale -= 1
             i += 1
@@ -125,6 +228,10 @@ def _number(a, i, end, pow10, buf, long_ok):
     if m == 0:
         return (-0.0 if neg else 0.0), i, True
     if digits > 15 or scale > 22 or scale < -22:
+        if digits <= _DIGITS and _Q_MIN <= scale <= _Q_MAX:
+            v, ok = _eisel_lemire(np.uint64(m), scale)
+            if ok:
+                return (-v if neg else v), i, True
         if not long_ok or i - start >= buf.shape[0]:
             return 0.0, i, False
         for k in range(i - start):
@@ -145,11 +252,18 @@ def parse_block(a, want_values, long_ok):
     pow10 = _POW10
     buf = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
-    labels = np.empty(16)
-    lines = np.empty(16, dtype=np.int64)
-    counts = np.empty(16, dtype=np.int64)
-    indices = np.empty(64, dtype=np.int64)
-    values = np.empty(64 if want_values else 0)
+    # room for every row (one per newline, and a last line without one) and every
+    # feature (one per colon), counted first: the arrays are never grown and copied
+    n_lines = 1
+    n_colons = 0
+    for c in a:
+        n_lines += c == 10
+        n_colons += c == 58
+    labels = np.empty(n_lines)
+    lines = np.empty(n_lines, dtype=np.int64)
+    counts = np.empty(n_lines, dtype=np.int64)
+    indices = np.empty(n_colons, dtype=np.int64)
+    values = np.empty(n_colons if want_values else 0)
     rows = 0
     nz = 0
     line = 0
@@ -176,9 +290,6 @@ def parse_block(a, want_values, long_ok):
             label, j, ok = _number(a, j, stop, pow10, buf, long_ok)
             if not ok or (j < stop and not _space(a[j])):
                 return fail
-            labels = _reserve(labels, rows, rows + 1)
-            lines = _reserve(lines, rows, rows + 1)
-            counts = _reserve(counts, rows, rows + 1)
             labels[rows] = label
             lines[rows] = line
             count = 0
@@ -213,9 +324,6 @@ def parse_block(a, want_values, long_ok):
                     v = 0.0
                 if j < stop and not _space(a[j]):
                     return fail
-                indices = _reserve(indices, nz, nz + 1)
-                if want_values:
-                    values = _reserve(values, nz, nz + 1)
                 indices[nz] = idx
                 if want_values:
                     values[nz] = v

@@ -18,8 +18,8 @@ with Vowpal Wabbit's numbers:
 
 Numbers are converted exactly as Python's ``float()`` does: on Clinger's fast path
 (at most 15 significant digits, power of ten at most 22), else (the 17 digits that
-``repr`` and ``%.17g`` write) by the C library's correctly rounded ``strtod`` on a
-NUL-terminated copy of a token already checked against the grammar, where the caller
+``repr`` and ``%.17g`` write) by Eisel-Lemire (``olearn.io._fastparse``), else by the
+C library's correctly rounded ``strtod`` on a NUL-terminated copy of a token already checked against the grammar, where the caller
 allows it (not on Windows, and only while the locale's decimal point is ``"."``);
 another number's place is recorded and the caller converts it with ``float()`` and
 calls again with the values (``exact``).  Faults end the block with a code and the
@@ -30,7 +30,8 @@ import numpy as np
 from numba import njit
 
 from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
-from ._fastparse import _POW10, _TOKEN, _reserve, _strtod, strtod_allowed  # noqa: F401
+from ._fastparse import (_DIGITS, _POW10, _Q_MAX, _Q_MIN, _TOKEN, _eisel_lemire,  # noqa: F401
+                         _reserve, _strtod, strtod_allowed)
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -140,7 +141,7 @@ def _value(a, i, end):
             digits += 1
         m = m * 10 + (a[i] - 48)
         i += 1
-        if digits > 15:
+        if digits > _DIGITS:
             return 0.0, False
     if i < end and a[i] == 46:
         i += 1
@@ -150,7 +151,7 @@ def _value(a, i, end):
             m = m * 10 + (a[i] - 48)
             scale -= 1
             i += 1
-            if digits > 15:
+            if digits > _DIGITS:
                 return 0.0, False
     if i < end:  # the exponent
         i += 1
@@ -167,7 +168,11 @@ def _value(a, i, end):
         scale += -e if eneg else e
     if m == 0:
         return (-0.0 if neg else 0.0), True
-    if scale > 22 or scale < -22:
+    if digits > 15 or scale > 22 or scale < -22:
+        if _Q_MIN <= scale <= _Q_MAX:  # 16 to 18 digits, or a large exponent
+            v, ok = _eisel_lemire(np.uint64(m), scale)
+            if ok:
+                return (-v if neg else v), True
         return 0.0, False
     v = float(m)
     v = v * _POW10[scale] if scale >= 0 else v / _POW10[-scale]
