@@ -98,3 +98,24 @@ def test_the_cache_of_a_libsvm_file_reads_back_its_chunks(tmp_path):
     _same(list(read_cache(tmp_path / "d.cache", key)), first)
     src.write_text("1 1:0.5\n")  # the source changed: its key no longer matches
     assert not cache_matches(tmp_path / "d.cache", source_key(src, chunk_size=4))
+
+
+def test_line_blocks_are_the_lines_in_groups_whatever_the_pieces_read():
+    """``_line_blocks`` cuts what a reader returns (in pieces of any size, as a pipe
+    gives them) into blocks of exactly ``size`` lines, the same bytes as the lines
+    joined in groups, a byte-order mark removed and a last line without a newline
+    kept; the line numbers count from 1."""
+    import io as _io
+
+    from olearn.io._source import _line_blocks, chunks, split_lines
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        lines = [b"x" * int(rng.integers(0, 300)) for _ in range(int(rng.integers(0, 300)))]
+        body = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+        data = (b"\xef\xbb\xbf" if rng.random() < 0.3 else b"") + body
+        size = int(rng.integers(1, 40))
+        step = int(rng.integers(1, 5000))
+        f = _io.BytesIO(data)
+        got = list(_line_blocks(lambda k: f.read(min(k, step)), size, 1, "t"))
+        want = [(k, b"".join(group)) for k, group in chunks(iter(split_lines(body)), size)]
+        assert got == want, trial

@@ -145,20 +145,22 @@ _BOM = b"\xef\xbb\xbf"
 
 def _line_blocks(read, size, lineno, name):
     """Cut what ``read(n)`` returns into blocks of ``size`` whole lines, reading about
-    as much as the next block needs (judged by the lines so far), at most 4 MB a time."""
-    pending = b""
-    newlines = np.zeros(0, dtype=np.int64)  # offsets of the newlines in ``pending``
+    as much as the next block needs (judged by the lines so far), at most 4 MB a time.
+    The pieces read are joined once per block (one copy), never grown one into the
+    other."""
+    parts, counts = [], []  # pieces read and not yet cut, and their newlines' offsets
+    have = 0  # newlines in parts
     first = True
     total_bytes = total_lines = 0
     while True:
         eof = False
-        while len(newlines) < size:
+        while have < size:
             per_line = total_bytes / total_lines if total_lines else 256.0
-            want = int(min(1 << 22, max(1 << 16, 1.1 * per_line * (size - len(newlines)))))
+            want = int(min(1 << 22, max(1 << 16, 1.1 * per_line * (size - have))))
             try:
                 data = read(want)
             except _DECOMPRESS_ERRORS as exc:
-                raise DataFormatError(name, lineno + len(newlines),
+                raise DataFormatError(name, lineno + have,
                                       f"cannot decompress: {exc}") from None
             if not data:
                 eof = True
@@ -170,17 +172,23 @@ def _line_blocks(read, size, lineno, name):
             found = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
             total_bytes += len(data)
             total_lines += len(found)
-            newlines = np.concatenate((newlines, found + len(pending)))
-            pending += data
-        if len(newlines) >= size:
-            cut = int(newlines[size - 1]) + 1
-            yield lineno, pending[:cut]
-            pending = pending[cut:]
-            newlines = newlines[size:] - cut
+            parts.append(data)
+            counts.append(found)
+            have += len(found)
+        if have >= size:
+            last = parts.pop()
+            found = counts.pop()
+            need = size - (have - len(found))  # newlines of the block in its last piece
+            cut = int(found[need - 1]) + 1
+            parts.append(last[:cut])
+            yield lineno, b"".join(parts)
+            rest = last[cut:]
+            parts, counts = ([rest], [found[need:] - cut]) if rest else ([], [])
+            have = len(found) - need
             lineno += size
         elif eof:
-            if pending:
-                yield lineno, pending
+            if parts:
+                yield lineno, b"".join(parts)
             return
 
 
