@@ -119,3 +119,40 @@ def test_line_blocks_are_the_lines_in_groups_whatever_the_pieces_read():
         got = list(_line_blocks(lambda k: f.read(min(k, step)), size, 1, "t"))
         want = [(k, b"".join(group)) for k, group in chunks(iter(split_lines(body)), size)]
         assert got == want, trial
+
+
+def test_ordered_map_keeps_the_order_raises_in_place_and_reads_little_ahead():
+    """The reader's parallel map: results in the order of the items, an exception at
+    its own item after every earlier result, and at most ``workers`` items taken
+    ahead of the result given back."""
+    import time as _time
+
+    from olearn.io._source import ordered_map
+    taken = []
+
+    def items():
+        for k in range(40):
+            taken.append(k)
+            yield k
+
+    def slow_square(k):
+        _time.sleep(0.002 * (k % 3))  # later items may finish first
+        return k * k
+
+    got = []
+    for k, value in enumerate(ordered_map(slow_square, items(), workers=2)):
+        assert len(taken) <= k + 2
+        got.append(value)
+    assert got == [k * k for k in range(40)]
+
+    def fail_at_7(k):
+        if k == 7:
+            raise ValueError("bad block 7")
+        return k
+
+    seen = []
+    with pytest.raises(ValueError, match="bad block 7"):
+        for value in ordered_map(fail_at_7, range(20), workers=2):
+            seen.append(value)
+    assert seen == list(range(7))
+    assert list(ordered_map(str, range(5), workers=1)) == ["0", "1", "2", "3", "4"]

@@ -192,6 +192,31 @@ def _line_blocks(read, size, lineno, name):
             return
 
 
+def ordered_map(fn, items, workers=2):
+    """``map(fn, items)`` with ``fn`` run in ``workers`` threads, the results in the
+    order of ``items``, at most ``workers`` items taken ahead of the one given back
+    (memory stays bounded).  For the compiled parsers, which release the GIL: on two
+    cores two blocks are parsed at once.  An exception of ``fn`` is raised at its
+    item, after every earlier result."""
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(workers, thread_name_prefix="olearn-parse") as pool:
+        pending = deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(fn, item))
+                if len(pending) >= workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
 def split_lines(block):
     """The lines of a block (newlines kept), as iterating over a file splits them."""
     parts = block.split(b"\n")

@@ -43,7 +43,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from ._source import Source, check_chunk_size, show, split_lines
+from ._source import Source, check_chunk_size, ordered_map, show, split_lines
 from .errors import DataFormatError
 
 __all__ = ["read_libsvm", "load_libsvm", "LibSVMReader"]
@@ -353,12 +353,16 @@ class LibSVMReader:
         long_ok = strtod_allowed()
         lowest, highest = None, -1
         size = max(self.chunk_size, _PRESCAN_LINES)  # tiny chunks: fewer calls
-        for lineno, lines in self._source.line_blocks(size):
+
+        def scan(numbered):
+            lineno, lines = numbered
             status, _, lo, hi = index_range(np.frombuffer(lines, dtype=np.uint8), long_ok)
             if status or hi > MAX_INDEX:  # not the simple grammar: the exact parsers
                 idx = _parse_block(lines, lineno, self.name, None, None,
                                    want_values=False).indices
                 lo, hi = (int(idx.min()), int(idx.max())) if len(idx) else (-1, -1)
+            return lo, hi
+        for lo, hi in ordered_map(scan, self._source.line_blocks(size)):
             if hi >= 0:
                 lowest = lo if lowest is None else min(lowest, lo)
                 highest = max(highest, hi)
@@ -366,15 +370,21 @@ class LibSVMReader:
 
     def __iter__(self):
         self._source.claim()
+        for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
+            if chunk is not None:
+                yield chunk
+
+    def _chunk(self, numbered):
+        """``(X, y)`` of one block of lines, or None when it has no rows."""
+        lineno, lines = numbered
         one_based = not self.zero_based
-        for lineno, lines in self._source.line_blocks(self.chunk_size):
-            block = _parse_block(lines, lineno, self.name, one_based, self.n_features)
-            if len(block.labels) == 0:
-                continue
-            _check_indices(self.name, block, one_based, self.n_features)
-            X = _to_csr(block.counts, block.indices - one_based, block.values,
-                        self.n_features, self.dtype)
-            yield X, block.labels
+        block = _parse_block(lines, lineno, self.name, one_based, self.n_features)
+        if len(block.labels) == 0:
+            return None
+        _check_indices(self.name, block, one_based, self.n_features)
+        X = _to_csr(block.counts, block.indices - one_based, block.values,
+                    self.n_features, self.dtype)
+        return X, block.labels
 
 
 def read_libsvm(path, chunk_size=10000, n_features=None, zero_based="auto",
