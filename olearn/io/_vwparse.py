@@ -179,7 +179,7 @@ def _value(a, i, end):
     return (-v if neg else v), True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
     """Parse the lines of byte array ``a``.
 

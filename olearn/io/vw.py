@@ -36,7 +36,7 @@ stdin.  Malformed input raises ``DataFormatError`` (``path:line: reason``).
 """
 import numpy as np
 
-from ._source import Source, check_chunk_size, show
+from ._source import Source, check_chunk_size, ordered_map, show
 from .errors import DataFormatError
 from .libsvm import _to_csr
 
@@ -126,14 +126,22 @@ class VWReader:
 
     def __iter__(self):
         self._source.claim()
-        for lineno, buf in self._source.line_blocks(self.chunk_size):
-            labels, weights, counts, indices, values = parse_lines(
-                buf, lineno, self.name, self.n_bits, self.keep, self.interactions)
-            if len(labels) == 0:
+        for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
+            if chunk is None:
                 continue
-            X = _to_csr(counts, indices, values, self.n_features, np.float64)
+            X, labels, weights = chunk
             self.weights = weights
             yield (X, labels, weights) if self.sample_weight else (X, labels)
+
+    def _chunk(self, numbered):
+        """``(X, labels, weights)`` of one block of lines, or None when it has no rows
+        (run in the reader's parsing threads)."""
+        lineno, buf = numbered
+        labels, weights, counts, indices, values = parse_lines(
+            buf, lineno, self.name, self.n_bits, self.keep, self.interactions)
+        if len(labels) == 0:
+            return None
+        return _to_csr(counts, indices, values, self.n_features, np.float64), labels, weights
 
 
 def parse_lines(buf, lineno, name, n_bits, keep, interactions):
