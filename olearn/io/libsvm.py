@@ -414,8 +414,10 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     source = Source(path)
     # Known settings are checked while parsing; unknown ones once all is read.
     one_based = None if zero_based == "auto" else not zero_based
-    blocks = [_parse_block(lines, lineno, source.name, one_based, n_features)
-              for lineno, lines in source.line_blocks(50000)]
+    blocks = list(ordered_map(
+        lambda numbered: _parse_block(numbered[1], numbered[0], source.name, one_based,
+                                      n_features),
+        source.line_blocks(50000)))
     block = _Block(*(np.concatenate([b[k] for b in blocks]) if blocks else _EMPTY[k]
                      for k in range(5)))
     idx = block.indices
