@@ -629,3 +629,60 @@ def test_vectorized_and_line_parsers_agree():
     assert fast is not None
     for a, b in zip(fast, slow):
         np.testing.assert_array_equal(a, b)
+
+
+def _csv_text(rng):
+    """A random delimited file: maybe a header, blank lines, spaces, CRLF, numeric or
+    text labels anywhere, and now and then a line the compiled parser must refuse."""
+    delim = rng.choice([",", ";", "\t", None])
+    sep = " " if delim is None else delim
+    n = int(rng.integers(1, 6))
+    label = int(rng.integers(-n, n))
+    text_labels = rng.random() < 0.3
+    lines = []
+    if rng.random() < 0.4:
+        lines.append(sep.join(f"c{j}" for j in range(n)))
+    for _ in range(int(rng.integers(0, 40))):
+        if rng.random() < 0.1:
+            lines.append(rng.choice(["", "  ", "\t"]) if delim != "\t" else "")
+            continue
+        fields = [rng.choice([repr(float(rng.normal())), "%.3g" % rng.normal(), "7", "+.5",
+                              " 1e-3 ", "-0", "2E+2"]) for _ in range(n)]
+        if delim is None:
+            fields = [f.strip() for f in fields]
+        if text_labels:
+            fields[label % n] = rng.choice(["ham", "spam", " x y ", "3"]) \
+                if delim is not None else rng.choice(["ham", "spam", "3"])
+        if rng.random() < 0.03:  # refused by the compiled parser: quotes, junk, a field
+            fields[int(rng.integers(n))] = rng.choice(['"1"', "abc", "", "inf", "1_0"])
+        lines.append(sep.join(fields) + ("\r" if rng.random() < 0.2 else ""))
+    return "\n".join(lines) + rng.choice(["", "\n"]), delim, label
+
+
+def test_csv_compiled_path_equals_the_line_by_line_path(tmp_path, monkeypatch):
+    """The compiled CSV parser gives the same chunks as the line-by-line parser, or the
+    same error, on random files, for several chunk sizes."""
+    from olearn.io.csv import CSVReader
+    rng = np.random.default_rng(12)
+    compiled = CSVReader._compiled
+
+    def run(path, delim, label, chunk_size, fast):
+        monkeypatch.setattr(CSVReader, "_compiled", compiled if fast else
+                            lambda self, item: (*item, None))
+        try:
+            return [(X.tolist(), y.tolist()) for X, y in
+                    read_csv(path, label=label, delimiter=delim, chunk_size=chunk_size)]
+        except (DataFormatError, ValueError) as exc:
+            return str(exc)
+
+    took = 0
+    for trial in range(150):
+        text, delim, label = _csv_text(rng)
+        path = tmp_path / f"t{trial}.csv"
+        path.write_bytes(text.encode())
+        for chunk_size in (3, 10000):
+            slow = run(path, delim, label, chunk_size, False)
+            fast = run(path, delim, label, chunk_size, True)
+            assert fast == slow, (trial, text)
+        took += isinstance(slow, list)
+    assert took > 60

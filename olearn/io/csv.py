@@ -19,6 +19,12 @@ be finite numbers.  An optional first line (the header) names the columns.
   is split by Python's csv module, so quoted fields may contain the
   delimiter; a record must still fit on one line.
 
+Parsing.  Each block of lines is parsed by compiled code (``olearn.io._csvparse``,
+numbers converted exactly as ``float()`` does), two blocks at a time on two cores;
+a block it refuses (quotes, a field that is not a plain number, a wrong count of
+fields, a delimiter of several characters) is parsed line by line, which accepts it
+or names the fault.  Both paths give the same chunks.
+
 ``read_csv`` yields ``(X, y)`` chunks of at most ``chunk_size`` rows, X a
 C-contiguous 2-D float array; ``load_csv`` returns the whole file.  Paths may
 be plain, ``.gz``, ``.bz2`` or ``.xz``; ``"-"`` reads stdin.  Malformed input
@@ -26,11 +32,11 @@ raises ``DataFormatError`` with ``path:line``.
 """
 
 import csv as _csv
-from itertools import chain, islice
+from itertools import chain
 
 import numpy as np
 
-from ._source import Source, check_chunk_size, chunks, show
+from ._source import Source, check_chunk_size, chunks, ordered_map, show, split_lines
 from .errors import DataFormatError
 
 __all__ = ["read_csv", "load_csv", "CSVReader"]
@@ -168,15 +174,52 @@ class CSVReader:
 
     def __iter__(self):
         if self._source.rereadable:
-            lines = islice(self._source.lines(), self._start - 1, None)
+            blocks = self._source.line_blocks(self.chunk_size)  # from line 1
         else:
             if self._rest is None:
                 raise RuntimeError(f"{self.name}: a stream can only be read once")
             lines, self._rest = chain(self._first, self._rest), None
-        for lineno, block in chunks(lines, self.chunk_size, self._start):
-            X, y = self._parse(block, lineno)
+            blocks = ((k, b"".join(group)) for k, group in
+                      chunks(lines, self.chunk_size, self._start))
+        if self.n_fields == 0:  # nothing but blank lines
+            return
+        # a block's lines before the data (the header, blank lines) are skipped
+        numbered = ((k, block, max(0, self._start - k)) for k, block in blocks)
+        for lineno, block, skip, parsed in ordered_map(self._compiled, numbered):
+            if parsed is None:  # not the simple grammar: line by line, in order
+                X, y = self._parse(split_lines(block)[skip:], lineno + skip)
+            else:
+                X, y = self._finish(block, lineno, parsed)
             if len(y):
                 yield X, y
+
+    def _compiled(self, numbered):
+        """The compiled parse of one block (in the reader's parsing threads), or None
+        where the block needs the line-by-line path."""
+        lineno, block, skip = numbered
+        delim = -1 if self.delimiter is None else \
+            self.delimiter[0] if len(self.delimiter) == 1 else None
+        if delim is None:
+            return lineno, block, skip, None
+        from ._fastparse import strtod_allowed
+        from ._csvparse import parse_csv_block
+        out = parse_csv_block(np.frombuffer(block, dtype=np.uint8), delim, self.n_fields,
+                              self.label_index, skip, strtod_allowed())
+        return lineno, block, skip, (out[1:] if out[0] == 0 else None)
+
+    def _finish(self, block, lineno, parsed):
+        """``(X, y)`` of a block the compiled parser took: the labels are made here,
+        in order (the file's first label decides whether they are numbers)."""
+        X, y, y_ok, starts, ends, line_of = parsed
+        if len(y) == 0:
+            return X, y
+        raw = None
+        if self._numeric_labels is None:
+            self._numeric_labels = _is_number(block[starts[0]:ends[0]])
+        if not (self._numeric_labels and y_ok.all()):
+            raw = [block[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+            y = self._labels(raw, (lineno + line_of).tolist())
+        return np.ascontiguousarray(X, dtype=self.dtype), y
 
     def _parse(self, block, lineno):
         n, li = self.n_fields, self.label_index
