@@ -219,6 +219,21 @@ class OnlineLearner(StateMixin, Estimator):
         self.__dict__.pop("_row_buf", None)
         self._new_state(1, self._n_weights(n_features))
 
+    def _widen(self, n_features):
+        """Take ``n_features`` columns from now on, if more than now (a stream whose
+        width grows: ``read_libsvm`` on standard input without ``n_features``): the new
+        columns' weights start as a fresh model's, what was learned is kept.  Returns
+        the model's width, None before it has learned."""
+        if self._is_fresh():
+            return None
+        if n_features > self.n_features_in_ and self.vocabulary_ is None:
+            self.n_features_in_ = int(n_features)
+            need = self._n_weights(self.n_features_in_)
+            if need > self._d:
+                self._resize_state(self._n_rows, need)
+            self.__dict__.pop("_row_buf", None)
+        return self.n_features_in_
+
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
                      "vocabulary_", "_class_index", "_classes_given", "_classes_fixed",

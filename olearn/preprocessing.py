@@ -30,7 +30,7 @@ The stage saves and loads with its learner (``model.save(path)``, ``olearn.load`
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from ._estimator import Estimator, clone, estimator_kind
+from ._estimator import Estimator, clone, estimator_kind, widen
 
 from . import _compiled  # noqa: F401  (olearn's numba cache folder)
 from ._nested import SavesNested, nested
@@ -120,6 +120,19 @@ class Scaled(SavesNested, Estimator):
             elif self._count.shape[0] != n_features:
                 raise ValueError(f"X has {n_features} features, but Scaled was fed "
                                  f"{self._count.shape[0]} before")
+
+    def _widen(self, n_features):
+        """More columns from now on (see ``olearn._estimator.widen``): the statistics of
+        the new ones start empty, as the learner's weights do."""
+        if "model_" not in self.__dict__:
+            return None
+        count = self.__dict__.get("_count")
+        if count is not None and n_features > count.shape[0]:
+            extra = np.zeros(n_features - count.shape[0])
+            self._count, self._mean, self._m2 = (np.concatenate([a, extra]) for a in
+                                                 (self._count, self._mean, self._m2))
+        width = widen(self.model_, n_features)
+        return width if count is None else self._count.shape[0]
 
     @property
     def mean_(self):

@@ -279,9 +279,14 @@ def test_error_message_is_one_line_and_picklable(tmp_path):
 def test_streams(tmp_path, monkeypatch):
     text = "1 1:1 3:2\n-1 2:3\n2 3:1\n"
     expected = load_libsvm(write(tmp_path, "s.svm", text))
-    # A one-pass stream needs n_features to be read in chunks ...
-    with pytest.raises(ValueError, match="n_features must be given"):
-        read_libsvm(io.BytesIO(text.encode()))
+    # A one-pass stream without n_features grows: each chunk as wide as the widest
+    # index so far, the first chunk (rows 1-2) 3 wide here ...
+    grown = list(read_libsvm(io.BytesIO(text.encode()), chunk_size=2))
+    assert [X.shape[1] for X, _ in grown] == [3, 3]
+    assert_same(stack(iter(grown)), expected)
+    narrow = list(read_libsvm(io.BytesIO(b"1 1:1\n1 2:1\n1 5:2\n1 1:1\n"), chunk_size=2))
+    assert [X.shape[1] for X, _ in narrow] == [2, 5]
+    # ... and with n_features every chunk has that width.
     reader = read_libsvm(io.BytesIO(text.encode()), n_features=3, chunk_size=2)
     assert_same(stack(reader), expected)
     with pytest.raises(RuntimeError, match="only be read once"):

@@ -197,7 +197,8 @@ def add_data_args(parser, data_required=True):
     g.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
                    help="rows read and learned at a time (default 10000)")
     g.add_argument("--n-features", type=int, default=None, metavar="N",
-                   help="LIBSVM: number of features (default: the largest index in the file)")
+                   help="LIBSVM: number of features (default: the largest index in the "
+                        "file; on standard input the model grows as new indices appear)")
     g.add_argument("--zero-based", choices=("auto", "yes", "no"), default="auto",
                    help="LIBSVM: index base (default: 0-based if an index 0 occurs)")
     g.add_argument("--label", default="-1", metavar="COL",
@@ -561,13 +562,15 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, transf
     into one line that names the file's row.  Other keywords go to
     :func:`olearn.evaluate.progressive.progressive`.  ``transform`` maps the chunks, on
     this thread, after the reader's (which runs a chunk ahead in its own)."""
-    from ..evaluate.progressive import progressive
+    from ..evaluate.progressive import progressive, widening
     from ..io.pipeline import prefetch
     diverged = divergence_error()
     bar = ProgressBar(reader if file_reader is None else file_reader,
                       show=not getattr(args, "quiet", False))
-    # the next chunks are read (and checked) in a thread while this one is learned
-    stream = prefetch(checked_chunks(reader))
+    # the next chunks are read (and checked) in a thread while this one is learned; the
+    # model grows with a stream read without a fixed width, before the held-out rows
+    # are scored
+    stream = widening(model, prefetch(checked_chunks(reader)))
     if transform is not None:
         stream = transform(stream)
     stream = guarded(model, bar.rows(stream), args.algo, note)

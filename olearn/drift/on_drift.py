@@ -31,7 +31,7 @@ Reactions to a drift, and which to choose:
 the learner and the detector are written as nested olearn models, with their state.
 """
 import numpy as np
-from .._estimator import Estimator, clone, estimator_kind, is_classifier
+from .._estimator import Estimator, clone, estimator_kind, is_classifier, widen
 
 from .._nested import SavesNested, nested
 
@@ -73,6 +73,11 @@ class OnDrift(SavesNested, Estimator):
         if is_classifier(self.learner):
             return (np.asarray(pred) != np.asarray(y)).astype(np.float64)
         return np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(y, dtype=np.float64))
+
+    def _widen(self, n_features):
+        """More columns from now on (see ``olearn._estimator.widen``)."""
+        model = self.__dict__.get("model_")
+        return None if model is None else widen(model, n_features)
 
     def predict_learn(self, X, y, sample_weight=None):
         """The pre-update prediction of each row, learning as it goes (``sample_weight``

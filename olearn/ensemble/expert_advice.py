@@ -54,7 +54,7 @@ at each detection and the rows after it re-combined, so the result does not depe
 how the stream is cut into calls.
 """
 import numpy as np
-from .._estimator import Estimator, check_is_fitted, clone, is_classifier
+from .._estimator import Estimator, check_is_fitted, clone, is_classifier, widen
 from .._validation import column_or_1d
 
 from .._params import store_params
@@ -432,6 +432,16 @@ class ExpertAdvice(SavesNested, Estimator):
             else:
                 self._pass(X, y, classes, sample_weight)
         return self
+
+    def _widen(self, n_features):
+        """More columns from now on, for every member (see ``olearn._estimator.widen``)."""
+        if "members_" not in self.__dict__:
+            return None
+        widths = [widen(m, n_features) for m in self.members_]
+        width = max((w for w in widths if w is not None), default=None)
+        if width is not None and "n_features_in_" in self.__dict__:
+            self.n_features_in_ = width
+        return width
 
     def predict_learn(self, X, y, return_scores=False, sample_weight=None):
         """The ensemble's pre-update prediction of each row (or with ``return_scores``

@@ -31,6 +31,30 @@ def _is_pair(data):
             and (sp.issparse(data[0]) or np.ndim(data[0]) == 2))
 
 
+def widening(model, chunks):
+    """``chunks`` passed through with ``model`` kept as wide as they are: a stream read
+    without a fixed width (``read_libsvm`` on standard input without ``n_features``)
+    gives chunks whose width grows, and a wider chunk first widens the model
+    (``olearn._estimator.widen``); a narrower one (a later pass over cached chunks) is
+    padded with zero columns.  Models without ``_widen`` get the chunks as they are."""
+    from .._estimator import widen
+    last = None
+    for chunk in chunks:
+        X = chunk[0]
+        if X.shape[1] != last and hasattr(model, "_widen"):
+            last = X.shape[1]
+            width = widen(model, last)
+            if width is not None and width > last:
+                if sp.issparse(X):
+                    X = X.tocsr()
+                    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+                else:
+                    X = np.hstack([X, np.zeros((X.shape[0], width - last))])
+                chunk = (X, *chunk[1:])
+                last = None  # the next chunk of this width is padded too
+        yield chunk
+
+
 def _array_chunks(X, y, chunk_size):
     y = np.asarray(y)
     if sp.issparse(X) and X.format != "csr":
@@ -128,7 +152,8 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     curve = running_mean(window, fading) if window is not None or fading is not None \
         else None
     recent, last_recent = [], None
-    chunks = _array_chunks(*data, int(chunk_size)) if _is_pair(data) else iter(data)
+    chunks = _array_chunks(*data, int(chunk_size)) if _is_pair(data) else \
+        widening(model, data)
     schedule = _schedule(checkpoints)
     updates0 = getattr(model, "n_updates_", 0)
     n = 0

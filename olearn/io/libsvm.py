@@ -14,7 +14,7 @@ The format has one example per line::
 Reading is streamed: ``read_libsvm`` yields ``(X, y)`` chunks of at most
 ``chunk_size`` rows, X a canonical ``csr_matrix`` (sorted indices, duplicates
 summed, explicit zeros removed) and y a float64 vector, holding one chunk at a
-time.  Every chunk has the same width, ``n_features``.
+time.  Every chunk has the same width, ``n_features`` (but see streams below).
 
 Width and index base.  When ``n_features`` is not given, or
 ``zero_based="auto"``, a path is read twice: a quick prescan finds the largest
@@ -24,9 +24,11 @@ and 1-based otherwise.  The inferred width is the largest index (1-based) or
 the largest index plus one (0-based).
 
 Streams (``"-"`` for stdin, or a file object) are read once: ``read_libsvm``
-needs ``n_features`` for them (it cannot infer a width shared by all chunks
-without a second pass) and treats ``"auto"`` as 1-based, reporting an index 0
-as an error that suggests ``zero_based=True``.  ``load_libsvm`` has no such
+treats ``"auto"`` as 1-based, reporting an index 0 as an error that suggests
+``zero_based=True``, and without ``n_features`` it cannot know a width shared by
+all chunks, so the width grows: each chunk is as wide as the widest index read so
+far (``n_features`` holds that width), and ``olearn.evaluate.progressive`` (which
+the command line uses) widens the model as it goes, keeping what it learned.  ``load_libsvm`` has no such
 restriction: it reads any input once, keeps the parsed rows, and settles the
 width and the index base (by the same rules) at the end.
 
@@ -335,15 +337,13 @@ class LibSVMReader:
         self.chunk_size = chunk_size
         self._source = Source(path)
         self.name = self._source.name
+        self._growing = False
         if n_features is None or zero_based == "auto":
             if self._source.rereadable:
                 n_features, zero_based = self._prescan(n_features, zero_based)
-            elif n_features is None:
-                raise ValueError(
-                    f"{self.name}: n_features must be given to read a stream in chunks "
-                    "(or use load_libsvm, which reads it whole)")
-            else:
-                zero_based = False
+            else:  # read once: "auto" is 1-based, and without a width it grows
+                self._growing = n_features is None
+                zero_based = False if zero_based == "auto" else zero_based
         self.n_features = n_features
         self.zero_based = bool(zero_based)
 
@@ -371,19 +371,32 @@ class LibSVMReader:
     def __iter__(self):
         self._source.claim()
         for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
-            if chunk is not None:
-                yield chunk
+            if chunk is None:
+                continue
+            if self._growing:  # as wide as the widest index so far
+                X, y = chunk
+                self.n_features = max(self.n_features or 1, X.shape[1])
+                if X.shape[1] < self.n_features:
+                    X = sp.csr_matrix((X.data, X.indices, X.indptr),
+                                      shape=(X.shape[0], self.n_features))
+                chunk = X, y
+            yield chunk
 
     def _chunk(self, numbered):
-        """``(X, y)`` of one block of lines, or None when it has no rows."""
+        """``(X, y)`` of one block of lines, or None when it has no rows (run in the
+        reader's parsing threads; a growing reader's block is as wide as its own
+        widest index)."""
         lineno, lines = numbered
         one_based = not self.zero_based
-        block = _parse_block(lines, lineno, self.name, one_based, self.n_features)
+        width = None if self._growing else self.n_features
+        block = _parse_block(lines, lineno, self.name, one_based, width)
         if len(block.labels) == 0:
             return None
-        _check_indices(self.name, block, one_based, self.n_features)
-        X = _to_csr(block.counts, block.indices - one_based, block.values,
-                    self.n_features, self.dtype)
+        _check_indices(self.name, block, one_based, width)
+        if width is None:
+            width = int(block.indices.max()) + 1 - one_based if len(block.indices) else 1
+        X = _to_csr(block.counts, block.indices - one_based, block.values, width,
+                    self.dtype)
         return X, block.labels
 
 

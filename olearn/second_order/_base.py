@@ -120,6 +120,20 @@ class SecondOrderMixin:
         self._full = full
         super()._import_state(arrays, K, d)
 
+    def _widen(self, n_features):
+        """More columns (``olearn._estimator.widen``); a full covariance that
+        ``"auto"`` chose for a narrow start does not grow past ``AUTO_MAX_FULL``."""
+        if not self._is_fresh() and n_features > self.n_features_in_ \
+                and n_features > AUTO_MAX_FULL and self.covariance == "auto" \
+                and "L" in self.state_:
+            raise ValueError(
+                f"{type(self).__name__} took a full covariance for its first "
+                f"{self.n_features_in_} features (covariance='auto'); {n_features:,} "
+                f"features would need a {n_features:,} x {n_features:,} matrix per class: "
+                "give the width from the start (n_features, --n-features) or "
+                "covariance='diag'")
+        return super()._widen(n_features)
+
     # ------------------------------------------------------------ fitted attributes
     @property
     def covariance_(self):
