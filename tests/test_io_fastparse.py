@@ -39,20 +39,26 @@ def _reference(text):
     return rows
 
 
+def _random_block(rng, extras=("", " # a comment", " ", "\r"),
+                  blanks=("", "   ", "# only a comment")):
+    """Up to 5 random LIBSVM lines: labels and values in many spellings, qid tokens,
+    comments, blank lines."""
+    lines = []
+    for _ in range(int(rng.integers(0, 6))):
+        feats = " ".join(f"{int(rng.integers(0, 10**6))}:{_random_number(rng)}"
+                         for _ in range(int(rng.integers(0, 5))))
+        qid = rng.choice(["", " qid:3"])
+        lines.append(f"{_random_number(rng)}{qid} {feats}{rng.choice(extras)}")
+        if rng.random() < 0.2:
+            lines.append(rng.choice(blanks))
+    return "\n".join(lines)
+
+
 def test_parses_exactly_what_python_parses():
     rng = np.random.default_rng(0)
     accepted = 0
     for trial in range(300):
-        lines = []
-        for _ in range(int(rng.integers(0, 6))):
-            feats = " ".join(f"{int(rng.integers(0, 10**6))}:{_random_number(rng)}"
-                             for _ in range(int(rng.integers(0, 5))))
-            extra = rng.choice(["", " # a comment", " ", "\r"])
-            qid = rng.choice(["", " qid:3"])
-            lines.append(f"{_random_number(rng)}{qid} {feats}{extra}")
-            if rng.random() < 0.2:
-                lines.append(rng.choice(["", "   ", "# only a comment"]))
-        text = "\n".join(lines)
+        text = _random_block(rng)
         status, labels, line_of, counts, indices, values = parse_block(
             np.frombuffer(text.encode(), dtype=np.uint8), True)
         if status:
@@ -129,16 +135,9 @@ def test_the_width_prescan_finds_the_rows_and_index_range_that_parsing_finds():
     rng = np.random.default_rng(2)
     agreed = 0
     for trial in range(400):
-        lines = []
-        for _ in range(int(rng.integers(0, 6))):
-            feats = " ".join(f"{int(rng.integers(0, 10**6))}:{_random_number(rng)}"
-                             for _ in range(int(rng.integers(0, 5))))
-            extra = rng.choice(["", " # a comment", "#c 9:9", " ", "\r", "\t"])
-            qid = rng.choice(["", " qid:3"])
-            lines.append(f"{_random_number(rng)}{qid} {feats}{extra}")
-            if rng.random() < 0.2:
-                lines.append(rng.choice(["", "   ", "# only a comment", "  # 5:5"]))
-        text = "\n".join(lines) + rng.choice(["", "\n"])
+        text = _random_block(rng, ("", " # a comment", "#c 9:9", " ", "\r", "\t"),
+                             ("", "   ", "# only a comment", "  # 5:5"))
+        text += rng.choice(["", "\n"])
         a = np.frombuffer(text.encode(), dtype=np.uint8)
         status, labels, _, _, indices, _ = parse_block(a, False)
         if status:

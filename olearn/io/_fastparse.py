@@ -244,6 +244,30 @@ def _number(a, i, end, pow10, buf, long_ok):
     return (-v if neg else v), i, True
 
 
+@njit(inline="always")
+def _is_qid(a, j, end):
+    """Whether a ``qid:`` token starts at ``a[j]``."""
+    return a[j] == 113 and j + 3 < end and a[j + 1] == 105 and a[j + 2] == 100 \
+        and a[j + 3] == 58
+
+
+@njit(inline="always")
+def _feature_index(a, j, end):
+    """``(index, position after its colon, ok)`` of an ``index:`` token at ``a[j]``;
+    not ok without digits, with over 18 digits or without the colon."""
+    idx = 0
+    k = 0
+    while j < end and 48 <= a[j] <= 57:
+        idx = idx * 10 + (a[j] - 48)
+        j += 1
+        k += 1
+        if k > 18:
+            return idx, j, False
+    if k == 0 or j >= end or a[j] != 58:
+        return idx, j, False
+    return idx, j + 1, True
+
+
 @njit(cache=True, nogil=True)
 def parse_block(a, want_values, long_ok):
     """``(status, labels, line_of_row, counts, indices, values)`` of the lines in the
@@ -298,22 +322,13 @@ def parse_block(a, want_values, long_ok):
                     j += 1
                 if j >= stop:
                     break
-                if a[j] == 113 and j + 3 < stop and a[j + 1] == 105 and a[j + 2] == 100 \
-                        and a[j + 3] == 58:  # qid:... token: skipped
+                if _is_qid(a, j, stop):  # qid:... token: skipped
                     while j < stop and not _space(a[j]):
                         j += 1
                     continue
-                idx = 0
-                k = 0
-                while j < stop and 48 <= a[j] <= 57:
-                    idx = idx * 10 + (a[j] - 48)
-                    j += 1
-                    k += 1
-                    if k > 18:
-                        return fail
-                if k == 0 or j >= stop or a[j] != 58:
+                idx, j, ok = _feature_index(a, j, stop)
+                if not ok:
                     return fail
-                j += 1
                 if want_values:
                     v, j, ok = _number(a, j, stop, pow10, buf, long_ok)
                     if not ok:
@@ -383,22 +398,13 @@ def index_range(a, long_ok):
                 while j < n and a[j] != 10:
                     j += 1
                 break
-            if a[j] == 113 and j + 3 < n and a[j + 1] == 105 and a[j + 2] == 100 \
-                    and a[j + 3] == 58:  # qid:... token: skipped
+            if _is_qid(a, j, n):  # qid:... token: skipped
                 while j < n and not _token_end(a[j]):
                     j += 1
                 continue
-            idx = 0
-            k = 0
-            while j < n and 48 <= a[j] <= 57:
-                idx = idx * 10 + (a[j] - 48)
-                j += 1
-                k += 1
-                if k > 18:
-                    return 1, 0, -1, -1
-            if k == 0 or j >= n or a[j] != 58:
+            idx, j, ok = _feature_index(a, j, n)
+            if not ok:
                 return 1, 0, -1, -1
-            j += 1
             while j < n and not _token_end(a[j]):
                 j += 1
             if lowest < 0 or idx < lowest:
