@@ -20,7 +20,7 @@ import lzma
 import os
 import sys
 import zlib
-from itertools import islice
+from itertools import chain, islice
 
 import numpy as np
 
@@ -192,13 +192,21 @@ def _line_blocks(read, size, lineno, name):
             return
 
 
+_NONE = object()
+
+
 def ordered_map(fn, items, workers=2):
     """``map(fn, items)`` with ``fn`` run in ``workers`` threads, the results in the
     order of ``items``, at most ``workers`` items taken ahead of the one given back
     (memory stays bounded).  For the compiled parsers, which release the GIL: on two
     cores two blocks are parsed at once.  An exception of ``fn`` is raised at its
     item, after every earlier result."""
-    if workers <= 1:
+    items = iter(items)
+    first = next(items, _NONE)
+    second = next(items, _NONE) if workers > 1 else _NONE
+    if second is _NONE:  # one block (a small file): no threads to start
+        if first is not _NONE:
+            yield fn(first)
         yield from map(fn, items)
         return
     from collections import deque
@@ -206,7 +214,7 @@ def ordered_map(fn, items, workers=2):
     with ThreadPoolExecutor(workers, thread_name_prefix="olearn-parse") as pool:
         pending = deque()
         try:
-            for item in items:
+            for item in chain((first, second), items):
                 pending.append(pool.submit(fn, item))
                 if len(pending) >= workers:
                     yield pending.popleft().result()
