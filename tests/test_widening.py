@@ -103,3 +103,25 @@ def test_cli_standard_input_without_n_features(tmp_path):
         a, b = olearn.load(tmp_path / "piped.olm"), olearn.load(tmp_path / "filed.olm")
         assert a.n_features_in_ == b.n_features_in_ == WIDTH
         np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-12)
+
+
+def test_a_file_read_once_with_grow(tmp_path):
+    """``n_features="grow"`` reads a file as a stream is read, with no prescan: its
+    first chunk is as narrow as its own indices; the command line does so when the
+    index base is given, and learns the same model as with the prescan."""
+    import olearn
+    path = tmp_path / "g.svm"
+    path.write_bytes(TEXT)
+    widths = [X.shape[1] for X, _ in read_libsvm(path, chunk_size=50, n_features="grow",
+                                                  zero_based=False)]
+    assert widths[0] < WIDTH and widths[-1] == WIDTH and widths == sorted(widths)
+    with pytest.raises(ValueError, match="non-negative integer or 'grow'"):
+        read_libsvm(path, n_features="wide")
+    models = []
+    for base in ("auto", "no"):
+        out = tmp_path / f"{base}.olm"
+        run = _olearn(["train", str(path), "--algo", "pa1", "--chunk-size", "50",
+                       "--zero-based", base, "--model", str(out), "--quiet"])
+        assert run.returncode == 0, run.stderr.decode()
+        models.append(olearn.load(out))
+    np.testing.assert_allclose(models[0].coef_, models[1].coef_, atol=1e-12)

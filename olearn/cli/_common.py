@@ -200,7 +200,9 @@ def add_data_args(parser, data_required=True):
                    help="LIBSVM: number of features (default: the largest index in the "
                         "file; on standard input the model grows as new indices appear)")
     g.add_argument("--zero-based", choices=("auto", "yes", "no"), default="auto",
-                   help="LIBSVM: index base (default: 0-based if an index 0 occurs)")
+                   help="LIBSVM: index base (default: 0-based if an index 0 occurs, "
+                        "which a first pass over a file finds; given, a file is read "
+                        "once and the model grows with the indices)")
     g.add_argument("--label", default="-1", metavar="COL",
                    help="CSV: label column, index or name (default -1, the last)")
     g.add_argument("--header", choices=("infer", "yes", "no"), default="infer",
@@ -312,6 +314,8 @@ def open_data(args, n_features=None, weights=False):
                             chunk_size=args.chunk_size)
     width = n_features if n_features is not None else args.n_features
     zero = {"auto": "auto", "yes": True, "no": False}[args.zero_based]
+    if width is None and zero != "auto":
+        width = "grow"  # the index base given: no first pass for the width
     return io.read_libsvm(path, chunk_size=args.chunk_size, n_features=width,
                           zero_based=zero)
 

@@ -28,7 +28,9 @@ treats ``"auto"`` as 1-based, reporting an index 0 as an error that suggests
 ``zero_based=True``, and without ``n_features`` it cannot know a width shared by
 all chunks, so the width grows: each chunk is as wide as the widest index read so
 far (``n_features`` holds that width), and ``olearn.evaluate.progressive`` (which
-the command line uses) widens the model as it goes, keeping what it learned.  ``load_libsvm`` has no such
+the command line uses) widens the model as it goes, keeping what it learned.
+``n_features="grow"`` reads a file the same way, once, with no prescan (the command
+line does so when the index base is given: ``--zero-based yes|no``).  ``load_libsvm`` has no such
 restriction: it reads any input once, keeps the parsed rows, and settles the
 width and the index base (by the same rules) at the end.
 
@@ -292,10 +294,11 @@ def _check_args(chunk_size, n_features, zero_based, dtype):
     check_chunk_size(chunk_size)
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
-    if n_features is not None:
+    if n_features is not None and not (isinstance(n_features, str) and n_features == "grow"):
         if (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
                 or n_features < 0):
-            raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
+            raise ValueError(f"n_features must be a non-negative integer or 'grow', got "
+                             f"{n_features!r}")
         n_features = int(n_features)
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
@@ -338,8 +341,11 @@ class LibSVMReader:
         self._source = Source(path)
         self.name = self._source.name
         self._growing = False
+        once = isinstance(n_features, str)  # "grow": read as a stream is, even a file
+        if once:
+            n_features = None
         if n_features is None or zero_based == "auto":
-            if self._source.rereadable:
+            if self._source.rereadable and not once:
                 n_features, zero_based = self._prescan(n_features, zero_based)
             else:  # read once: "auto" is 1-based, and without a width it grows
                 self._growing = n_features is None
@@ -424,6 +430,7 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     Reads its input once, whatever the options, so streams work as files do.
     """
     n_features, dtype = _check_args(1, n_features, zero_based, dtype)
+    n_features = None if isinstance(n_features, str) else n_features
     source = Source(path)
     # Known settings are checked while parsing; unknown ones once all is read.
     one_based = None if zero_based == "auto" else not zero_based
