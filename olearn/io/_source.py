@@ -148,7 +148,7 @@ def _line_blocks(read, size, lineno, name):
     as much as the next block needs (judged by the lines so far), at most 4 MB a time.
     The pieces read are joined once per block (one copy), never grown one into the
     other."""
-    parts, counts = [], []  # pieces read and not yet cut, and their newlines' offsets
+    parts, offsets = [], []  # pieces read and not yet cut, and their newlines' offsets
     have = 0  # newlines in parts
     first = True
     total_bytes = total_lines = 0
@@ -173,17 +173,17 @@ def _line_blocks(read, size, lineno, name):
             total_bytes += len(data)
             total_lines += len(found)
             parts.append(data)
-            counts.append(found)
+            offsets.append(found)
             have += len(found)
         if have >= size:
             last = parts.pop()
-            found = counts.pop()
+            found = offsets.pop()
             need = size - (have - len(found))  # newlines of the block in its last piece
             cut = int(found[need - 1]) + 1
             parts.append(last[:cut])
             yield lineno, b"".join(parts)
             rest = last[cut:]
-            parts, counts = ([rest], [found[need:] - cut]) if rest else ([], [])
+            parts, offsets = ([rest], [found[need:] - cut]) if rest else ([], [])
             have = len(found) - need
             lineno += size
         elif eof:

@@ -29,10 +29,11 @@ treats ``"auto"`` as 1-based, reporting an index 0 as an error that suggests
 all chunks, so the width grows: each chunk is as wide as the widest index read so
 far (``n_features`` holds that width), and ``olearn.evaluate.progressive`` (which
 the command line uses) widens the model as it goes, keeping what it learned.
-``n_features="grow"`` reads a file the same way, once, with no prescan (the command
-line does so when the index base is given: ``--zero-based yes|no``).  ``load_libsvm`` has no such
-restriction: it reads any input once, keeps the parsed rows, and settles the
-width and the index base (by the same rules) at the end.
+``n_features="grow"`` reads a file the same way, once, with no prescan (the
+command line does so when the index base is given: ``--zero-based yes|no``).
+``load_libsvm`` has no such restriction: it reads any input once, keeps the
+parsed rows, and settles the width and the index base (by the same rules) at the
+end.
 
 Parsing.  Each chunk is parsed with vectorized numpy operations on its bytes;
 when that strict fast path meets anything unusual, the chunk is parsed again
