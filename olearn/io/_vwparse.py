@@ -196,12 +196,18 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
     mask = np.uint64((1 << n_bits) - 1)
     scratch = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
-    cap = 16
+    # room for every row (a newline each, and a last line without one) and, before
+    # interactions, every feature (a blank or a line start before each): counted
+    # first, so that the arrays rarely grow and are copied
+    cap = 1
+    cnz = 1
+    for c in a:
+        cap += c == 10
+        cnz += _blank(c) or c == 10
     labels = np.empty(cap)
     weights = np.empty(cap)
     lines = np.empty(cap, dtype=np.int64)
     counts = np.empty(cap, dtype=np.int64)
-    cnz = 64
     indices = np.empty(cnz, dtype=np.int64)
     values = np.empty(cnz)
     slow_s = np.empty(4, dtype=np.int64)
