@@ -58,55 +58,102 @@ class OneRow:
     buffers reused between calls (grown when a row does not fit; ``row`` is then new).
 
     ``shift`` is 1 with an intercept (column 0 holds the constant ``constant``, the
-    learner's ``intercept_scaling``; features start at column 1), else 0.  ``index`` is the vocabulary's name -> column dict of a model
-    learning from dicts, else None.  ``last``/``copy``: the dict whose row the buffer
-    holds when it was written by a prediction, and a copy of it, so that
-    ``learn_one(x)`` right after ``predict_one(x)`` reuses the row when ``x`` is
-    unchanged.
+    learner's ``intercept_scaling``; features start at column 1), else 0.  ``index`` is
+    the vocabulary's name -> column dict of a model learning from dicts, else None;
+    ``shifted`` maps the names to their kernel columns (``index`` itself without an
+    intercept; else a copy with 1 added, extended as the vocabulary grows: names are
+    only appended to a vocabulary, or removed within the call that added them).
+    ``last``/``copy``: the dict whose row the buffer holds when it was written by a
+    prediction, and a copy of it, so that ``learn_one(x)`` right after ``predict_one(x)``
+    reuses the row when ``x`` is unchanged.
+
+    A row is written by two ``struct`` calls (per row length, a packer of the columns
+    and one of the values, each with the intercept's column 0 or constant in front):
+    the dict's columns and values go from the dict into the buffers without an
+    intermediate list.  (The three arrays stay separate arrays: numba takes a view of
+    a shared buffer about 0.2 us slower per argument than an array of its own.)
     """
-    __slots__ = ("shift", "constant", "index", "row", "indptr", "indices", "data", "n",
-                 "last", "copy", "packers")
+    __slots__ = ("shift", "constant", "index", "shifted", "row", "capacity", "indptr",
+                 "indices", "data", "n", "last", "copy", "packers")
 
     def __init__(self, shift, index=None, capacity=64, constant=1.0):
         self.shift = shift
-        self.constant = constant
+        self.constant = float(constant)
         self.index = index
-        self.packers = {}  # length -> struct packers of the columns and values
+        self.shifted = None if index is None else ({} if shift else index)
         self.last = self.copy = None
+        self.packers = {}  # row length -> the struct writers of its columns and values
         self.n = shift
         self._allocate(capacity)
 
     def _allocate(self, capacity):
+        self.capacity = capacity
         self.indptr = np.zeros(2, np.int32)
         self.indices = np.zeros(capacity, np.int32)
         self.data = np.zeros(capacity)
-        if self.shift:
-            self.data[0] = self.constant  # the intercept's constant feature, column 0
+        self.indptr[1] = self.n
         self.row = (self.indptr, self.indices, self.data)
+
+    def _packers(self, m):
+        """The writers of a row of ``m`` features: its columns after the intercept's
+        column 0, its values after the intercept's constant."""
+        b = self.shift
+        packers = self.packers[m] = (struct.Struct(f"{b + m}i").pack_into,
+                                     struct.Struct(f"{b + m}d").pack_into)
+        return packers
 
     def put_known(self, x, remember):
         """Write dict ``x`` whose names are all known and values finite numbers; returns
         the row length, or -1 (nothing written) for anything else: the caller then
         takes the general path, which grows the vocabulary or names the bad value."""
-        index = self.index
-        if index is None:
+        shifted = self.shifted
+        if shifted is None:
             return -1
         try:
-            cols = [index[k] + 1 for k in x] if self.shift else [index[k] for k in x]
-        except (KeyError, TypeError):
-            return -1
-        vals = list(x.values())
-        try:
-            if not math.isfinite(sum(vals)):
+            if not math.isfinite(sum(x.values())):
                 return -1
         except (TypeError, OverflowError):
             return -1
-        n = self._pack(cols, vals)
+        m = len(x)
+        n = m + self.shift
+        if n > self.capacity:
+            return -1
+        cols, vals = self.packers.get(m) or self._packers(m)
+        try:  # (the columns are looked up before anything is written)
+            if self.shift:
+                cols(self.indices, 0, 0, *map(shifted.__getitem__, x))
+                vals(self.data, 0, self.constant, *x.values())
+            else:
+                cols(self.indices, 0, *map(shifted.__getitem__, x))
+                vals(self.data, 0, *x.values())
+        except KeyError:
+            return self.put_known(x, remember) if self._known(x) else -1
+        except (TypeError, struct.error):
+            return -1
+        if n != self.n:
+            self.indptr[1] = self.n = n
         if remember:
             self.last, self.copy = x, x.copy()
         else:
             self.last = None
         return n
+
+    def _known(self, x):
+        """Add the vocabulary's newer names of ``x`` to ``shifted``; False when a name
+        of ``x`` is not in the vocabulary (or cannot be a key)."""
+        index, shifted = self.index, self.shifted
+        if shifted is index:
+            return False
+        try:
+            for name in x:
+                if name not in shifted:
+                    j = index.get(name)
+                    if j is None:
+                        return False
+                    shifted[name] = j + 1
+        except TypeError:
+            return False
+        return True
 
     def _pack(self, cols, vals):
         """Write lists of columns (already shifted) and values after the intercept
@@ -114,14 +161,17 @@ class OneRow:
         b = self.shift
         m = len(cols)
         n = m + b
-        if n > self.indices.shape[0]:
+        if n > self.capacity:
             self._allocate(max(64, 2 * n))
-        packers = self.packers.get(m)
-        if packers is None:  # (struct writes a short list twice as fast as numpy)
-            packers = self.packers[m] = (struct.Struct(f"{m}i"), struct.Struct(f"{m}d"))
-        packers[0].pack_into(self.indices, 4 * b, *cols)
-        packers[1].pack_into(self.data, 8 * b, *vals)
-        self.indptr[1] = self.n = n
+        pack_cols, pack_vals = self.packers.get(m) or self._packers(m)
+        if b:
+            pack_cols(self.indices, 0, 0, *cols)
+            pack_vals(self.data, 0, self.constant, *vals)
+        else:
+            pack_cols(self.indices, 0, *cols)
+            pack_vals(self.data, 0, *vals)
+        if n != self.n:
+            self.indptr[1] = self.n = n
         return n
 
     def put(self, cols, vals):

@@ -193,3 +193,32 @@ def test_a_file_that_is_not_a_model(tmp_path):
     np.savez(tmp_path / "other.npz", a=np.arange(3))
     with pytest.raises(ModelFileError, match="not an olearn model file"):
         olearn.load(tmp_path / "other.npz")
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_the_one_row_buffer_follows_a_growing_vocabulary(fit_intercept):
+    """The dict row written through the buffer's own name -> column map equals the
+    model's vocabulary lookup: after the vocabulary grows, for rows longer than the
+    buffer, for bool and integer values, and when a name is unknown (dropped)."""
+    from olearn.base import OneRow
+    rng = np.random.default_rng(5)
+    m = olearn.make("pa1", fit_intercept=fit_intercept)
+    b = int(fit_intercept)
+    for i in range(300):
+        n = 150 if i == 200 else int(rng.integers(1, 12))  # row 200 outgrows 64 entries
+        names = rng.choice(400, size=n, replace=False)
+        x = {f"f{k}": (True if k % 7 == 0 else int(k) if k % 5 == 0 else float(rng.normal()))
+             for k in names}
+        m.predict_learn_one(x, int(rng.integers(2)))
+        grow = i % 2 == 0
+        (indptr, idx, val), n_row = m._one_row(x, grow=grow)
+        cols = [m.vocabulary_.index(k) + b for k in x]
+        assert indptr[1] == n_row == len(x) + b
+        assert idx[b:n_row].tolist() == cols
+        assert val[b:n_row].tolist() == [float(v) for v in x.values()]
+        if b:
+            assert idx[0] == 0 and val[0] == m.intercept_scaling
+    unseen = {"f1": 1.0, "never": 2.0}
+    (indptr, idx, val), n_row = m._one_row(unseen, grow=False)
+    assert n_row == b + ("f1" in m.vocabulary_)
+    assert isinstance(m._row_buf, OneRow)
