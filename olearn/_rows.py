@@ -174,10 +174,14 @@ class OneRow:
             self.indptr[1] = self.n = n
         return n
 
-    def put(self, cols, vals):
-        """Write a row given as lists of (unshifted) columns and values; returns its length."""
+    def put(self, cols, vals, x=None):
+        """Write a row given as lists of (unshifted) columns and values; returns its
+        length.  ``x``: the dict they come from, whose names (when none was dropped) then
+        join ``shifted``, so that its next row takes :meth:`put_known`."""
         if self.shift:
             cols = [c + 1 for c in cols]
+            if x is not None and self.shifted is not None and len(cols) == len(x):
+                self.shifted.update(zip(x, cols))
         n = self._pack(cols, vals)
         self.last = None
         return n
