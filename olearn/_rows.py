@@ -104,22 +104,19 @@ class OneRow:
 
     def put_known(self, x, remember):
         """Write dict ``x`` whose names are all known and values finite numbers; returns
-        the row length, or -1 (nothing written) for anything else: the caller then
-        takes the general path, which grows the vocabulary or names the bad value."""
+        the row length, or -1 for anything else (the buffers may then hold part of
+        ``x``): the caller then takes the general path, which grows the vocabulary or
+        names the bad value, and rewrites the row."""
         shifted = self.shifted
         if shifted is None:
-            return -1
-        try:
-            if not math.isfinite(sum(x.values())):
-                return -1
-        except (TypeError, OverflowError):
             return -1
         m = len(x)
         n = m + self.shift
         if n > self.capacity:
             return -1
         cols, vals = self.packers.get(m) or self._packers(m)
-        try:  # (the columns are looked up before anything is written)
+        self.last = None  # (the buffers may change below, whatever the outcome)
+        try:
             if self.shift:
                 cols(self.indices, 0, 0, *map(shifted.__getitem__, x))
                 vals(self.data, 0, self.constant, *x.values())
@@ -130,29 +127,31 @@ class OneRow:
             return self.put_known(x, remember) if self._known(x) else -1
         except (TypeError, struct.error):
             return -1
+        try:  # (after the names: a row with a new name fails fast, before this sum)
+            if not math.isfinite(sum(x.values())):
+                return -1
+        except (TypeError, OverflowError):
+            return -1
         if n != self.n:
             self.indptr[1] = self.n = n
         if remember:
             self.last, self.copy = x, x.copy()
-        else:
-            self.last = None
         return n
 
     def _known(self, x):
-        """Add the vocabulary's newer names of ``x`` to ``shifted``; False when a name
-        of ``x`` is not in the vocabulary (or cannot be a key)."""
+        """Whether every name of ``x`` is in the vocabulary; if so, those missing from
+        ``shifted`` join it (names seen again after the vocabulary grew).  A row with a
+        name new to the vocabulary adds nothing here: on a stream of ever new names the
+        general path alone pays for them."""
         index, shifted = self.index, self.shifted
-        if shifted is index:
-            return False
         try:
-            for name in x:
-                if name not in shifted:
-                    j = index.get(name)
-                    if j is None:
-                        return False
-                    shifted[name] = j + 1
+            if shifted is index or not all(map(index.__contains__, x)):
+                return False
         except TypeError:
             return False
+        for name in x:
+            if name not in shifted:
+                shifted[name] = index[name] + 1
         return True
 
     def _pack(self, cols, vals):
@@ -174,14 +173,10 @@ class OneRow:
             self.indptr[1] = self.n = n
         return n
 
-    def put(self, cols, vals, x=None):
-        """Write a row given as lists of (unshifted) columns and values; returns its
-        length.  ``x``: the dict they come from, whose names (when none was dropped) then
-        join ``shifted``, so that its next row takes :meth:`put_known`."""
+    def put(self, cols, vals):
+        """Write a row given as lists of (unshifted) columns and values; returns its length."""
         if self.shift:
             cols = [c + 1 for c in cols]
-            if x is not None and self.shifted is not None and len(cols) == len(x):
-                self.shifted.update(zip(x, cols))
         n = self._pack(cols, vals)
         self.last = None
         return n

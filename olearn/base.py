@@ -439,7 +439,7 @@ class OnlineLearner(StateMixin, Estimator):
             buf = self._row_buf = OneRow(int(self.fit_intercept),
                                          None if vocabulary is None else vocabulary._index,
                                          constant=self._constant())
-        return buf.row, buf.put(cols, vals, x if type(x) is dict else None)
+        return buf.row, buf.put(cols, vals)
 
     def _one_call(self):
         call = self.__dict__.get("_one_cache")

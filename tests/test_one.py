@@ -222,3 +222,19 @@ def test_the_one_row_buffer_follows_a_growing_vocabulary(fit_intercept):
     (indptr, idx, val), n_row = m._one_row(unseen, grow=False)
     assert n_row == b + ("f1" in m.vocabulary_)
     assert isinstance(m._row_buf, OneRow)
+
+
+def test_a_bad_value_does_not_leave_a_stale_predicted_row():
+    m = olearn.make("pa1")
+    m.learn_one({"a": 1.0, "b": 2.0}, 1)
+    m.learn_one({"a": -1.0, "b": 1.0}, 0)
+    x = {"a": 0.5, "b": 1.0}
+    m.predict_one(x)  # the buffer remembers x's row
+    with pytest.raises(ValueError):
+        m.predict_one({"a": 3.0, "b": float("nan")})
+    m.learn_one(x, 1)  # x's row must be written again, not read from the buffer
+    ref2 = olearn.make("pa1")
+    ref2.learn_one({"a": 1.0, "b": 2.0}, 1)
+    ref2.learn_one({"a": -1.0, "b": 1.0}, 0)
+    ref2.learn_one({"a": 0.5, "b": 1.0}, 1)
+    np.testing.assert_array_equal(m.coef_, ref2.coef_)
