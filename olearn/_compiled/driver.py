@@ -24,6 +24,15 @@ learner's declaration (``olearn._compiled.declare``) call :func:`online_pass` or
 :func:`ovr_pass` with its rule, so the whole loop is compiled as one function, cached
 on disk, with no calls through function pointers.
 
+References.  numba counts references to every array it hands around, atomically, and
+in a row loop it does so several times a row for every array of the state tuple, of
+the batch and of the output (an inlined function's arguments, a slice, a tuple's
+member): on PA-I over the seeded sparse stream this cost about a third of the pass.
+The passes therefore first take :func:`borrowed` views of their arguments, views that
+hold no reference (the caller's own references keep the arrays alive for the whole
+call), and of their row buffers (kept alive by :func:`keep_alive` after the loop).  A
+rule must not keep such a view beyond the call, which nothing in a rule can do.
+
 Tasks: ``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
 the recorded prediction is 1 when the score is > 0, else 0) and ``MULTICLASS``
 (K classes, ``y`` the class index as a float; the prediction is the arg-max over the
@@ -32,15 +41,57 @@ is predicted and before the update).
 """
 import numpy as np
 from numba import njit, types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
+from numba.np.arrayobj import make_array
 
 REGRESSION = 0
 BINARY = 1
 MULTICLASS = 2
 
 
+def _borrow(context, builder, ty, value):
+    """``value`` of numba type ``ty`` with every array in it (nested in tuples) replaced
+    by a view with a null meminfo: a view that holds no reference."""
+    if isinstance(ty, types.Array):
+        src = make_array(ty)(context, builder, value=value)
+        view = make_array(ty)(context, builder)
+        context.populate_array(view, data=src.data, shape=src.shape, strides=src.strides,
+                               itemsize=src.itemsize, meminfo=None, parent=None)
+        return view._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        out = value
+        for k, member in enumerate(ty):
+            item = _borrow(context, builder, member, builder.extract_value(value, k))
+            out = builder.insert_value(out, item, k)
+        return out
+    context.nrt.incref(builder, ty, value)  # anything else: a new reference, as returned
+    return value
+
+
+@intrinsic
+def borrowed(typingctx, x):
+    """``x`` (an array, or a tuple of arrays and numbers, nested) with every array
+    replaced by a view that holds no reference (one intrinsic, typed at once: an
+    overload recursing over the tuple made every entry point compile 25 times
+    slower)."""
+    def codegen(context, builder, signature, args):
+        return _borrow(context, builder, signature.args[0], args[0])
+    return x(x), codegen
+
+
+@intrinsic
+def keep_alive(typingctx, x):
+    """Nothing, but a use of ``x``: its owner lives at least to here, so that the
+    views that ``borrowed`` made of it stay valid."""
+    def codegen(context, builder, signature, args):
+        return context.get_dummy_value()
+    return types.none(x), codegen
+
+
 def get_row(X, i, rows):
-    """Row ``i`` of a batch ``X`` as ``(idx, val)``; ``rows = row_source(X)``."""
+    """Row ``i`` of a batch ``X`` as ``(idx, val)``; ``rows = row_source(X)``.  Rows are
+    read in order, from row 0 (a ``csr+c`` batch is written ahead a block of rows at a
+    time)."""
 
 
 @overload(get_row, inline="always")
@@ -53,15 +104,12 @@ def _get_row(X, i, rows):
             return X[1][lo:hi], X[2][lo:hi]
     elif layout == "csr+c":
         def impl(X, i, rows):
-            lo = X[0][i]
-            n = X[0][i + 1] - lo
-            idx, val = rows
-            idx[0] = 0
-            val[0] = X[3][0]
-            for j in range(n):
-                idx[j + 1] = X[1][lo + j] + 1
-                val[j + 1] = X[2][lo + j]
-            return idx[:n + 1], val[:n + 1]
+            idx, val, starts = rows
+            block = starts.shape[0] - 1
+            r = i % block
+            if r == 0:
+                fill_block(X, i, min(block, n_rows(X) - i), idx, val, starts)
+            return idx[starts[r]:starts[r + 1]], val[starts[r]:starts[r + 1]]
     elif layout == "dense+c":
         def impl(X, i, rows):
             columns, val = rows
@@ -74,6 +122,34 @@ def _get_row(X, i, rows):
         def impl(X, i, rows):
             return rows[0], X[i]
     return impl
+
+
+#: rows with the constant put in front are written ahead, a block of rows at a time: a
+#: row read just after it was written into a buffer costs about 2 ns a non-zero more
+#: (measured on PA-I, the seeded sparse stream); a block written before its first row
+#: is read does not.  (Writing each row a fixed number of rows ahead, into a ring, was
+#: as slow as writing it just before use.)
+BLOCK_ROWS, BLOCK_ENTRIES = 64, 8192
+
+
+@njit(inline="always")
+def fill_block(X, first, count, idx, val, starts):
+    """Rows ``first .. first + count - 1`` of a ``csr+c`` batch, the constant as column
+    0 and the columns shifted by one, into ``idx`` and ``val``; row ``r`` of the block
+    is ``[starts[r], starts[r + 1])``."""
+    p = 0
+    for r in range(count):
+        starts[r] = p
+        lo = X[0][first + r]
+        columns = X[1][lo:X[0][first + r + 1]]
+        values = X[2][lo:X[0][first + r + 1]]
+        idx[p] = 0
+        val[p] = X[3][0]
+        for j in range(columns.shape[0]):
+            idx[p + 1 + j] = columns[j] + 1
+            val[p + 1 + j] = values[j]
+        p += columns.shape[0] + 1
+    starts[count] = p
 
 
 def _layout(X):
@@ -100,7 +176,10 @@ def _row_source(X):
             longest = 0
             for i in range(X[0].shape[0] - 1):
                 longest = max(longest, X[0][i + 1] - X[0][i])
-            return np.empty(longest + 1, X[1].dtype), np.empty(longest + 1)
+            block = max(1, min(BLOCK_ROWS, X[0].shape[0] - 1,
+                               BLOCK_ENTRIES // (longest + 1)))
+            size = block * (longest + 1)
+            return np.empty(size, X[1].dtype), np.empty(size), np.zeros(block + 1, np.int64)
         return impl
     if layout == "dense+c":
         return lambda X: (np.arange(X[0].shape[1] + 1), np.empty(X[0].shape[1] + 1))
@@ -130,7 +209,10 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
     seen so far (multiclass only; updated in place).  A row whose scores are not finite
     ends the pass before its update (the caller reports the divergence at that row).
     """
-    rows = row_source(X)
+    X, y, sw, state, params, seen, scores, pred = borrowed(
+        (X, y, sw, state, params, seen, scores, pred))
+    buffers = row_source(X)
+    rows = borrowed(buffers)
     n_updates = 0
     for i in range(n_rows(X)):
         idx, val = get_row(X, i, rows)
@@ -144,6 +226,7 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
         elif task == BINARY:
             pred[i] = 1 if out[0] > 0.0 else 0
         n_updates += update_fn(state, params, idx, val, y[i], sw[i], out, seen)
+    keep_alive(buffers)
     return n_updates
 
 
@@ -171,7 +254,10 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
     class k on.  ``after_fn(block, n_updates)``, the base's end-of-pass step, then
     runs on every class block.
     """
-    rows = row_source(X)
+    X, y, sw, state, params, seen, scores, pred = borrowed(
+        (X, y, sw, state, params, seen, scores, pred))
+    buffers = row_source(X)
+    rows = borrowed(buffers)
     K = scores.shape[1]
     out = np.empty(1)
     no_seen = np.zeros(1, dtype=np.uint8)
@@ -192,6 +278,7 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
                 scores[i, k] = 0.0
         pred[i] = masked_argmax(scores[i], seen)
         seen[yi] = 1
+    keep_alive(buffers)
     for k in range(K):
         after_fn(class_state(state, k), n_updates)
     return n_updates
