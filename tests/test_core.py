@@ -259,6 +259,35 @@ def test_intercept_is_a_constant_feature():
         olearn.make("pa1", intercept_scaling=0.0).fit(X, y)
 
 
+@pytest.mark.parametrize("long_row", [0, 3000], ids=["short-rows", "one-long-row"])
+def test_intercept_rows_across_the_driver_blocks_equal_the_explicit_constant(long_row):
+    """The driver writes rows with the constant in front a block at a time
+    (``driver.BLOCK_ROWS`` rows, fewer when rows are long): over several blocks, with
+    empty rows and rows of every length, the model is the one learned from the batch
+    with the constant written into it, and so are the progressive scores."""
+    from olearn._compiled.driver import BLOCK_ENTRIES, BLOCK_ROWS
+    rng = np.random.default_rng(4)
+    n, d = 3 * BLOCK_ROWS + 5, 4000
+    dense = np.zeros((n, d))
+    for i in range(n):
+        k = rng.integers(0, 30) if i % 17 else 0  # every 17th row empty
+        dense[i, rng.choice(d, size=k, replace=False)] = rng.normal(size=k)
+    if long_row:
+        assert BLOCK_ENTRIES // (long_row + 1) < BLOCK_ROWS  # the block shrinks
+        dense[70, :long_row] = rng.normal(size=long_row) / 30
+    y = np.where(dense[:, :5].sum(axis=1) + rng.normal(scale=0.3, size=n) > 0, 1, -1)
+    X = sp.csr_matrix(dense)
+    with_b = olearn.make("pa1", shuffle=False)
+    got = with_b.predict_learn(X, y, return_scores=True)
+    c = with_b.intercept_scaling
+    explicit = olearn.make("pa1", fit_intercept=False, shuffle=False)
+    Xc = sp.hstack([np.full((n, 1), c), X], format="csr")
+    want = explicit.predict_learn(Xc, y, return_scores=True)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(with_b.coef_, explicit.coef_[:, 1:], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(with_b.intercept_, c * explicit.coef_[:, 0], rtol=1e-12)
+
+
 def test_dict_examples_use_a_growing_vocabulary():
     m = olearn.make("pa1")
     m.learn_one({"a": 1.0, "b": 2.0}, "x")
