@@ -10,7 +10,8 @@ appended to ``classes_``, sorted among themselves (one example at a time, that i
 order they first appear; ``fit`` sees every label at once and sorts them all,
 scikit-learn's convention).  Labels given up front with ``classes=`` keep the given
 order.  ``seen_`` flags the classes seen in a row so far: only those take part in
-predictions and max-score updates.
+predictions and max-score updates (``OneVsRest`` flags the declared classes from the
+start: each takes part from row 1, as in scikit-learn's one-vs-rest).
 
 :class:`LabelMixin` goes with :class:`olearn._state.StateMixin` (it grows and converts
 the state when classes arrive).

@@ -250,16 +250,16 @@ class OnlineLearner(StateMixin, Estimator):
             self._partial(X, y, classes, sample_weight)
         return self
 
-    def predict_learn(self, X, y, return_scores=False, sample_weight=None):
+    def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
         """The online protocol in one compiled pass.
 
         Returns, for each row in order, the prediction (or with ``return_scores`` the
         decision value) made before that row's update, and leaves the model updated.
         ``sample_weight`` (one non-negative weight per row, as in ``partial_fit``)
-        scales each row's update.
+        scales each row's update; ``classes`` is ``partial_fit``'s.
         """
         with self._atomic():
-            scores, pred = self._partial(X, y, None, sample_weight)
+            scores, pred = self._partial(X, y, classes, sample_weight)
         return self._progressive_output(scores, pred, return_scores)
 
     def _partial(self, X, y, classes, sample_weight, order=None, contract=True):

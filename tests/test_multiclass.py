@@ -125,7 +125,7 @@ def test_labels_are_given_back_as_given(name, labels):
 
 
 # ------------------------------------------------------------------ classes= up front
-@pytest.mark.parametrize("name", CLASSIFIERS + ["ovr:pa1"])
+@pytest.mark.parametrize("name", CLASSIFIERS)
 def test_classes_given_up_front_equals_discovery(name):
     est = OneVsRest(olearn.make(name[4:])) if name.startswith("ovr:") else olearn.make(name)
     X, yi = _new_label_stream()
@@ -316,16 +316,16 @@ def _binary_learner(name, X):
     return b
 
 
-def _ovr_reference(name, X, y, K, chunk):
+def _ovr_reference(name, X, y, K, chunk, declared=False):
     """K plain binary learners: the k-th learns y == k (+1 / -1) from the first row of
-    class k on, through its own binary kernel, one call per chunk of the one-vs-rest
-    model (so that end-of-pass steps, such as folding a weight scale, happen at the
-    same rows)."""
+    class k on (from row 1 when the classes are ``declared``), through its own binary
+    kernel, one call per chunk of the one-vs-rest model (so that end-of-pass steps, such
+    as folding a weight scale, happen at the same rows)."""
     n = len(y)
     scores = np.zeros((n, K))
     blocks, updates = [], []
     for k in range(K):
-        first = int(np.argmax(y == k))
+        first = 0 if declared else int(np.argmax(y == k))
         b = _binary_learner(name, X)
         state = tuple(b.state_[s.name] for s in b._slots)
         params = tuple(float(p) for p in b._kernel_params())
@@ -340,7 +340,7 @@ def _ovr_reference(name, X, y, K, chunk):
             scores[lo:hi, k] = out[:, 0]
         blocks.append(b)
         updates.append(count)
-    seen = np.zeros(K, bool)
+    seen = np.full(K, declared)
     pred = np.empty(n, dtype=np.int64)
     for i in range(n):  # arg-max over the classes seen before row i (lowest on ties)
         pred[i] = np.argmax(np.where(seen, scores[i], -np.inf)) if seen.any() else 0
@@ -351,17 +351,20 @@ def _ovr_reference(name, X, y, K, chunk):
 OVR_NAMES = LINEAR
 
 
+@pytest.mark.parametrize("declared", [False, True], ids=["discovered", "declared"])
 @pytest.mark.parametrize("name", OVR_NAMES)
-def test_one_vs_rest_equals_k_independent_binary_learners(name):
+def test_one_vs_rest_equals_k_independent_binary_learners(name, declared):
     X, y = _blobs(240, [0, 1, 2, 3], seed=10, density=0.6)
     y[:60] = y[:60] % 2                        # classes 2 and 3 appear mid-stream
-    blocks, updates, ref_scores, ref_pred = _ovr_reference(name, X, y, 4, 50)
+    blocks, updates, ref_scores, ref_pred = _ovr_reference(name, X, y, 4, 50, declared)
+    given = {"classes": [0, 1, 2, 3]} if declared else {}
     # CSR only: one compiled kernel per learner keeps this file fast; dense = CSR for
     # one-vs-rest is checked in test_dense_and_sparse_give_identical_weights
     for data in (sp.csr_matrix(X),):
         m = OneVsRest(olearn.make(name))
         for lo in range(0, 240, 50):
-            got = m.predict_learn(data[lo:lo + 50], y[lo:lo + 50], return_scores=True)
+            got = m.predict_learn(data[lo:lo + 50], y[lo:lo + 50], return_scores=True,
+                                  **given)
             want = ref_scores[lo:lo + 50]
             if got.ndim == 1:  # two classes so far: score_1 - score_0
                 want = want[:, 1] - want[:, 0]
@@ -372,8 +375,8 @@ def test_one_vs_rest_equals_k_independent_binary_learners(name):
             for slot in b._slots:
                 np.testing.assert_allclose(m.state_[slot.name][k], b.state_[slot.name],
                                            rtol=1e-10, atol=1e-12, err_msg=f"{slot.name}[{k}]")
-        np.testing.assert_array_equal(OneVsRest(olearn.make(name)).predict_learn(data, y),
-                                      ref_pred)
+        np.testing.assert_array_equal(
+            OneVsRest(olearn.make(name)).predict_learn(data, y, **given), ref_pred)
         assert list(m.classes_) == [0, 1, 2, 3]
         assert m.n_updates_ == sum(updates)
         np.testing.assert_allclose(m.coef_, np.vstack([b.coef_ for b in blocks]), rtol=1e-10,
@@ -383,14 +386,16 @@ def test_one_vs_rest_equals_k_independent_binary_learners(name):
                                    rtol=1e-10, atol=1e-12)
 
 
-def test_one_vs_rest_plain_loop_pa1_on_real_data():
-    """PA-I one-vs-rest written out in numpy, on pendigits (10 classes)."""
+@pytest.mark.parametrize("declared", [False, True], ids=["discovered", "declared"])
+def test_one_vs_rest_plain_loop_pa1_on_real_data(declared):
+    """PA-I one-vs-rest written out in numpy, on pendigits (10 classes); declared
+    classes learn from row 1, discovered ones from their first row."""
     X, y = load_svmlight_file(str(data_path("pendigits", "pendigits")), n_features=16)
     X, y = X[:400].toarray() / 100.0, y[:400].astype(int)
     C = 0.5
     K = 10
     W = np.zeros((K, 17))
-    live = np.zeros(K, bool)
+    live = np.full(K, declared)
     want = np.empty((400, K))
     for i in range(400):
         x = np.concatenate([[1.0], X[i]])
@@ -402,7 +407,8 @@ def test_one_vs_rest_plain_loop_pa1_on_real_data():
             if loss > 0:
                 W[k] += min(C, loss / (x @ x)) * t * x
     m = OneVsRest(olearn.make("pa1", C=C, intercept_scaling=1.0))
-    got = m.predict_learn(sp.csr_matrix(X), y, return_scores=True)
+    got = m.predict_learn(sp.csr_matrix(X), y, return_scores=True,
+                          **({"classes": list(range(K))} if declared else {}))
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(m.state_["W"][:, 0, :], W, rtol=1e-10, atol=1e-12)
     assert np.mean(m.predict(X) == y) > 0.7
