@@ -32,10 +32,10 @@ scikit-learn's one-vs-rest: class k's model learns the rows before its first one
 separate binary learners, the k-th trained on ``y == k`` from the first row of class k
 on (discovered) or from row 1 (declared), and it does not depend on how the stream is
 cut into batches.  Declaring the classes is worth it where they are known: on news20
-(one pass, rows L2-normalised, chunks of 100) PA-I one-vs-rest errs 0.2142 and 0.2164 on
-two random orders with the classes declared, against 0.2153 and 0.2186 discovering
-them (scikit-learn's one-vs-rest PA-I: 0.2144 and 0.2165; ``benchmarks/core.md``,
-section 5b).  ``n_updates_`` counts binary updates (up to K per row).
+(one pass, rows L2-normalised, chunks of 100, three random orders) PA-I one-vs-rest errs
+0.2161 on average with the classes declared, 0.2179 discovering them; scikit-learn's
+one-vs-rest PA-I, 0.2161 (``benchmarks/core.md``, section 5c).  ``n_updates_`` counts
+binary updates (up to K per row).
 
 Sample weights, intercept, epochs and shuffling are the base learner's.  A learner that
 fixes its state layout from its first input (a full or diagonal covariance from the
