@@ -593,14 +593,16 @@ def section_startup(args):
 
 
 # ---------------------------------------------------------------- 5. intercept, 5b. rules
-def _chunked_olearn(fac, X, y, chunk):
-    m = fac()
+def _chunked_errors(make, X, y, chunk, **fit):
+    """Mistakes of chunk-wise progressive evaluation: each chunk predicted with
+    ``predict``, then learned with ``partial_fit(..., **fit)`` (none for the first)."""
+    m = make()
     mist = 0
     for lo in range(0, X.shape[0], chunk):
         Xb, yb = X[lo:lo + chunk], y[lo:lo + chunk]
         if lo:
             mist += int(np.sum(m.predict(Xb) != yb))
-        m.partial_fit(Xb, yb)
+        m.partial_fit(Xb, yb, **fit)
     return mist
 
 
@@ -724,7 +726,7 @@ def section_rules(args):
                 ex = int(np.sum(fac().predict_learn(X, y) != y))
                 lab, nb, g = RULES[rule]
                 hm = hand_pa_general(ip, ix, dv, yk, K, mode, 1.0, nb, g)
-                ch = _chunked_olearn(fac, X, y, chunk)
+                ch = _chunked_errors(fac, X, y, chunk)
                 out.append(f"| {mname} | {'fit_intercept=True, intercept_scaling=1 (the default before)' if fi else lab} | "
                            f"{pct(ex, n)} | {pct(hm, n)} | {pct(ch, nc)} |")
             for lab, nb, g in RULES[2:]:
@@ -737,7 +739,7 @@ def section_rules(args):
                         base = PAClassifier(C=1.0, variant="PA-I", fit_intercept=False)
                         return base if mode == 1 else OneVsRest(base)
                     ex = pct(int(np.sum(facb().predict_learn(Xc, y) != y)), n)
-                    ch = pct(_chunked_olearn(facb, Xc, y, chunk), nc)
+                    ch = pct(_chunked_errors(facb, Xc, y, chunk), nc)
                 else:
                     ex, ch = "-", "-"
                 out.append(f"| {mname} | {lab} | {ex} | {pct(hm, n)} | {ch} |")
@@ -800,19 +802,6 @@ def section_rules(args):
 
 
 # ---------------------------------------------------------------- 5c. defaults
-def _chunked_errors(make, X, y, chunk, **fit):
-    """Mistakes of chunk-wise progressive evaluation: each chunk predicted with
-    ``predict``, then learned with ``partial_fit(..., **fit)`` (none for the first)."""
-    m = make()
-    mist = 0
-    for lo in range(0, X.shape[0], chunk):
-        Xb, yb = X[lo:lo + chunk], y[lo:lo + chunk]
-        if lo:
-            mist += int(np.sum(m.predict(Xb) != yb))
-        m.partial_fit(Xb, yb, **fit)
-    return mist
-
-
 def section_defaults(args):
     """The issue's item 7 as stated: every model with its default settings (olearn's
     PA-I, natively multiclass and one-vs-rest, against scikit-learn's PA-I one-vs-rest
