@@ -614,6 +614,25 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""
+        d = self.__dict__
+        call, index = d.get("_one_cache"), d.get("_class_index")
+        try:
+            i = index.get(y) if call is not None and index is not None else None
+        except TypeError:
+            i = None  # (the general path names the unhashable label)
+        if i is not None:  # a known label, the task at hand: one lookup, no re-check
+            row, _ = self._one_row(x, grow=True)
+            if sample_weight != 1.0:
+                sample_weight = check_weight(sample_weight)
+            if call.task == BINARY:
+                self.seen_[i] = 1
+                label = 2.0 * i - 1.0
+            else:
+                label = float(i)
+            classes = self.classes_
+            call = self._learn_row(row, label, sample_weight)
+            return classes[min(int(call.pred[0]), len(classes) - 1)] if len(classes) > 1 \
+                else classes[0]
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")

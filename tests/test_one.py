@@ -238,3 +238,27 @@ def test_a_bad_value_does_not_leave_a_stale_predicted_row():
     ref2.learn_one({"a": -1.0, "b": 1.0}, 0)
     ref2.learn_one({"a": 0.5, "b": 1.0}, 1)
     np.testing.assert_array_equal(m.coef_, ref2.coef_)
+
+
+@pytest.mark.parametrize("classes", [["no", "yes"], ["no", "yes", "maybe"]])
+def test_predict_learn_one_with_a_known_label_refuses_bad_input_and_changes_nothing(classes):
+    """The fused call's fast path (a label the model knows) checks the example and the
+    weight before it marks the label seen or learns: a refusal leaves the model as it
+    was, and the next call goes on as if it had not happened."""
+    m = olearn.make("pa1")
+    m.partial_fit(np.eye(2), ["no", "no"], classes=classes)
+    m.predict_learn_one({0: 1.0}, "no")
+    before = (m.seen_.copy(), m.t_, m.n_updates_, m.coef_.copy())
+    for x, w, match in (({0: "free"}, 1.0, "feature 0"),
+                        ({0: float("inf")}, 1.0, "feature 0"),
+                        ({0: 1.0}, -1.0, "weight"),
+                        ({0: 1.0}, float("nan"), "weight")):
+        with pytest.raises(ValueError, match=match):
+            m.predict_learn_one(x, "yes", sample_weight=w)
+        np.testing.assert_array_equal(m.seen_, before[0])
+        assert (m.t_, m.n_updates_) == before[1:3]
+        np.testing.assert_array_equal(m.coef_, before[3])
+    with pytest.raises(ValueError, match="not hashable"):
+        m.predict_learn_one({0: 1.0}, ["yes"])
+    assert m.predict_learn_one({0: -1.0, 1: 2.0}, "yes") == "no"
+    assert m.seen_[list(m.classes_).index("yes")] == 1 and m.t_ == before[1] + 1
