@@ -251,8 +251,9 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
     arg-max over the classes seen so far (``seen``, updated in place as in
     :func:`olearn._compiled.driver.online_pass`).  A class not seen yet takes part in
     nothing (its score is recorded as 0); class k's model learns from the first row of
-    class k on.  ``after_fn(block, n_updates)``, the base's end-of-pass step, then
-    runs on every class block.
+    class k on, or from row 1 when ``seen[k]`` is set before the pass (``OneVsRest``
+    sets it for the classes declared up front).  ``after_fn(block, n_updates)``, the
+    base's end-of-pass step, then runs on every class block.
     """
     X, y, sw, state, params, seen, scores, pred = borrowed(
         (X, y, sw, state, params, seen, scores, pred))
