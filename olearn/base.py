@@ -454,10 +454,12 @@ class OnlineLearner(StateMixin, Estimator):
     def _one_label(self, y):
         return self._check_targets(np.array([y]))[0]
 
-    def _learn_row(self, row, label, sample_weight):
-        """The kernel on one prepared row; returns the call (its ``out``, ``pred``)."""
+    def _learn_row(self, row, y, sample_weight):
+        """The kernel on one prepared row with label ``y``; returns the call (its
+        ``out``, ``pred``).  The weight is checked before the label is registered."""
         if sample_weight != 1.0:
             sample_weight = check_weight(sample_weight)
+        label = self._one_label(y)
         call = self.__dict__.get("_one_cache") or self._one_call()
         call.y[0] = label
         call.sw[0] = sample_weight
@@ -475,7 +477,7 @@ class OnlineLearner(StateMixin, Estimator):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
         self._check_one_label(y)  # (before the example can grow the model)
         row, _ = self._one_row(x, grow=True)
-        self._learn_row(row, self._one_label(y), sample_weight)
+        self._learn_row(row, y, sample_weight)
         return self
 
     def _check_one_label(self, y):
@@ -614,31 +616,12 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""
-        d = self.__dict__
-        call, index = d.get("_one_cache"), d.get("_class_index")
-        try:
-            i = index.get(y) if call is not None and index is not None else None
-        except TypeError:
-            i = None  # (the general path names the unhashable label)
-        if i is not None:  # a known label, the task at hand: one lookup, no re-check
-            row, _ = self._one_row(x, grow=True)
-            if sample_weight != 1.0:
-                sample_weight = check_weight(sample_weight)
-            if call.task == BINARY:
-                self.seen_[i] = 1
-                label = 2.0 * i - 1.0
-            else:
-                label = float(i)
-            classes = self.classes_
-            call = self._learn_row(row, label, sample_weight)
-            return classes[min(int(call.pred[0]), len(classes) - 1)] if len(classes) > 1 \
-                else classes[0]
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
         known = 0 if classes is None else len(classes)
         before = classes[0] if known == 1 else None
-        call = self._learn_row(row, self._one_label(y), sample_weight)
+        call = self._learn_row(row, y, sample_weight)
         if known < 2:
             return before
         classes = self.classes_
@@ -699,7 +682,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         ``predict_one(x)`` answered), in one compiled call."""
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
-        return float(self._learn_row(row, self._one_label(y), sample_weight).out[0])
+        return float(self._learn_row(row, y, sample_weight).out[0])
 
     def _one_label(self, y):
         y = float(y)

@@ -241,9 +241,9 @@ def test_a_bad_value_does_not_leave_a_stale_predicted_row():
 
 
 @pytest.mark.parametrize("classes", [["no", "yes"], ["no", "yes", "maybe"]])
-def test_predict_learn_one_with_a_known_label_refuses_bad_input_and_changes_nothing(classes):
-    """The fused call's fast path (a label the model knows) checks the example and the
-    weight before it marks the label seen or learns: a refusal leaves the model as it
+def test_one_example_calls_refuse_bad_input_and_change_nothing(classes):
+    """``learn_one`` and ``predict_learn_one`` check the example and the weight before
+    they register the label (mark it seen) or learn: a refusal leaves the model as it
     was, and the next call goes on as if it had not happened."""
     m = olearn.make("pa1")
     m.partial_fit(np.eye(2), ["no", "no"], classes=classes)
@@ -253,8 +253,9 @@ def test_predict_learn_one_with_a_known_label_refuses_bad_input_and_changes_noth
                         ({0: float("inf")}, 1.0, "feature 0"),
                         ({0: 1.0}, -1.0, "weight"),
                         ({0: 1.0}, float("nan"), "weight")):
-        with pytest.raises(ValueError, match=match):
-            m.predict_learn_one(x, "yes", sample_weight=w)
+        for call in (m.predict_learn_one, m.learn_one):
+            with pytest.raises(ValueError, match=match):
+                call(x, "yes", sample_weight=w)
         np.testing.assert_array_equal(m.seen_, before[0])
         assert (m.t_, m.n_updates_) == before[1:3]
         np.testing.assert_array_equal(m.coef_, before[3])

@@ -236,9 +236,10 @@ class SupportModel:
             call = self._one_cache = _Call(task, self._params(), self._n_rows, self._dim())
         return call
 
-    def _learn_row(self, row, label, sample_weight):
+    def _learn_row(self, row, y, sample_weight):
         if sample_weight != 1.0:
             sample_weight = check_weight(sample_weight)
+        label = self._one_label(y)  # (after the weight's check, as the base's)
         call = self._one_call()
         if call.work.shape[0] < self._dim():
             call.work = np.zeros(2 * self._dim())
