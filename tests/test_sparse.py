@@ -1,8 +1,9 @@
 """olearn.sparse against plain numpy eager references.
 
 Each reference below applies its penalty to every weight every round (the papers'
-algorithms as written, O(d) per row); the learners apply it lazily, O(non-zeros) per
-row.  The progressive scores and the materialised model must agree to 1e-10 on random
+algorithms as written, O(d) per row), but the intercept's (column 0, free of every
+penalty unless ``free=False``: a constant column of the data); the learners apply it
+lazily, O(non-zeros) per row.  The progressive scores and the materialised model must agree to 1e-10 on random
 sparse data (many features, few non-zeros a row, so that laziness matters), binary and
 multiclass, and on slices of a9a and news20.
 """
@@ -77,24 +78,33 @@ def shrink(w, a):
     return np.sign(w) * np.maximum(np.abs(w) - a, 0.0)
 
 
+def penalised(W, free):
+    """(K, 1 + d) mask of the weights a penalty reaches: all but the intercept's column
+    0 when it is ``free``."""
+    pen = np.ones(W.shape)
+    pen[:, 0] = 0.0 if free else 1.0
+    return pen
+
+
 # ---------------------------------------------------------------- eager references
-def ref_fobos(eta, l1, l2, schedule, loss):
+def ref_fobos(eta, l1, l2, schedule, loss, free=True):
     def step(W, x, y, seen, t):
         r = W @ x
         g = ref_grad(r, y, loss, seen)
         e = eta / math.sqrt(t) if schedule == "invsqrt" else eta
         W -= e * np.outer(g, x)
-        W[...] = shrink(W, e * l1) / (1.0 + e * l2)
+        pen = penalised(W, free)
+        W[...] = shrink(W, e * l1 * pen) / (1.0 + e * l2 * pen)
         return r
     return step
 
 
-def ref_truncated(eta, gravity, theta, period, loss):
+def ref_truncated(eta, gravity, theta, period, loss, free=True):
     theta = math.inf if theta is None else theta
 
     def step(W, x, y, seen, t):
         if t % period == 0:  # Algorithm 1, step 2: truncation before the prediction
-            small = np.abs(W) <= theta
+            small = (np.abs(W) <= theta) & (penalised(W, free) > 0)
             W[small] = shrink(W[small], period * gravity * eta)
         r = W @ x
         W -= eta * np.outer(ref_grad(r, y, loss, seen), x)
@@ -102,7 +112,7 @@ def ref_truncated(eta, gravity, theta, period, loss):
     return step
 
 
-def ref_rda(l1, gamma, rho, loss):
+def ref_rda(l1, gamma, rho, loss, free=True):
     gsum = {}
 
     def step(W, x, y, seen, t):
@@ -110,26 +120,28 @@ def ref_rda(l1, gamma, rho, loss):
         S = gsum.setdefault("S", np.zeros_like(W))
         if n > 0:
             gbar = S / n
-            lam = l1 + gamma * rho / math.sqrt(n)
+            lam = (l1 + gamma * rho / math.sqrt(n)) * penalised(W, free)
             W[...] = np.where(np.abs(gbar) <= lam, 0.0,
                               -(math.sqrt(n) / gamma) * (gbar - lam * np.sign(gbar)))
         r = W @ x
         S += np.outer(ref_grad(r, y, loss, seen), x)
         n = t
         gbar = S / n
-        lam = l1 + gamma * rho / math.sqrt(n)
+        lam = (l1 + gamma * rho / math.sqrt(n)) * penalised(W, free)
         W[...] = np.where(np.abs(gbar) <= lam, 0.0,
                           -(math.sqrt(n) / gamma) * (gbar - lam * np.sign(gbar)))
         return r
     return step
 
 
-def ref_ftrl(alpha, beta, l1, l2, loss):
+def ref_ftrl(alpha, beta, l1, l2, loss, free=True):
     acc = {}
 
     def weights(z, n):
-        return np.where(np.abs(z) <= l1, 0.0,
-                        -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / alpha + l2))
+        pen = penalised(z, free)
+        return np.where(np.abs(z) <= l1 * pen, 0.0,
+                        -(z - np.sign(z) * l1 * pen) / ((beta + np.sqrt(n)) / alpha
+                                                        + l2 * pen))
 
     def step(W, x, y, seen, t):
         z = acc.setdefault("z", np.zeros_like(W))
@@ -153,7 +165,7 @@ def ref_ftrl(alpha, beta, l1, l2, loss):
     return step
 
 
-def ref_ada_fobos(eta, lam, delta, loss):
+def ref_ada_fobos(eta, lam, delta, loss, free=True):
     acc = {}
 
     def step(W, x, y, seen, t):
@@ -164,12 +176,12 @@ def ref_ada_fobos(eta, lam, delta, loss):
         H = delta + np.sqrt(G)
         ok = H > 0
         v = W[ok] - eta * g[ok] / H[ok]
-        W[ok] = shrink(v, lam * eta / H[ok])
+        W[ok] = shrink(v, lam * eta / H[ok] * penalised(W, free)[ok])
         return r
     return step
 
 
-def ref_ada_rda(eta, lam, delta, loss):
+def ref_ada_rda(eta, lam, delta, loss, free=True):
     acc = {}
 
     def step(W, x, y, seen, t):
@@ -182,7 +194,8 @@ def ref_ada_rda(eta, lam, delta, loss):
         gbar = S / t
         H = delta + np.sqrt(G)
         with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.sign(-gbar) * eta * t / H * np.maximum(np.abs(gbar) - lam, 0.0)
+            w = np.sign(-gbar) * eta * t / H * np.maximum(
+                np.abs(gbar) - lam * penalised(W, free), 0.0)
         W[...] = np.where(H > 0, w, 0.0)
         return r
     return step
@@ -204,20 +217,20 @@ def sparse_stream(n=150, d=60, nnz=4, K=2, seed=0, task="classification"):
 
 CASES = [
     ("fobos-invsqrt", lambda: FOBOSClassifier(eta=0.5, l1=0.02, l2=0.01),
-     lambda loss: ref_fobos(0.5, 0.02, 0.01, "invsqrt", loss)),
+     lambda loss, free=True: ref_fobos(0.5, 0.02, 0.01, "invsqrt", loss, free=free)),
     ("fobos-constant", lambda: FOBOSClassifier(eta=0.3, l1=0.01, schedule="constant"),
-     lambda loss: ref_fobos(0.3, 0.01, 0.0, "constant", loss)),
+     lambda loss, free=True: ref_fobos(0.3, 0.01, 0.0, "constant", loss, free=free)),
     ("truncated", lambda: TruncatedGradientClassifier(eta=0.3, gravity=0.01, theta=0.4,
                                                       period=3),
-     lambda loss: ref_truncated(0.3, 0.01, 0.4, 3, loss)),
+     lambda loss, free=True: ref_truncated(0.3, 0.01, 0.4, 3, loss, free=free)),
     ("rda-enhanced", lambda: RDAClassifier(l1=0.01, gamma=2.0, rho=0.05),
-     lambda loss: ref_rda(0.01, 2.0, 0.05, loss)),
+     lambda loss, free=True: ref_rda(0.01, 2.0, 0.05, loss, free=free)),
     ("ftrl", lambda: FTRLClassifier(alpha=0.5, beta=1.0, l1=0.3, l2=0.5),
-     lambda loss: ref_ftrl(0.5, 1.0, 0.3, 0.5, "logistic")),
+     lambda loss, free=True: ref_ftrl(0.5, 1.0, 0.3, 0.5, "logistic", free=free)),
     ("ada-fobos", lambda: AdaFOBOSClassifier(eta=0.5, lam=0.02, delta=0.1),
-     lambda loss: ref_ada_fobos(0.5, 0.02, 0.1, loss)),
+     lambda loss, free=True: ref_ada_fobos(0.5, 0.02, 0.1, loss, free=free)),
     ("ada-rda", lambda: AdaRDAClassifier(eta=0.5, lam=0.02, delta=0.1),
-     lambda loss: ref_ada_rda(0.5, 0.02, 0.1, loss)),
+     lambda loss, free=True: ref_ada_rda(0.5, 0.02, 0.1, loss, free=free)),
 ]
 
 
@@ -247,6 +260,44 @@ def test_lazy_equals_eager_on_random_sparse_rows(name, make, ref, K):
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
     assert model.n_nonzero_ == np.count_nonzero(W_ref[:, 1:])
     assert 0 < model.n_nonzero_ < W_ref[:, 1:].size  # the penalties did make zeros
+
+
+@pytest.mark.parametrize("name,make,ref", CASES, ids=[c[0] for c in CASES])
+def test_a_constant_column_is_penalised_like_any_feature(name, make, ref):
+    """The papers' convention (and the seed texts'), asked for with a constant column
+    in the data and ``fit_intercept=False``: the constant's weight is penalised like
+    the others (the reference with ``free=False``), where the intercept is not."""
+    X, y = sparse_stream(K=2, seed=7)
+    yr = np.where(y == 1, 1.0, -1.0)
+    model = make().set_params(fit_intercept=False, shuffle=False)
+    if "loss" in model.get_params():
+        model.set_params(loss="hinge")
+    s = model.predict_learn(sp.csr_matrix(with_constant(X)), y, return_scores=True)
+    s_ref, W_ref = run_reference(ref("hinge", free=False), X, yr, 1, "hinge", "binary")
+    np.testing.assert_allclose(s, s_ref[:, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(model.coef_, W_ref, rtol=0, atol=TOL)
+    s_free, _ = run_reference(ref("hinge"), X, yr, 1, "hinge", "binary")
+    assert np.abs(s_free - s_ref).max() > 1e-6  # (the two conventions differ here)
+
+
+SILENCED = [lambda: FOBOSClassifier(l1=10.0), lambda: TruncatedGradientClassifier(gravity=10.0),
+            lambda: RDAClassifier(l1=10.0), lambda: FTRLClassifier(l1=1e3, l2=1e3),
+            lambda: AdaFOBOSClassifier(lam=10.0), lambda: AdaRDAClassifier(lam=10.0)]
+
+
+@pytest.mark.parametrize("make", SILENCED,
+                         ids=["fobos", "truncated", "rda", "ftrl", "ada-fobos", "ada-rda"])
+def test_the_intercept_learns_when_the_penalty_silences_every_feature(make):
+    """A penalty strong enough to zero every feature's weight leaves the intercept
+    alone: on a stream of 90% positives it learns a positive intercept and the model
+    predicts the majority class (a penalised intercept would stay 0)."""
+    X, _ = sparse_stream(n=200, seed=11)
+    y = (np.random.default_rng(11).random(200) < 0.9).astype(int)
+    model = make().set_params(shuffle=False).fit(X, y)
+    assert model.n_nonzero_ == 0
+    assert model.intercept_[0] > 0.0
+    assert (model.predict(X) == 1).all()
+    np.testing.assert_allclose(model.decision_function(X), model.intercept_[0], atol=1e-12)
 
 
 REGRESSORS = [
@@ -351,19 +402,22 @@ def test_ftrl_closed_form_one_example():
                     -(g - np.sign(g) * l1) / ((beta + np.abs(g)) / alpha + l2))
     np.testing.assert_allclose(m.coef_[0], want, rtol=0, atol=1e-15)
     assert m.coef_[0, 1] == 0.0 and m.n_nonzero_ == 2
-    # a huge l1 keeps every weight at exactly 0, and p = 1/2
-    m = FTRLClassifier(l1=1e6).fit(x[None].repeat(4, 0), [0, 1, 0, 1])
+    # a huge l1 keeps every weight at exactly 0, and p = 1/2 (no intercept: it is free)
+    m = FTRLClassifier(l1=1e6, fit_intercept=False).fit(x[None].repeat(4, 0), [0, 1, 0, 1])
     assert m.n_nonzero_ == 0
     np.testing.assert_allclose(m.predict_proba(x[None]), [[0.5, 0.5]])
 
 
 def test_long_l2_stream_folds_the_scale():
     """FOBOS's l2 scale P underflows past 1e-100 after enough rounds and is folded back
-    into the weights; the model stays equal to the eager reference."""
+    into the weights; the model stays equal to the eager reference.  (With a step of 1
+    the free intercept moves by whole units, and scores land exactly on the hinge's
+    corner, where the two sides may round either way: a step of 0.7.)"""
     X, y = sparse_stream(n=400, d=20, seed=11)
-    m = FOBOSClassifier(eta=1.0, l1=0.001, l2=2.0, schedule="constant")
+    m = FOBOSClassifier(eta=0.7, l1=0.001, l2=2.0, schedule="constant")
     s, W = lazy_run(m, X, y, [0, 1])
-    s_ref, W_ref = run_reference(ref_fobos(1.0, 0.001, 2.0, "constant", "hinge"), X,
+    assert m.state_["A"][0, 3] > 1e-100 > 2.4 ** -400  # (folded: P would be 2.4^-400)
+    s_ref, W_ref = run_reference(ref_fobos(0.7, 0.001, 2.0, "constant", "hinge"), X,
                                  np.where(y == 1, 1.0, -1.0), 1, "hinge", "binary")
     np.testing.assert_allclose(s, s_ref, rtol=0, atol=TOL)
     np.testing.assert_allclose(W, W_ref, rtol=0, atol=TOL)
@@ -429,6 +483,7 @@ def test_truncated_period_counts_the_stream_not_the_calls(tmp_path):
                               "binary")
     assert not np.allclose(W, W_next[0], rtol=0, atol=TOL)  # not the untruncated one
     small = np.abs(W_next[0]) <= theta
+    small[0] = False  # (the intercept is never truncated)
     W_next[0, small] = shrink(W_next[0, small], K * gravity * eta)
     np.testing.assert_allclose(W, W_next[0], rtol=0, atol=TOL)
 

@@ -31,12 +31,20 @@ The per-non-zero loops are written out in the score functions, with scalar-only
 helpers (:func:`shrunk`): an inlined helper that takes arrays pays numba's reference
 counting on every call, which cost 6x the row's arithmetic here.
 
+The intercept is free of every penalty.  With an intercept (``A[0, 5]`` = 1, written by
+the estimator), column 0 holds its constant feature, and no l1 or l2 term, truncation
+or shrink touches its weight: it learns by the loss's gradient alone, as scikit-learn's
+and glmnet's intercepts do.  (The papers have no intercept: their penalty covers every
+coordinate of ``w``; a constant column of the data with ``fit_intercept=False`` is
+penalised like any feature, the seed texts' convention.)
+
 Auxiliary array ``A`` (K, 12): per class row ``A[k, 0]`` the raw score and ``A[k, 1]``
 the loss gradient (the layout of ``olearn._compiled.losses``); in row 0: ``A[0, 2]``
 the round ``t``, ``A[0, 3]`` the scale ``P`` (0 before the first round, read as 1),
-``A[0, 4]`` the sum ``Q``, ``A[0, 5]`` unused, ``A[0, 6:12]`` the hyper-parameters the
-score needs (the rule writes them every round and the estimator before every call: the
-score function of the driver takes no parameters).
+``A[0, 4]`` the sum ``Q``, ``A[0, 5]`` 1 when column 0 is the free intercept, else 0,
+``A[0, 6:12]`` the hyper-parameters the score needs (the rule writes them every round
+and the estimator before every call: the score function of the driver takes no
+parameters).
 
 Truncated gradient's period.  Trial ``t`` (counted in ``A[0, 2]``, so across calls,
 epochs and save/load) truncates before its prediction when ``t`` is a multiple of the
@@ -49,7 +57,7 @@ import math
 
 from numba import njit
 
-R_, G_, T_, P_, Q_ = 0, 1, 2, 3, 4
+R_, G_, T_, P_, Q_, FREE_ = 0, 1, 2, 3, 4, 5
 HYPER_ = 6
 AUX_COLUMNS = 12
 FOLD_BELOW = 1e-100
@@ -98,6 +106,7 @@ def shrink_scores(state, idx, val, out):
     P = A[0, P_]
     Q = A[0, Q_]
     theta = A[0, HYPER_]
+    free = A[0, FREE_] != 0.0
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
@@ -107,7 +116,8 @@ def shrink_scores(state, idx, val, out):
                 dq = Q - C[k, i]
                 if dq != 0.0:  # settle the shrink owed since the weight was last settled
                     C[k, i] = Q
-                    W[k, i] = shrunk(W[k, i], dq, theta)
+                    if i != 0 or not free:
+                        W[k, i] = shrunk(W[k, i], dq, theta)
                 a += W[k, i] * v
         out[k] = P * a
         A[k, R_] = P * a
@@ -119,9 +129,12 @@ def fold_shrink(W, C, A):
     Q = A[0, Q_]
     theta = A[0, HYPER_]
     P = A[0, P_]
+    free = A[0, FREE_] != 0.0
     for k in range(W.shape[0]):
         for i in range(W.shape[1]):
-            W[k, i] = P * shrunk(W[k, i], Q - C[k, i], theta)
+            if i != 0 or not free:
+                W[k, i] = shrunk(W[k, i], Q - C[k, i], theta)
+            W[k, i] *= P
             C[k, i] = 0.0
     A[0, Q_] = 0.0
     A[0, P_] = 1.0
@@ -136,7 +149,9 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
     for every weight (``Q += eta_t l1 / P``, ``P /= 1 + eta_t l2``: owed, applied when
     touched) and, for truncated gradient, when the next trial is a multiple of
     ``period``, that trial's truncation ``period * gravity * eta`` (Langford et al.'s
-    step 2, before its prediction: nothing happens in between)."""
+    step 2, before its prediction: nothing happens in between).  The free intercept
+    (column 0, ``A[0, 5]``) owes nothing: the score skips its shrink, and its weight
+    is multiplied by what the l2 term divides the scale by."""
     eta, invsqrt, l1, l2, gravity, period, theta, eps = params
     W = state[0]
     C = state[1]
@@ -158,6 +173,9 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
     if l2 > 0.0:
         P = P / (1.0 + step * l2)
         A[0, P_] = P
+        if A[0, FREE_] != 0.0:  # the free intercept keeps its value: P W unchanged
+            for k in range(W.shape[0]):
+                W[k, 0] *= 1.0 + step * l2
         if P < FOLD_BELOW:
             fold_shrink(W, C, A)
     if gravity > 0.0 and (t + 1.0) % period == 0.0:
@@ -177,6 +195,7 @@ def ada_fobos_scores(state, idx, val, out):
     done = A[0, T_] - 1.0
     lam_eta = A[0, HYPER_]
     delta = A[0, HYPER_ + 1]
+    free = A[0, FREE_] != 0.0
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
@@ -187,7 +206,7 @@ def ada_fobos_scores(state, idx, val, out):
                 if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
                     C[k, i] = done
                     w = W[k, i]
-                    if w != 0.0:
+                    if w != 0.0 and (i != 0 or not free):
                         W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
                                          math.inf)
                 a += W[k, i] * v
@@ -208,6 +227,7 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
     A = state[3]
     t = A[0, T_]
     store_hyper(A, (lam * eta, delta))
+    free = A[0, FREE_] != 0.0
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -221,7 +241,7 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
                         h = delta + math.sqrt(G[k, i])
                         if h > 0.0:
                             v = W[k, i] - eta * g / h
-                            d = lam * eta / h
+                            d = lam * eta / h if i != 0 or not free else 0.0
                             W[k, i] = v - d if v > d else (v + d if v < -d else 0.0)
                             C[k, i] = t
     return moved
@@ -256,10 +276,13 @@ def rda_scores(state, idx, val, out):
     sn = math.sqrt(n)
     lam_n = n * lam + gamma * rho * sn
     denom = gamma * sn
+    free = A[0, FREE_] != 0.0
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
-            a += rda_weight(W[k, idx[j]], n, lam_n, denom) * val[j]
+            i = idx[j]
+            a += rda_weight(W[k, i], n, lam_n if i != 0 or not free else 0.0,
+                            denom) * val[j]
         out[k] = a
         A[k, R_] = a
 
@@ -313,11 +336,13 @@ def ada_rda_scores(state, idx, val, out):
     begin(A)
     n = A[0, T_] - 1.0
     eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
+    free = A[0, FREE_] != 0.0
     for k in range(S.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
-            a += ada_rda_weight(S[k, i], G[k, i], n, eta, lam, delta) * val[j]
+            a += ada_rda_weight(S[k, i], G[k, i], n, eta,
+                                lam if i != 0 or not free else 0.0, delta) * val[j]
         out[k] = a
         A[k, R_] = a
 
@@ -365,11 +390,14 @@ def ftrl_scores(state, idx, val, out):
     begin(A)
     alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
     l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
+    free = A[0, FREE_] != 0.0
     for k in range(Z.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
-            a += ftrl_weight(Z[k, i], N[k, i], alpha, beta, l1, l2) * val[j]
+            pen = i != 0 or not free
+            a += ftrl_weight(Z[k, i], N[k, i], alpha, beta, l1 if pen else 0.0,
+                             l2 if pen else 0.0) * val[j]
         out[k] = a
         A[k, R_] = a
 
@@ -384,6 +412,7 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     N = state[1]
     A = state[2]
     store_hyper(A, (alpha, beta, l1, l2))
+    free = A[0, FREE_] != 0.0
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -393,7 +422,9 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
                     i = idx[j]
                     g = gk * val[j]
                     n = N[k, i]
-                    w = ftrl_weight(Z[k, i], n, alpha, beta, l1, l2)
+                    pen = i != 0 or not free
+                    w = ftrl_weight(Z[k, i], n, alpha, beta, l1 if pen else 0.0,
+                                    l2 if pen else 0.0)
                     n2 = n + g * g
                     Z[k, i] += g - (math.sqrt(n2) - math.sqrt(n)) / alpha * w
                     N[k, i] = n2

@@ -22,14 +22,16 @@ class ShrinkModel(SparseModel):
     def _hyper(self):
         return (no_threshold(self._theta()),)
 
-    def _weights_at(self, cols):
+    def _weights(self, cols, penalised):
         P, Q = self._scale_sum()
         W = self._cols("W", cols)
-        return P * shrink(W, Q - self._cols("C", cols), self._theta())
+        return P * (shrink(W, Q - self._cols("C", cols), self._theta()) if penalised
+                    else W)
 
     def _settle(self):
-        A = self.state_["A"]
-        Q = A[0, Q_]
+        Q = self.state_["A"][0, Q_]
+        owed = Q - self.state_["C"]
+        owed[:, self._free_at(None)] = 0.0
         W = self.state_["W"]
-        W[...] = shrink(W, Q - self.state_["C"], self._theta())
+        W[...] = shrink(W, owed, self._theta())
         self.state_["C"][...] = Q

@@ -6,7 +6,10 @@
 * The weights are materialised on demand from that lazy state: ``_weights_at(cols)``
   gives the true weights of some columns (all when ``cols`` is None) without changing
   the state; ``coef_``, ``intercept_``, ``decision_function`` and save use it for every
-  column, ``predict_one`` for the example's columns only (O(non-zeros)).
+  column, ``predict_one`` for the example's columns only (O(non-zeros)).  A learner
+  gives its closed form ``_weights(cols, penalised)``; the intercept's column 0 takes
+  it without the penalty (``_free_intercept``: the kernels read ``A[0, FREE_]``, see
+  ``olearn._compiled.lazy``).
 * ``n_nonzero_``: the non-zero weights of ``coef_`` now (the intercept not counted).
 * The hyper-parameters the compiled score reads are written into ``A`` before each
   call (``_prime``), so a ``set_params`` between calls is seen by the first row.
@@ -17,7 +20,7 @@ import math
 
 import numpy as np
 
-from .._compiled.lazy import AUX_COLUMNS, HYPER_, P_, Q_, T_
+from .._compiled.lazy import AUX_COLUMNS, FREE_, HYPER_, P_, Q_, T_
 from .._state import Slot
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
@@ -27,6 +30,8 @@ class SparseModel:
 
     #: the per-coordinate arrays: (name, signed) in kernel order, ``W`` first
     _arrays = (("W", True),)
+    #: no penalty on the intercept's weight (column 0 with ``fit_intercept``)
+    _free_intercept = True
 
     @property
     def _slots(self):
@@ -52,7 +57,10 @@ class SparseModel:
         hyper-parameters) into ``state``: this model's own, or one class block of a
         ``OneVsRest`` over it (which calls this for each block)."""
         h = self._hyper()
-        state["A"][0, HYPER_:HYPER_ + len(h)] = h
+        A = state["A"]
+        A[0, HYPER_:HYPER_ + len(h)] = h
+        if self._free_intercept:
+            A[0, FREE_] = float(self.fit_intercept)
 
     def _start(self, n_features):
         super()._start(n_features)
@@ -60,7 +68,24 @@ class SparseModel:
 
     # ------------------------------------------------------------ materialised model
     def _weights_at(self, cols):
-        """True weights ``(K, len(cols))`` (every column when None), state unchanged."""
+        """True weights ``(K, len(cols))`` (every column when None), state unchanged;
+        the intercept's free of the penalty."""
+        W = self._weights(cols, True)
+        at = self._free_at(cols)
+        if len(at):
+            W[:, at] = self._weights(np.zeros(1, np.intp), False)
+        return W
+
+    def _free_at(self, cols):
+        """Where the free intercept's column 0 is among ``cols`` (all columns when
+        None): positions, none without it."""
+        if not (self._free_intercept and self.fit_intercept):
+            return ()
+        return [0] if cols is None else np.flatnonzero(np.asarray(cols) == 0)
+
+    def _weights(self, cols, penalised):
+        """The learner's closed form at ``cols`` (all when None), with its penalty or,
+        ``penalised=False``, without it (override)."""
         raise NotImplementedError
 
     def _predict_weights(self):

@@ -11,7 +11,8 @@ A coordinate with no gradient this round keeps its ``H_ii`` and shrinks by
 ``lam eta / H_ii`` (so a coordinate that never had a gradient stays 0).  As in the SOL
 library this is the "ada-fobos" learner; the losses are those of
 ``olearn._compiled.losses`` (max-score or softmax forms for multiclass).  With
-``lam = 0`` and ``delta = 0`` it is OGD with the "adagrad" schedule (tested).
+``lam = 0`` and ``delta = 0`` it is OGD with the "adagrad" schedule (tested).  The
+intercept is free of the l1 term (its own AdaGrad step, no shrink).
 
 Lazy: between two touches a coordinate's ``H_ii`` is fixed, so the rounds of shrink
 it owes add up (``olearn._compiled.lazy.ada_fobos_scores``): each weight keeps the round it
@@ -52,8 +53,9 @@ class AdaFOBOSClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
                 float(self.lam) * float(self.eta) / h)
         return np.where(h > 0, owed, 0.0)
 
-    def _weights_at(self, cols):
-        return shrink(self._cols("W", cols), self._owed(cols))
+    def _weights(self, cols, penalised):
+        W = self._cols("W", cols)
+        return shrink(W, self._owed(cols)) if penalised else W.copy()
 
     def _settle(self):
         self.state_["W"][...] = self._weights_at(None)

@@ -8,7 +8,8 @@ stochastic optimization", JMLR 12, 2011: primal-dual subgradient update with
     w_{t+1,i} = -sign(gbar_{t,i}) (eta t / H_{t,ii}) [|gbar_{t,i}| - lam]_+ ,
 
 ``gbar_t`` the average gradient.  This is SOL's "ada-rda"; the losses are those of
-``olearn._compiled.losses`` (max-score or softmax forms for multiclass).
+``olearn._compiled.losses`` (max-score or softmax forms for multiclass).  The intercept
+is free of the l1 term (its closed form with ``lam = 0``).
 
 Lazy: the state is the gradient sums ``S = t gbar`` and the squared sums ``G``; a
 weight is their closed form at ``t`` (``olearn._compiled.lazy.ada_rda_weight``),
@@ -51,9 +52,10 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
     def _kernel_params(self):
         return self._hyper() + (0.0,)
 
-    def _weights_at(self, cols):
+    def _weights(self, cols, penalised):
+        eta, lam, delta = self._hyper()
         return ada_rda_weights(self._cols("W", cols), self._cols("G", cols),
-                               self._round(), *self._hyper())
+                               self._round(), eta, lam * penalised, delta)
 
 
 register("ada-rda", AdaRDAClassifier)

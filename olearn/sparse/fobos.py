@@ -12,7 +12,10 @@ with the step of the round in both (their ``eta_{t+1/2} = eta_t``).  ``eta_t`` i
 ``eta`` ("constant") or ``eta / sqrt(t)`` ("invsqrt"), as OGD spells them; ``g_t``
 the loss gradient (the losses of ``olearn._compiled.losses``: hinge, logistic,
 squared, ...; the max-score and softmax forms for multiclass).  With ``l1 = l2 = 0``
-FOBOS is OGD (tested).  Every weight, the intercept's included, is regularised.
+FOBOS is OGD (tested).  Every weight but the intercept's is regularised: the
+intercept (``fit_intercept=True``) is free of both terms, as in scikit-learn (the paper
+has no intercept; a constant column with ``fit_intercept=False`` is penalised like any
+feature).
 
 Lazy: the proximal step of a weight not in the row is owed, not applied; the rounds
 owed compose into one shrink and one scale (``olearn._compiled.lazy``), applied when a

@@ -13,7 +13,9 @@ for every ``i`` with ``x_i != 0``: ``sigma_i = (sqrt(n_i + g_i^2) - sqrt(n_i)) /
 alpha``, ``z_i += g_i - sigma_i w_i``, ``n_i += g_i^2``.  ``FTRLRegressor``: the same
 with the squared loss ``(p - y)^2 / 2`` on the raw score, ``g_i = (p - y) x_i``.
 Multiclass: one ``(z, n)`` per class on the softmax (multinomial logistic) gradient.
-The intercept is a coordinate like the others (constant feature ``intercept_scaling``).
+The intercept (constant feature ``intercept_scaling``) is a coordinate free of the
+penalties: its weight is the closed form with ``l1 = l2 = 0`` (the paper's bias, if any,
+is a feature like the others: a constant column with ``fit_intercept=False``).
 
 Departure of a popular implementation: River's ``optim.FTRLProximal`` (with
 ``linear_model.LogisticRegression``) updates the coordinates one after the other,
@@ -78,8 +80,10 @@ class _FTRL(LossModel, SparseModel):
     def _kernel_params(self):
         return self._hyper() + (0.0,)
 
-    def _weights_at(self, cols):
-        return ftrl_weights(self._cols("W", cols), self._cols("N", cols), *self._hyper())
+    def _weights(self, cols, penalised):
+        alpha, beta, l1, l2 = self._hyper()
+        return ftrl_weights(self._cols("W", cols), self._cols("N", cols), alpha, beta,
+                            l1 * penalised, l2 * penalised)
 
 
 class FTRLClassifier(LogisticProba, _FTRL, OnlineClassifier):

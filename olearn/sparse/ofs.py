@@ -285,6 +285,8 @@ class OFSClassifier(SparseModel, OnlineClassifier):
         return (float(self.eta), float(self.lam), float(self.n_selected),
                 float(self.partial), float(self.epsilon))
 
+    _free_intercept = False  # (A[0, 5] is the generator's state here)
+
     def _weights_at(self, cols):
         A = self.state_["A"]
         s = float(A[0, P_]) if A[0, T_] > 0 else 1.0

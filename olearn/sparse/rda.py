@@ -11,8 +11,10 @@ rounds ``1..t``,
 with ``l1_t = l1`` (the lecture's closed form) or, for the enhanced l1-RDA,
 ``l1_t = l1 + gamma rho / sqrt(t)`` (``rho > 0``).  With ``l1 = rho = 0`` this is
 Nesterov's dual averaging ``w_{t+1} = -gbar_t t / beta_t`` (tested).  The losses are
-those of ``olearn._compiled.losses`` (max-score or softmax forms for multiclass); the
-intercept is a weight like the others.
+those of ``olearn._compiled.losses`` (max-score or softmax forms for multiclass).  The
+intercept is free of the l1 term: its weight is the closed form with ``l1 = rho = 0``
+(the paper has no intercept; a constant column with ``fit_intercept=False`` is
+penalised like any feature).
 
 Lazy: the state is the gradient sums ``S = t gbar_t``; a weight is the closed form of
 its sum and of ``t`` (``olearn._compiled.lazy.rda_weight``), computed where a row
@@ -58,9 +60,10 @@ class _RDA(LossModel, SparseModel):
     def _kernel_params(self):
         return self._hyper() + (float(self.epsilon),)
 
-    def _weights_at(self, cols):
-        return rda_weights(self._cols("W", cols), self._round(), float(self.l1),
-                           float(self.gamma), float(self.rho))
+    def _weights(self, cols, penalised):
+        return rda_weights(self._cols("W", cols), self._round(),
+                           float(self.l1) * penalised, float(self.gamma),
+                           float(self.rho) * penalised)
 
 
 class RDAClassifier(LogisticProba, _RDA, OnlineClassifier):

@@ -11,8 +11,8 @@ multiclass).  Trial ``i``: every weight with ``|w_j| <= theta`` shrinks toward 0
 "squared" loss is ``(p - y)^2 / 2``, so its step is half of that: pass twice the
 ``eta``).  ``theta=None`` means no threshold (every weight shrinks: l1 truncation,
 the "simple coefficient rounding" limit being ``theta = gravity = large``).  With
-``gravity = 0`` this is plain constant-step SGD.  The intercept is truncated like any
-weight.
+``gravity = 0`` this is plain constant-step SGD.  The intercept is never truncated
+(a constant column with ``fit_intercept=False`` is, like any feature).
 
 The trials are counted in the model's state, across calls, epochs and save/load, so
 truncation happens every ``period``-th example of the stream however it is cut into
