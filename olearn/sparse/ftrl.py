@@ -24,6 +24,8 @@ old weight where ``|z_i| <= l1`` instead of 0.  This follows the paper (every we
 of the round from the same ``z, n``, and exactly 0 within ``l1``).
 
 Lazy: nothing is owed, ``w`` is a function of ``z`` and ``n``: O(non-zeros) per row.
+The state keeps ``z`` and ``sqrt(n)`` (slots ``W`` and ``R``), which saves two square
+roots a non-zero.
 """
 import numpy as np
 
@@ -41,9 +43,9 @@ KERNELS = declare("sparse.ftrl", score=ftrl_scores, binary=ftrl_rule,
                   losses={"logistic": logistic_grad, "squared": squared_grad})
 
 
-def ftrl_weights(z, n, alpha, beta, l1, l2):
-    """McMahan et al.'s closed form (numpy)."""
-    return -shrink(z, l1) / ((beta + np.sqrt(n)) / alpha + l2)
+def ftrl_weights(z, r, alpha, beta, l1, l2):
+    """McMahan et al.'s closed form (numpy), from ``z`` and ``r = sqrt(n)``."""
+    return -shrink(z, l1) / ((beta + r) / alpha + l2)
 
 
 DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
@@ -60,7 +62,7 @@ DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
 
 
 class _FTRL(LossModel, SparseModel):
-    _arrays = (("W", True), ("N", False))
+    _arrays = (("W", True), ("R", False))  # z, and the root of n
     _declared = KERNELS
     loss = "logistic"
 
@@ -82,7 +84,7 @@ class _FTRL(LossModel, SparseModel):
 
     def _weights(self, cols, penalised):
         alpha, beta, l1, l2 = self._hyper()
-        return ftrl_weights(self._cols("W", cols), self._cols("N", cols), alpha, beta,
+        return ftrl_weights(self._cols("W", cols), self._cols("R", cols), alpha, beta,
                             l1 * penalised, l2 * penalised)
 
 
