@@ -88,26 +88,6 @@ def keep_alive(typingctx, x):
     return types.none(x), codegen
 
 
-@intrinsic
-def prefetch(typingctx, arr, i):
-    """A hint to the processor to bring the cache line of ``arr[i]`` in; it never
-    faults and changes no result."""
-    def codegen(context, builder, signature, args):
-        from llvmlite import binding, ir
-        from numba.core import cgutils
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        # the intrinsic's name carries its pointer type: plain ``p0`` since LLVM's
-        # pointers became opaque (17), ``p0i8`` before
-        name = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 17 else "llvm.prefetch.p0i8"
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), name)
-        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
-        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])  # read, keep in all levels, data
-        return context.get_dummy_value()
-    return types.none(arr, types.intp), codegen
-
-
 def get_row(X, i, rows):
     """Row ``i`` of a batch ``X`` as ``(idx, val)``; ``rows = row_source(X)``.  Rows are
     read in order, from row 0 (a ``csr+c`` batch is written ahead a block of rows at a
@@ -129,14 +109,6 @@ def _get_row(X, i, rows):
             r = i % block
             if r == 0:
                 fill_block(X, i, min(block, n_rows(X) - i), idx, val, starts)
-            ahead = i + PREFETCH_BLOCKS * block
-            if ahead < n_rows(X):
-                lo = X[0][ahead]
-                hi = X[0][ahead + 1]
-                for p in range(lo, hi, 8):
-                    prefetch(X[2], p)
-                for p in range(lo, hi, 16):
-                    prefetch(X[1], p)
             return idx[starts[r]:starts[r + 1]], val[starts[r]:starts[r + 1]]
     elif layout == "dense+c":
         def impl(X, i, rows):
@@ -156,11 +128,8 @@ def _get_row(X, i, rows):
 #: row read just after it was written into a buffer costs about 2 ns a non-zero more
 #: (measured on PA-I, the seeded sparse stream); a block written before its first row
 #: is read does not.  (Writing each row a fixed number of rows ahead, into a ring, was
-#: as slow as writing it just before use.)  Writing a block reads the batch in a burst
-#: of its own, with no work to hide the memory's latency behind; each row therefore asks
-#: for the cache lines of the row ``PREFETCH_BLOCKS`` blocks ahead (:func:`prefetch`):
-#: 30 -> 28 ms of PA-I's pass, where a batch with the constant already in it takes 22.
-BLOCK_ROWS, BLOCK_ENTRIES, PREFETCH_BLOCKS = 64, 8192, 4
+#: as slow as writing it just before use.)
+BLOCK_ROWS, BLOCK_ENTRIES = 64, 8192
 
 
 @njit(inline="always")
