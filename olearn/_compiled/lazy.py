@@ -72,6 +72,14 @@ def begin(A):
 
 
 @njit(inline="always")
+def free_column(A):
+    """The column a penalty must leave alone: 0 when it holds the free intercept
+    (``A[0, 5]``), else -1 (none).  The loops test ``i != free``: one comparison a
+    non-zero (testing the flag there as well cost FTRL a fifth of its rows a second)."""
+    return 0 if A[0, FREE_] != 0.0 else -1
+
+
+@njit(inline="always")
 def store_hyper(A, values):
     """``A[0, 6:6 + n] = values``: the hyper-parameters the score reads (a rule writes
     them every round; ``olearn.sparse._sparse.SparseModel._prime`` before every call)."""
@@ -106,7 +114,7 @@ def shrink_scores(state, idx, val, out):
     P = A[0, P_]
     Q = A[0, Q_]
     theta = A[0, HYPER_]
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
@@ -116,7 +124,7 @@ def shrink_scores(state, idx, val, out):
                 dq = Q - C[k, i]
                 if dq != 0.0:  # settle the shrink owed since the weight was last settled
                     C[k, i] = Q
-                    if i != 0 or not free:
+                    if i != free:
                         W[k, i] = shrunk(W[k, i], dq, theta)
                 a += W[k, i] * v
         out[k] = P * a
@@ -129,10 +137,10 @@ def fold_shrink(W, C, A):
     Q = A[0, Q_]
     theta = A[0, HYPER_]
     P = A[0, P_]
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     for k in range(W.shape[0]):
         for i in range(W.shape[1]):
-            if i != 0 or not free:
+            if i != free:
                 W[k, i] = shrunk(W[k, i], Q - C[k, i], theta)
             W[k, i] *= P
             C[k, i] = 0.0
@@ -195,7 +203,7 @@ def ada_fobos_scores(state, idx, val, out):
     done = A[0, T_] - 1.0
     lam_eta = A[0, HYPER_]
     delta = A[0, HYPER_ + 1]
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
@@ -206,7 +214,7 @@ def ada_fobos_scores(state, idx, val, out):
                 if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
                     C[k, i] = done
                     w = W[k, i]
-                    if w != 0.0 and (i != 0 or not free):
+                    if w != 0.0 and i != free:
                         W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
                                          math.inf)
                 a += W[k, i] * v
@@ -227,7 +235,7 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
     A = state[3]
     t = A[0, T_]
     store_hyper(A, (lam * eta, delta))
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -241,7 +249,7 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
                         h = delta + math.sqrt(G[k, i])
                         if h > 0.0:
                             v = W[k, i] - eta * g / h
-                            d = lam * eta / h if i != 0 or not free else 0.0
+                            d = lam * eta / h if i != free else 0.0
                             W[k, i] = v - d if v > d else (v + d if v < -d else 0.0)
                             C[k, i] = t
     return moved
@@ -276,12 +284,12 @@ def rda_scores(state, idx, val, out):
     sn = math.sqrt(n)
     lam_n = n * lam + gamma * rho * sn
     denom = gamma * sn
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
-            a += rda_weight(W[k, i], n, lam_n if i != 0 or not free else 0.0,
+            a += rda_weight(W[k, i], n, lam_n if i != free else 0.0,
                             denom) * val[j]
         out[k] = a
         A[k, R_] = a
@@ -336,13 +344,13 @@ def ada_rda_scores(state, idx, val, out):
     begin(A)
     n = A[0, T_] - 1.0
     eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     for k in range(S.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
             a += ada_rda_weight(S[k, i], G[k, i], n, eta,
-                                lam if i != 0 or not free else 0.0, delta) * val[j]
+                                lam if i != free else 0.0, delta) * val[j]
         out[k] = a
         A[k, R_] = a
 
@@ -390,12 +398,12 @@ def ftrl_scores(state, idx, val, out):
     begin(A)
     alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
     l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     for k in range(Z.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
-            pen = i != 0 or not free
+            pen = i != free
             a += ftrl_weight(Z[k, i], R[k, i], alpha, beta, l1 if pen else 0.0,
                              l2 if pen else 0.0) * val[j]
         out[k] = a
@@ -414,7 +422,7 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     R = state[1]
     A = state[2]
     store_hyper(A, (alpha, beta, l1, l2))
-    free = A[0, FREE_] != 0.0
+    free = free_column(A)
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -424,7 +432,7 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
                     i = idx[j]
                     g = gk * val[j]
                     r = R[k, i]
-                    pen = i != 0 or not free
+                    pen = i != free
                     w = ftrl_weight(Z[k, i], r, alpha, beta, l1 if pen else 0.0,
                                     l2 if pen else 0.0)
                     r2 = math.sqrt(r * r + g * g)
