@@ -3,9 +3,9 @@
 Each reference below applies its penalty to every weight every round (the papers'
 algorithms as written, O(d) per row), but the intercept's (column 0, free of every
 penalty unless ``free=False``: a constant column of the data); the learners apply it
-lazily, O(non-zeros) per row.  The progressive scores and the materialised model must agree to 1e-10 on random
-sparse data (many features, few non-zeros a row, so that laziness matters), binary and
-multiclass, and on slices of a9a and news20.
+lazily, O(non-zeros) per row.  The progressive scores and the materialised model must
+agree to 1e-10 on random sparse data (many features, few non-zeros a row, so that
+laziness matters), binary and multiclass, and on slices of a9a and news20.
 """
 import math
 
@@ -346,6 +346,29 @@ def test_dense_sparse_and_one_at_a_time_agree(make):
     np.testing.assert_allclose(csr.decision_function(X[:5]),
                                [csr._row_scores(*_one(csr, x))[0] for x in X[:5].toarray()],
                                rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [lambda: FOBOSClassifier(l1=0.02),
+                                  lambda: RDAClassifier(l1=0.01),
+                                  lambda: FTRLClassifier(l1=0.3),
+                                  lambda: AdaFOBOSClassifier(lam=0.02),
+                                  lambda: AdaRDAClassifier(lam=0.02)],
+                         ids=["fobos", "rda", "ftrl", "ada-fobos", "ada-rda"])
+def test_dicts_one_at_a_time_equal_the_batch_with_the_free_intercept(make):
+    """Rows from dicts (the one-row buffer) and from a CSR batch (the driver) both put
+    the intercept's constant first, where the kernels look for the free intercept: the
+    same model either way, to 1e-10."""
+    X, y = sparse_stream(n=80, d=30, seed=4)
+    batch = make().set_params(shuffle=False)
+    batch.partial_fit(X, y, classes=[0, 1])
+    one = make()
+    for i, yi in enumerate(y):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        one.learn_one(dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), yi)
+    cols = np.array(one.vocabulary_.to_list())  # (dict names in order of appearance)
+    np.testing.assert_allclose(one.intercept_, batch.intercept_, rtol=0, atol=TOL)
+    np.testing.assert_allclose(one.coef_[0], batch.coef_[0, cols], rtol=0, atol=TOL)
+    assert batch.intercept_[0] != 0.0
 
 
 def _one(model, x):
