@@ -45,7 +45,7 @@ KERNELS = declare("sparse.ftrl", score=ftrl_scores, binary=ftrl_rule,
 
 def ftrl_weights(z, r, alpha, beta, l1, l2):
     """McMahan et al.'s closed form (numpy), from ``z`` and ``r = sqrt(n)``."""
-    return -shrink(z, l1) / ((beta + r) / alpha + l2)
+    return -shrink(z, l1) / ((beta + r) * (1.0 / alpha) + l2)  # (as the kernel)
 
 
 DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
