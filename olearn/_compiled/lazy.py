@@ -74,7 +74,7 @@ def begin(A):
 @njit(inline="always")
 def free_column(A):
     """The column a penalty must leave alone: 0 when it holds the free intercept
-    (``A[0, 5]``), else -1 (none)."""
+    (``A[0, 5]``), else -1 (none).  Loops over columns test ``i != free``."""
     return 0 if A[0, FREE_] != 0.0 else -1
 
 
@@ -87,7 +87,7 @@ def penalised_from(idx, A):
     on their counter, which the compiler peels off: testing each entry's column cost
     RDA and FTRL 6% of their rows a second on the seeded stream, and testing the flag
     there as well a fifth."""
-    if A[0, FREE_] != 0.0 and idx.shape[0] > 0 and idx[0] == 0:
+    if free_column(A) == 0 and idx.shape[0] > 0 and idx[0] == 0:
         return 1
     return 0
 
@@ -127,7 +127,7 @@ def shrink_scores(state, idx, val, out):
     P = A[0, P_]
     Q = A[0, Q_]
     theta = A[0, HYPER_]
-    free = free_column(A)
+    first = penalised_from(idx, A)
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
@@ -137,7 +137,7 @@ def shrink_scores(state, idx, val, out):
                 dq = Q - C[k, i]
                 if dq != 0.0:  # settle the shrink owed since the weight was last settled
                     C[k, i] = Q
-                    if i != free:
+                    if j >= first:
                         W[k, i] = shrunk(W[k, i], dq, theta)
                 a += W[k, i] * v
         out[k] = P * a
@@ -194,7 +194,7 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
     if l2 > 0.0:
         P = P / (1.0 + step * l2)
         A[0, P_] = P
-        if A[0, FREE_] != 0.0:  # the free intercept keeps its value: P W unchanged
+        if free_column(A) == 0:  # the free intercept keeps its value: P W unchanged
             for k in range(W.shape[0]):
                 W[k, 0] *= 1.0 + step * l2
         if P < FOLD_BELOW:
@@ -216,7 +216,7 @@ def ada_fobos_scores(state, idx, val, out):
     done = A[0, T_] - 1.0
     lam_eta = A[0, HYPER_]
     delta = A[0, HYPER_ + 1]
-    free = free_column(A)
+    first = penalised_from(idx, A)
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
@@ -227,7 +227,7 @@ def ada_fobos_scores(state, idx, val, out):
                 if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
                     C[k, i] = done
                     w = W[k, i]
-                    if w != 0.0 and i != free:
+                    if w != 0.0 and j >= first:
                         W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
                                          math.inf)
                 a += W[k, i] * v
@@ -412,13 +412,14 @@ def ftrl_scores(state, idx, val, out):
     begin(A)
     alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
     l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
+    inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
     for k in range(Z.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
             pen = j >= first
-            a += ftrl_weight(Z[k, i], R[k, i], 1.0 / alpha, beta, l1 if pen else 0.0,
+            a += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1 if pen else 0.0,
                              l2 if pen else 0.0) * val[j]
         out[k] = a
         A[k, R_] = a
@@ -436,6 +437,7 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     R = state[1]
     A = state[2]
     store_hyper(A, (alpha, beta, l1, l2))
+    inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
     moved = grad(A, seen, y, eps)
     if moved:
@@ -447,9 +449,9 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
                     g = gk * val[j]
                     r = R[k, i]
                     pen = j >= first
-                    w = ftrl_weight(Z[k, i], r, 1.0 / alpha, beta, l1 if pen else 0.0,
+                    w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1 if pen else 0.0,
                                     l2 if pen else 0.0)
                     r2 = math.sqrt(r * r + g * g)
-                    Z[k, i] += g - (r2 - r) * (1.0 / alpha) * w
+                    Z[k, i] += g - (r2 - r) * inv_alpha * w
                     R[k, i] = r2
     return moved
