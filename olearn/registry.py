@@ -270,25 +270,44 @@ def _public_module(cls):
     return module
 
 
-def warmup(names=None, verbose=False):
-    """Compile (or load from the disk cache) every kernel of the named learners."""
+def warmup(names=None, jobs=1, report=None):
+    """Compile (or load from the disk cache) every kernel of the named learners (default:
+    every registered one), ``jobs`` learners at a time in as many processes, which write
+    into the shared disk cache; ``report(name, seconds)`` is called as each is done.
+    Returns ``{name: seconds}`` in the order of ``names``."""
+    names = list(names or available())
+    times = {}
+    if jobs <= 1 or len(names) < 2:
+        for name in names:
+            times[name] = _warm(name)
+            if report is not None:
+                report(name, times[name])
+        return times
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+    with ProcessPoolExecutor(min(jobs, len(names)), mp_context=get_context("spawn")) as pool:
+        pending = {pool.submit(_warm, name): name for name in names}
+        for done in as_completed(pending):
+            times[pending[done]] = done.result()
+            if report is not None:
+                report(pending[done], times[pending[done]])
+    return {name: times[name] for name in names}
+
+
+def _warm(name):
+    """Fit learner ``name`` on tiny data in every layout and task that its kind has
+    (dense and CSR; binary and multiclass, or regression); returns the seconds taken."""
     import time
 
     import numpy as np
     import scipy.sparse as sp
+    t0 = time.perf_counter()
     rng = np.random.default_rng(0)
     X = rng.standard_normal((6, 4))
-    times = {}
-    for name in names or available():
-        t0 = time.perf_counter()
-        est = make(name)
-        kind = learner_kind(name)
-        ys = [rng.standard_normal(6)] if kind == "regressor" else \
-            [np.array([0, 1] * 3), np.array([0, 1, 2] * 2)]
-        for y in ys:
-            for data in (X, sp.csr_matrix(X)):
-                est.fit(data, y)
-        times[name] = time.perf_counter() - t0
-        if verbose:
-            print(f"{name:<14} {times[name]:6.2f} s", flush=True)
-    return times
+    est = make(name)
+    ys = [rng.standard_normal(6)] if learner_kind(name) == "regressor" else \
+        [np.array([0, 1] * 3), np.array([0, 1, 2] * 2)]
+    for y in ys:
+        for data in (X, sp.csr_matrix(X)):
+            est.fit(data, y)
+    return time.perf_counter() - t0

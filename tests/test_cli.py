@@ -183,16 +183,35 @@ def test_evaluate_embedded_regression(capsys):
 def test_warmup(capsys, monkeypatch):
     import olearn.registry
     calls = []
-    monkeypatch.setattr(olearn.registry, "warmup",
-                        lambda names=None: calls.append(names) or {n: 0.5 for n in names})
-    rc, out, _ = run_cli(capsys, "warmup", "--algo", "pa1, perceptron")
-    assert rc == 0 and calls == [["pa1", "perceptron"]]
-    assert out.split()[:3] == ["pa1", "0.50", "s"] and "total" in out
+    def fake(names=None, jobs=1, report=None):
+        calls.append((names, jobs))
+        for n in names:
+            report(n, 0.5)
+    monkeypatch.setattr(olearn.registry, "warmup", fake)
+    rc, out, _ = run_cli(capsys, "warmup", "--algo", "pa1, perceptron", "--jobs", "3")
+    assert rc == 0 and calls == [(["pa1", "perceptron"], 3)]
+    lines = out.splitlines()
+    assert lines[0] == "compiling the kernels of 2 learners, 3 at a time"
+    assert lines[1].split() == ["pa1", "0.50", "s"] and lines[-1].startswith("total")
+    rc, _, err = run_cli(capsys, "warmup", "--jobs", "0")
+    assert_one_error(rc, err, "--jobs must be at least 1")
     rc, _, err = run_cli(capsys, "warmup", "--algo", "pa1,nope")
     assert_one_error(rc, err, "unknown algorithm 'nope'")
     assert len(calls) == 1
     rc, out, _ = run_cli(capsys, "warmup", "--list")
     assert rc == 0 and "pa1-reg          regressor" in out
+
+
+def test_warmup_in_parallel_processes_fills_the_shared_cache(tmp_path, monkeypatch):
+    """Two learners compiled by two spawned processes, which inherit the cache folder:
+    each learner reports its time, and the processes fill that folder."""
+    from olearn.registry import warmup
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    got = []
+    times = warmup(["perceptron", "pa1-reg"], jobs=2, report=lambda n, s: got.append(n))
+    assert list(times) == ["perceptron", "pa1-reg"] and sorted(got) == sorted(times)
+    assert all(s > 0 for s in times.values())
+    assert any(p.suffix == ".nbi" for p in tmp_path.rglob("*"))
 
 
 def test_help_and_no_command(capsys):
