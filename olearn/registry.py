@@ -285,13 +285,21 @@ def warmup(names=None, jobs=1, report=None):
         return times
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_context
-    with ProcessPoolExecutor(min(jobs, len(names)), mp_context=get_context("spawn")) as pool:
-        pending = {pool.submit(_warm, name): name for name in names}
+    groups = {}  # learners of one class share their kernels: one process compiles them
+    for name in names:
+        groups.setdefault(lookup(name)[0], []).append(name)
+    with ProcessPoolExecutor(min(jobs, len(groups)), mp_context=get_context("spawn")) as pool:
+        pending = [pool.submit(_warm_all, group) for group in groups.values()]
         for done in as_completed(pending):
-            times[pending[done]] = done.result()
-            if report is not None:
-                report(pending[done], times[pending[done]])
+            for name, seconds in done.result().items():
+                times[name] = seconds
+                if report is not None:
+                    report(name, seconds)
     return {name: times[name] for name in names}
+
+
+def _warm_all(names):
+    return {name: _warm(name) for name in names}
 
 
 def _warm(name):
