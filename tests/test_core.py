@@ -211,6 +211,17 @@ def test_corrupt_or_foreign_model_files_fail_cleanly(tmp_path):
         np.savez(f, **arrays)
     with pytest.raises(ModelFileError, match="unknown learner class"):
         olearn.load(forged)
+    # a state array under another name, as when a learner's state changed between
+    # versions: the error says so (and what to do), not that the file is damaged
+    with np.load(good) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["state/N"] = arrays.pop("state/W")
+    older = tmp_path / "older.olm"
+    with open(older, "wb") as f:
+        np.savez(f, **arrays)
+    with pytest.raises(ModelFileError, match=r"older.olm: saved by olearn .*, whose "
+                       r"PAClassifier kept other state .*missing \['W'\].*train the model again"):
+        olearn.load(older)
 
 
 # ------------------------------------------------------------------ labels
