@@ -68,7 +68,7 @@ class _OneCall:
     """The kernel and its constant arguments for one-example calls (rebuilt whenever the
     state arrays are replaced or a hyper-parameter is set)."""
     __slots__ = ("task", "kernel", "entry", "state", "params", "seen", "scores", "out",
-                 "pred", "sw", "y", "K", "scorer", "pout")
+                 "pred", "sw", "y", "K", "scorer", "pout", "views", "rest")
 
     def __init__(self, task, kernel, state, params, seen):
         self.task, self.kernel, self.entry = task, kernel, None
@@ -81,16 +81,20 @@ class _OneCall:
         self.y = np.zeros(1)
         self.scorer = None  # a learner's compiled one-row scorer, once resolved
         self.pout = np.zeros(self.K)  # its output: predict_one's scores
+        # y, sw, out, pred as memoryviews: a Python float or int in and out, about 20-45
+        # ns less per access than indexing the arrays (several accesses per example)
+        self.views = tuple(map(memoryview, (self.y, self.sw, self.out, self.pred)))
+        # the arguments after the row (``entry(row, *rest)``: no tuple built per call)
+        self.rest = (self.y, self.sw, state, params, seen, self.scores, self.pred)
 
     def __call__(self, row):
-        args = (row, self.y, self.sw, self.state, self.params, self.seen, self.scores,
-                self.pred)
         entry = self.entry
         if entry is None:
+            args = (row,) + self.rest
             n = self.kernel(*args)
             self.entry = _entry_point(self.kernel, args)
             return n
-        return entry(*args)
+        return entry(row, *self.rest)
 
 
 def _entry_point(kernel, args):
@@ -461,13 +465,14 @@ class OnlineLearner(StateMixin, Estimator):
             sample_weight = check_weight(sample_weight)
         label = self._one_label(y)
         call = self.__dict__.get("_one_cache") or self._one_call()
-        call.y[0] = label
-        call.sw[0] = sample_weight
-        n = call(row)
-        out = call.out
+        y_, sw_, out_, _ = call.views
+        y_[0] = label
+        sw_[0] = sample_weight
+        entry = call.entry  # (called here: a frame less than ``call(row)``)
+        n = entry(row, *call.rest) if entry is not None else call(row)
         fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
-        if not (math.isfinite(out[0]) if call.K == 1 else
-                all(map(math.isfinite, out.tolist()))):  # (the kernel did not update)
+        if not (math.isfinite(out_[0]) if call.K == 1 else
+                all(map(math.isfinite, out_.tolist()))):  # (the kernel did not update)
             raise self._diverged(f"example {fitted['t_'] + 1} of the stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
@@ -625,7 +630,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         if known < 2:
             return before
         classes = self.classes_
-        return classes[min(int(call.pred[0]), len(classes) - 1)]
+        return classes[min(call.views[3][0], len(classes) - 1)]
 
     @available_if(_has_proba)
     def predict_proba_one(self, x):
