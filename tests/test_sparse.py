@@ -349,7 +349,7 @@ def test_dense_sparse_and_one_at_a_time_agree(make):
 
 
 @pytest.mark.parametrize("make", [lambda: FOBOSClassifier(l1=0.02),
-                                  lambda: RDAClassifier(l1=0.01),
+                                  lambda: RDAClassifier(l1=0.01, gamma=1.0),
                                   lambda: FTRLClassifier(l1=0.3),
                                   lambda: AdaFOBOSClassifier(lam=0.02),
                                   lambda: AdaRDAClassifier(lam=0.02)],

@@ -75,12 +75,16 @@ class RDAClassifier(LogisticProba, _RDA, OnlineClassifier):
     l1 : float, l1 strength (>= 0): a weight is 0 while its average gradient is
         within ``l1`` (plus ``gamma rho / sqrt(t)`` for the enhanced form).
     gamma : float, ``beta_t = gamma sqrt(t)`` (> 0); larger is more conservative.
+        The defaults (gamma 0.03, l1 1e-6) beat the earlier ones (1, 1e-4) by 1.0-11.7
+        points of test accuracy (one pass, three seeds) on w8a, reuters money-fx,
+        news20 and ijcnn1, where those predicted reuters' majority class only, and
+        lost 1.5 on a9a.
     rho : float, enhanced l1-RDA term (>= 0; 0: the plain form).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
 
-    def __init__(self, loss="hinge", l1=1e-4, gamma=1.0, rho=0.0, fit_intercept=True,
+    def __init__(self, loss="hinge", l1=1e-6, gamma=0.03, rho=0.0, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
 
