@@ -112,6 +112,16 @@ def import_model(info, prefix, arrays, like=None):
     return cls._import(params, info["fitted"], sub)
 
 
+def import_wrapper(cls, params, meta, arrays):
+    """A wrapper of one learner (parameter ``learner``, fitted copy ``model_``) rebuilt
+    from its file: its parameters checked, then the saved learner, which must be of the
+    parameter's class."""
+    model = cls(**params)
+    model._check()
+    model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
+    return model
+
+
 @persistable
 class Nested:
     """What a model file holds for a meta-model (see the module docstring)."""

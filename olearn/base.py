@@ -163,18 +163,22 @@ class OnlineLearner(StateMixin, Estimator):
     def _seen(self):
         return np.zeros(1, dtype=np.uint8)
 
+    def _pass_arrays(self, X, sample_weight):
+        """What a compiled pass over a validated batch takes and fills: the kernel's rows,
+        the sample weights, and the (n, K) scores and (n,) predictions to write."""
+        n = X.shape[0]
+        return (kernel_rows(X, self.fit_intercept, self._constant()),
+                np.ones(n) if sample_weight is None else sample_weight,
+                np.empty((n, self._n_rows), dtype=np.float64), np.zeros(n, dtype=np.int64))
+
     def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
-        rows = kernel_rows(X, self.fit_intercept, self._constant())
-        n = X.shape[0]
-        sw = np.ones(n) if sample_weight is None else sample_weight
-        scores = np.empty((n, self._n_rows), dtype=np.float64)
-        pred = np.zeros(n, dtype=np.int64)
+        rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
         params = tuple(float(p) for p in self._kernel_params())
         kernel = self._kernels[self._task()]
         self.n_updates_ += int(kernel(rows, y, sw, self._state_tuple(), params, self._seen(),
                                       scores, pred))
-        self.t_ += n
+        self.t_ += X.shape[0]
         self._check_finite(scores, order)
         return scores, pred
 

@@ -291,10 +291,8 @@ class Scaled(SavesNested, Estimator):
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        from ._nested import import_model
-        model = cls(**params)
-        model._check()
-        model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
+        from ._nested import import_wrapper
+        model = import_wrapper(cls, params, meta, arrays)
         n = meta["n_seen_"]
         if not isinstance(n, int) or n < 0:
             raise ValueError("n_seen_ must be a non-negative integer")

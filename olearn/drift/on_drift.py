@@ -152,10 +152,8 @@ class OnDrift(SavesNested, Estimator):
 
     @classmethod
     def _import(cls, params, meta, arrays):
-        from .._nested import import_model
-        model = cls(**params)
-        model._check()
-        model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
+        from .._nested import import_model, import_wrapper
+        model = import_wrapper(cls, params, meta, arrays)
         model.detector_ = import_model(meta["detector"], "detector.", arrays,
                                        like=model.detector)
         model.t_ = int(meta["t_"])

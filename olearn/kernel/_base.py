@@ -214,16 +214,12 @@ class SupportModel:
         return int(n_up)
 
     def _run(self, X, y, sample_weight, order=None):
-        rows = kernel_rows(X, self.fit_intercept, self._constant())
-        n = X.shape[0]
-        sw = np.ones(n) if sample_weight is None else sample_weight
-        scores = np.empty((n, self._n_rows), dtype=np.float64)
-        pred = np.zeros(n, dtype=np.int64)
+        rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
         task = self._task()
         self._check_task(task)
         self.n_updates_ += self._pass(rows, y, sw, scores, pred, task, self._params(),
                                       np.zeros(self._dim()))
-        self.t_ += n
+        self.t_ += X.shape[0]
         self._check_finite(scores, order)
         return scores, pred
 
