@@ -245,6 +245,30 @@ def test_table_markdown_csv_and_plots(tmp_path):
     assert len(fig.axes) == 2 and (tmp_path / "b.png").exists()
 
 
+def test_a_plot_of_many_learners_shows_every_legend_entry_inside_the_figure():
+    """The default comparison has about 30 learners: the legend beside the axes takes
+    as many columns as it needs, and every entry lies inside the saved figure (one
+    column of 33 entries was cut off at the figure's bottom)."""
+    pytest.importorskip("matplotlib")
+    X, y = two_blobs(60)
+    res = compare(["pa1"], X, y, permutations=2, dataset="blobs")
+    for i in range(32):  # the same curves under 32 more names
+        name = f"copy{i}"
+        res.names = list(res.names) + [name]
+        for table in (res.scores, res.updates, res.seconds, res.params, res.curves):
+            table[name] = table["pa1"]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = res.plot()
+    legend = fig.axes[0].get_legend()
+    assert len(legend.get_texts()) == 33
+    FigureCanvasAgg(fig).draw()  # (laid out and drawn at the figure's own dpi)
+    box = fig.bbox
+    for text in legend.get_texts():
+        extent = text.get_window_extent()
+        assert box.x0 <= extent.x0 and extent.x1 <= box.x1
+        assert box.y0 <= extent.y0 and extent.y1 <= box.y1
+
+
 # ---------------------------------------------------------------- the command
 def test_olearn_compare_on_a_file(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib")

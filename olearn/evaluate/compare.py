@@ -589,7 +589,10 @@ class ComparisonResult:
         from ._plots import colors, figure_and_axes, finish
         ranked = [r["learner"] for r in self.rows()]
         many = len(ranked) > 8
-        fig, ax = figure_and_axes(ax, figsize=(9.5, 5.2) if many else (7.0, 4.5))
+        # the legend beside the axes, in as many columns of at most 18 entries as it
+        # takes to fit the figure's height (a longer single column was cut off)
+        ncol = -(-len(ranked) // 18)
+        fig, ax = figure_and_axes(ax, figsize=(7.5 + 2.0 * ncol, 5.2) if many else (7.0, 4.5))
         if band is None:
             band = len(ranked) <= 6
         t = self.checkpoints
@@ -615,7 +618,7 @@ class ComparisonResult:
                      f": mean over {self.permutations} random orders" +
                      (" (band: one std)" if band else ""), fontsize=11)
         if many:
-            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=ncol,
                       title="best first (final value)", title_fontsize=8)
         else:
             ax.legend(fontsize=8, loc="upper right")
