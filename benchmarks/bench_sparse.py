@@ -407,7 +407,8 @@ def section_sol():
         "0.9226 > ada-rda 0.9201 > ogd 0.9171 > rda 0.8027; on a1a: ada-rda 0.8347 > rda "
         "0.7595.  Here each learner's step (or AROW's r, RDA's gamma) is tuned on the last "
         "20% of the training part, then one pass, in order, over the whole training part; "
-        "l1 at the learners' defaults (ada-fobos/ada-rda lam 1e-4, rda l1 1e-4); pixels "
+        "l1 at the learners' defaults (ada-fobos/ada-rda lam "
+        f"{olearn.make('ada-fobos').lam:g}, rda l1 {olearn.make('rda').l1:g}); pixels "
         "scaled to [0, 1].", "",
         "| learner | " + " | ".join(sets) + " | SOL mnist | SOL a1a |",
         "|---|" + "---|" * (len(sets) + 2), *rows, "", "Orderings here:", "", *orders, ""])
