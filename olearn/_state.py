@@ -23,6 +23,7 @@ class StateLayoutError(ValueError):
     """Saved state arrays whose names are not the learner's slots: a model saved by a
     version of olearn whose learner kept other state."""
 
+
 class Slot(NamedTuple):
     """One state array of a learner.
 
@@ -131,9 +132,10 @@ class StateMixin:
         names = [s.name for s in self._slots]
         if set(given) != set(names):
             missing, extra = set(names) - set(given), set(given) - set(names)
-            raise StateLayoutError(f"state arrays {sorted(given)} do not match the learner's "
-                             f"{names}" + (f" (missing {sorted(missing)})" if missing else "")
-                             + (f" (unknown {sorted(extra)})" if extra else ""))
+            raise StateLayoutError(
+                f"state arrays {sorted(given)} do not match the learner's {names}"
+                + (f" (missing {sorted(missing)})" if missing else "")
+                + (f" (unknown {sorted(extra)})" if extra else ""))
         state = {}
         for s in self._slots:
             v = given[s.name]

@@ -156,9 +156,9 @@ def load(path):
         return cls._import(meta["params"], meta["fitted"], arrays)
     except StateLayoutError as exc:
         raise ModelFileError(
-            f"{path}: saved by olearn {str(meta.get('olearn_version'))[:20]}, whose "
-            f"{cls.__name__} kept other state ({str(exc)[:200]}); this version cannot "
-            "read it: train the model again") from None
+            f"{path}: written by an olearn (version {str(meta.get('olearn_version'))[:20]}) "
+            f"whose {cls.__name__} kept other state ({str(exc)[:200]}); this olearn "
+            "cannot read it: train the model again") from None
     except Exception as exc:  # every check of _import, and anything a tampered file causes
         raise ModelFileError(f"{path}: corrupt olearn model file "
                              f"({type(exc).__name__}: {str(exc)[:200]})") from None

@@ -219,8 +219,9 @@ def test_corrupt_or_foreign_model_files_fail_cleanly(tmp_path):
     older = tmp_path / "older.olm"
     with open(older, "wb") as f:
         np.savez(f, **arrays)
-    with pytest.raises(ModelFileError, match=r"older.olm: saved by olearn .*, whose "
-                       r"PAClassifier kept other state .*missing \['W'\].*train the model again"):
+    with pytest.raises(ModelFileError, match=r"older.olm: written by an olearn \(version "
+                       r".*\) whose PAClassifier kept other state .*missing \['W'\].*"
+                       r"train the model again"):
         olearn.load(older)
 
 

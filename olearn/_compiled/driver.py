@@ -151,8 +151,9 @@ class Prefixed(types.Type):
     and ``p[j]`` is ``arr[j - 1]``, plus 1 for columns (the features follow the
     intercept's column).  It has ``p.shape`` and ``len(p)``, and indexing by an
     integer: what a rule does with ``idx`` and ``val``.  The branch on ``j == 0`` costs
-    nothing measurable in a loop over a row (the compiler peels the first iteration);
-    writing each row with its constant into a buffer cost PA-I a quarter of its pass."""
+    little: a PA-I pass over the seeded sparse stream took 13.8 ms with the constant put
+    in front this way, 12.9 ms with no constant (one entry less a row) and 27.8 ms with
+    each row and its constant written into a buffer (same process)."""
 
     def __init__(self, arr):
         self.arr = arr
