@@ -170,4 +170,8 @@ class OGDRegressor(_OGD, OnlineRegressor):
 register("ogd", OGDClassifier)
 register("ogd-reg", OGDRegressor)
 register("adagrad", OGDClassifier, schedule="adagrad")
-register("adagrad-reg", OGDRegressor, schedule="adagrad")
+# (eta 1: the regressor's default 0.1 suits its decaying schedules; with AdaGrad's
+# per-coordinate steps it left test R^2 at -0.12 and -14.5 on abalone and cpusmall, whose
+# targets lie far from 0, where 1.0 reaches 0.51 and 0.53, and 0.61 against 0.62 on
+# California housing: standardised features, one pass, three seeds)
+register("adagrad-reg", OGDRegressor, schedule="adagrad", eta=1.0)

@@ -97,13 +97,16 @@ class RDARegressor(_RDA, OnlineRegressor):
     loss : "squared", "absolute", "epsilon_insensitive" or "huber".
     l1 : float, l1 strength (>= 0).
     gamma : float, ``beta_t = gamma sqrt(t)`` (> 0).
+        The default 5 beat 10 on abalone, cpusmall and California housing (test R^2
+        0.440, 0.617, 0.620 against 0.345, 0.556, 0.605; standardised features, one
+        pass, three seeds); at 2, cpusmall fell to -0.36, and at 1 the weights blew up.
     rho : float, enhanced l1-RDA term (>= 0).
     epsilon : float, width of the "epsilon_insensitive" and "huber" losses (>= 0).
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
 
-    def __init__(self, loss="squared", l1=1e-4, gamma=10.0, rho=0.0, epsilon=0.1,
+    def __init__(self, loss="squared", l1=1e-4, gamma=5.0, rho=0.0, epsilon=0.1,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
