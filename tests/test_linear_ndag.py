@@ -94,9 +94,9 @@ def test_multiclass_matches_reference():
 @pytest.mark.parametrize("loss", ["squared", "huber"])
 def test_regression_matches_reference(loss):
     X, _, z = data(seed=2)
-    scores, W, Wbar = ref_ndag(with_intercept(X), z, loss=loss, epsilon=0.5, average=True,
-                               regression=True)
     m = NDAGRegressor(loss=loss, epsilon=0.5, average=True)
+    scores, W, Wbar = ref_ndag(with_intercept(X), z, loss=loss, eta=m.eta, epsilon=0.5,
+                               average=True, regression=True)
     close(m.predict_learn(sp.csr_matrix(X), z), scores[:, 0])
     close(weights(m), W)
     close(m._predict_weights(), Wbar)
@@ -112,8 +112,9 @@ def test_real_data_matches_reference():
     X, y = load_svmlight_file(str(data_path("cpusmall", "cpusmall.converted")),
                               n_features=12)
     X, y = X[:2000].tocsr(), y[:2000]
-    scores, W, _ = ref_ndag(with_intercept(X.toarray()), y, loss="squared", regression=True)
     m = NDAGRegressor()
+    scores, W, _ = ref_ndag(with_intercept(X.toarray()), y, loss="squared", eta=m.eta,
+                            regression=True)
     close(m.predict_learn(X, y), scores[:, 0], rtol=1e-9)
     close(weights(m), W, rtol=1e-9)
 

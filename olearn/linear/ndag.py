@@ -173,12 +173,15 @@ class NDAGRegressor(_NDAG, OnlineRegressor):
     Parameters
     ----------
     loss : "squared" (default), "absolute", "epsilon_insensitive" or "huber".
-    eta : float, learning rate (> 0; 0.5 as in Vowpal Wabbit).
+    eta : float, learning rate (> 0).  The default 2 departs from Vowpal Wabbit's 0.5:
+        with 0.5 the intercept could not reach targets far from 0 in one pass (test
+        R^2 on abalone, cpusmall and California housing 0.36, -3.69, 0.63; with 2:
+        0.47, 0.66, 0.63; standardised features, three seeds).
     {EPSILON_DOC}
     {AVERAGE_DOC}
     """
 
-    def __init__(self, loss="squared", eta=0.5, epsilon=0.1, average=False,
+    def __init__(self, loss="squared", eta=2.0, epsilon=0.1, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
