@@ -84,17 +84,16 @@ class _OneCall:
         # y, sw, out, pred as memoryviews: a Python float or int in and out, about 20-45
         # ns less per access than indexing the arrays (several accesses per example)
         self.views = tuple(map(memoryview, (self.y, self.sw, self.out, self.pred)))
-        # the arguments after the row (``entry(row, *rest)``: no tuple built per call)
+        # the arguments after the row: ``(entry or _first)(row, *rest)`` runs the kernel
         self.rest = (self.y, self.sw, state, params, seen, self.scores, self.pred)
 
-    def __call__(self, row):
-        entry = self.entry
-        if entry is None:
-            args = (row,) + self.rest
-            n = self.kernel(*args)
-            self.entry = _entry_point(self.kernel, args)
-            return n
-        return entry(row, *self.rest)
+    def _first(self, row, *rest):
+        """The first call: through numba's dispatcher (compiling or loading the
+        kernel), then ``entry`` becomes the compiled function it picked."""
+        args = (row,) + rest
+        n = self.kernel(*args)
+        self.entry = _entry_point(self.kernel, args)
+        return n
 
 
 def _entry_point(kernel, args):
@@ -472,8 +471,7 @@ class OnlineLearner(StateMixin, Estimator):
         y_, sw_, out_, _ = call.views
         y_[0] = label
         sw_[0] = sample_weight
-        entry = call.entry  # (called here: a frame less than ``call(row)``)
-        n = entry(row, *call.rest) if entry is not None else call(row)
+        n = (call.entry or call._first)(row, *call.rest)
         fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
         if not (math.isfinite(out_[0]) if call.K == 1 else
                 all(map(math.isfinite, out_.tolist()))):  # (the kernel did not update)

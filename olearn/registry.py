@@ -276,26 +276,29 @@ def warmup(names=None, jobs=1, report=None):
     into the shared disk cache; ``report(name, seconds)`` is called as each is done.
     Returns ``{name: seconds}`` in the order of ``names``."""
     names = list(names or available())
-    times = {}
-    if jobs <= 1 or len(names) < 2:
-        for name in names:
-            times[name] = _warm(name)
-            if report is not None:
-                report(name, times[name])
-        return times
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from multiprocessing import get_context
     groups = {}  # learners of one class share their kernels: one process compiles them
     for name in names:
         groups.setdefault(lookup(name)[0], []).append(name)
-    with ProcessPoolExecutor(min(jobs, len(groups)), mp_context=get_context("spawn")) as pool:
-        pending = [pool.submit(_warm_all, group) for group in groups.values()]
-        for done in as_completed(pending):
-            for name, seconds in done.result().items():
-                times[name] = seconds
-                if report is not None:
-                    report(name, seconds)
+    times = {}
+    if jobs <= 1 or len(groups) < 2:
+        _collect(map(_warm_all, groups.values()), times, report)
+    else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from multiprocessing import get_context
+        with ProcessPoolExecutor(min(jobs, len(groups)),
+                                 mp_context=get_context("spawn")) as pool:
+            pending = [pool.submit(_warm_all, group) for group in groups.values()]
+            _collect((done.result() for done in as_completed(pending)), times, report)
     return {name: times[name] for name in names}
+
+
+def _collect(results, times, report):
+    """Record each ``{name: seconds}`` of ``results`` into ``times`` as it comes."""
+    for result in results:
+        for name, seconds in result.items():
+            times[name] = seconds
+            if report is not None:
+                report(name, seconds)
 
 
 def _warm_all(names):

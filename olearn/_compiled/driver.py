@@ -31,7 +31,7 @@ the batch and of the output (an inlined function's arguments, a slice, a tuple's
 member): on PA-I over the seeded sparse stream this cost about a third of the pass.
 The passes therefore first take :func:`borrowed` views of their arguments, views that
 hold no reference (the caller's own references keep the arrays alive for the whole
-call), and of their row buffers (kept alive by :func:`keep_alive` after the loop).  A
+call), and of the column numbers of dense rows (kept alive by :func:`keep_alive`).  A
 rule must not keep such a view beyond the call, which nothing in a rule can do.
 
 Tasks: ``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
