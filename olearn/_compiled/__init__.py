@@ -30,7 +30,11 @@ from pathlib import Path
 
 import numba
 from numba import njit  # noqa: F401 (re-exported: see the module docstring)
-from numba.core.caching import CacheImpl, _CacheLocator, _SourceFileBackedLocatorMixin
+from numba.core import caching as _caching
+from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+
+# numba's base of the function caches (named _CacheImpl in older numba versions)
+_CacheImpl = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
 
 __all__ = ["cache_dir", "njit", "KernelCacheLocator", "entry_point"]
 
@@ -101,7 +105,7 @@ def entry_point(kernel, args):
 def _register():
     """Put :class:`KernelCacheLocator` first among numba's locators (once: a reload of
     this module replaces the earlier class)."""
-    classes = CacheImpl._locator_classes
+    classes = _CacheImpl._locator_classes
     classes[:] = [c for c in classes if c.__qualname__ != KernelCacheLocator.__qualname__
                   or c.__module__ != __name__]
     classes.insert(0, KernelCacheLocator)
