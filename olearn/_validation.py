@@ -5,7 +5,8 @@
 * a batch: ``validate_X`` (scikit-learn's ``validate_data``: finite, 2-D, CSR or
   C-contiguous float64) and ``validate_batch`` (``X``, ``y`` and ``sample_weight``
   together);
-* one example's weight: ``check_weight``.
+* one example's weight: ``check_weight``;
+* a seed: ``check_random_state`` (a numpy random generator).
 """
 import math
 import numbers
@@ -45,6 +46,14 @@ def check_number(name, value, low=None, high=None, low_open=False, high_open=Fal
 MAX_WEIGHT = 1e9
 #: the largest regression target in absolute value (its square must stay finite)
 MAX_TARGET = 1e150
+
+
+def check_random_state(random_state):
+    """A numpy random generator from ``random_state``: a ``Generator`` or
+    ``RandomState`` as it is, else ``np.random.default_rng(random_state)`` (None: fresh)."""
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    return np.random.default_rng(random_state)
 
 
 def check_weight(sample_weight):

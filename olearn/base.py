@@ -44,11 +44,13 @@ import numpy as np
 from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_if,
                          check_is_fitted)
 
+from ._compiled import entry_point as _entry_point
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
 from ._labels import LabelMixin, unique_labels
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
 from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
+from ._validation import check_random_state as _rng
 
 __all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
            "DivergenceError"]
@@ -94,23 +96,6 @@ class _OneCall:
         n = self.kernel(*args)
         self.entry = _entry_point(self.kernel, args)
         return n
-
-
-def _entry_point(kernel, args):
-    """The compiled function numba picked for ``args``, called without type dispatch
-    (which costs more than the row's work for one example: about 1.3 us for these eight
-    arguments); the dispatcher itself when there is none (no JIT, a Python wrapper)."""
-    try:
-        sig = tuple(kernel.typeof_pyval(a) for a in args)
-        return kernel.overloads[sig].entry_point
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return kernel
-
-
-def _rng(random_state):
-    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
-        return random_state
-    return np.random.default_rng(random_state)
 
 
 class OnlineLearner(StateMixin, Estimator):
@@ -394,7 +379,7 @@ class OnlineLearner(StateMixin, Estimator):
                         raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, "
                                          "infinity or a non-number")
             if self._is_fresh():
-                from .io.dicts import Vocabulary
+                from ._vocabulary import Vocabulary
                 self._start(0)
                 self.vocabulary_ = Vocabulary()
                 self.n_features_in_ = 0
@@ -539,7 +524,7 @@ class OnlineLearner(StateMixin, Estimator):
         model.n_features_in_ = n_features
         model.vocabulary_ = None
         if "vocabulary" in meta:
-            from .io.dicts import Vocabulary
+            from ._vocabulary import Vocabulary
             names = meta["vocabulary"]
             if not isinstance(names, list) or len(names) != n_features or not all(
                     type(n) in (str, int, float, bool) for n in names):

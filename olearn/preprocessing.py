@@ -29,10 +29,9 @@ The stage saves and loads with its learner (``model.save(path)``, ``olearn.load`
 """
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from ._estimator import Estimator, clone, estimator_kind, widen
 
-from . import _compiled  # noqa: F401  (olearn's numba cache folder)
+from ._compiled import njit
 from ._nested import SavesNested, nested
 
 

@@ -300,7 +300,7 @@ def test_movielens_download_cache_and_checksum(tmp_path, monkeypatch):
     import zipfile
 
     from olearn.datasets.registry import ChecksumError
-    from olearn.recommend import data as rdata
+    from olearn.datasets import ratings as rdata
 
     src = load_ratings(data_path("movielens100k", "ml-100k.inter"), sort=False)
     lines = "".join(f"{u}\t{i}\t{int(r)}\t{int(t)}\n"

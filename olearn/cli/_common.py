@@ -586,7 +586,8 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, transf
             printer(cp)
     try:
         with learning(f"the {args.algo} kernels"):
-            result = progressive(model, stream, on_checkpoint=on_checkpoint, **progressive_kw)
+            result = progressive(model, stream, on_checkpoint=on_checkpoint, widen=False,
+                                 **progressive_kw)
             check_finite(model, args.algo, saved_note=note)
     except Diverged:
         raise

@@ -49,9 +49,9 @@ def check_metric_args(args):
     window, fading = getattr(args, "window", None), getattr(args, "fading", None)
     if args.metric is None and window is None and fading is None:
         return None                     # (numpy is not imported on the fast paths)
-    from ..evaluate.metrics import _check_memory, parse_metrics
+    from ..evaluate.metrics import check_memory, parse_metrics
     try:
-        _check_memory(window, fading)
+        check_memory(window, fading)
     except ValueError as exc:
         raise CLIError(f"--{str(exc)}".replace("--give window or fading, not both",
                                                "give --window or --fading, not both"))

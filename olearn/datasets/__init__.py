@@ -1,6 +1,6 @@
 """Datasets: embedded defaults (shipped inside a dependency, no download), seeded
-synthetic generators, and (``load``, ``fetch``, ``list_datasets``) the registry of
-real datasets.
+synthetic generators, (``load``, ``fetch``, ``list_datasets``) the registry of
+real datasets, and rating streams (``load_ratings``, ``load_movielens100k``).
 
 Everything is imported on first use, so ``import olearn.datasets`` stays cheap.
 """
@@ -21,6 +21,9 @@ _WHERE = {
     "load": "registry",
     "fetch": "registry",
     "list_datasets": "registry",
+    "load_ratings": "ratings",
+    "load_movielens100k": "ratings",
+    "Ratings": "ratings",
 }
 
 __all__ = sorted(_WHERE)

@@ -277,7 +277,7 @@ def load(name, part="train", data_home=None, mirror=None, base_url=None, downloa
     ``"msci"``) a (periods x assets) matrix of price relatives, from the mirror.
     """
     if name == "movielens-100k":
-        from ..recommend.data import load_movielens100k
+        from .ratings import load_movielens100k
         return load_movielens100k(mirror=mirror, data_home=data_home, download=download)
     if name in PORTFOLIO_SETS:
         from ..portfolio import load_relatives

@@ -1,8 +1,7 @@
 """Oja's rule for k components, compiled (numpy + numba only)."""
 import numpy as np
-from numba import njit
 
-from .. import _compiled  # noqa: F401  (points numba's cache at olearn's folder)
+from .._compiled import njit
 
 
 @njit(cache=True)

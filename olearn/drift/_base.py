@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .._params import store_params  # noqa: F401 (the subclasses' __init__)
-from ..base import _entry_point
+from .._compiled import entry_point as _entry_point
 
 NONE, WARNING, DRIFT = 0, 1, 2
 

@@ -17,8 +17,7 @@ raise false alarms there (the minimum is taken while s_i is still unreliable).
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401 (points numba's cache at olearn's folder)
-from numba import njit
+from .._compiled import njit
 
 from .._params import store_params
 from .._validation import check_number

@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 
-from .. import _compiled  # noqa: F401 (points numba's cache at olearn's folder)
-from numba import njit
+from .._compiled import njit
 
 EWA, HEDGE, FTL = 0, 1, 2
 

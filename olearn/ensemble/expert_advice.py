@@ -59,7 +59,8 @@ from .._validation import column_or_1d
 
 from .._params import store_params
 from .._validation import check_choice, check_number
-from ..base import DivergenceError, _rng
+from .._validation import check_random_state as _rng
+from ..base import DivergenceError
 from .._nested import SavesNested, nested
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")

@@ -586,7 +586,7 @@ class ComparisonResult:
         over orders and (``band``; default: when at most 6 learners) a band of one
         standard deviation.  Learners are listed best first.  Saved to ``path`` if
         given; returns the figure."""
-        from ._plots import colors, figure_and_axes, finish
+        from .._plots import colors, figure_and_axes, finish
         ranked = [r["learner"] for r in self.rows()]
         many = len(ranked) > 8
         # the legend beside the axes, in as many columns of at most 18 entries as it
@@ -627,7 +627,7 @@ class ComparisonResult:
     def plot_bars(self, path=None):
         """Two bar charts: mean number of updates and mean seconds per pass (with one
         standard deviation).  Saved to ``path`` if given; returns the figure."""
-        from ._plots import colors, figure_and_axes, finish
+        from .._plots import colors, figure_and_axes, finish
         fig, (a1, a2) = figure_and_axes(ncols=2, figsize=(10.0, 4.2))
         ranked = [r["learner"] for r in self.rows()]
         cols = colors(len(ranked))

@@ -106,7 +106,7 @@ def _proba_from_score(model):
     logistic loss), so the pass's pre-update scores give it exactly."""
     if not hasattr(model, "predict_proba") or getattr(model, "loss", None) != "logistic":
         return False
-    from ..linear._proba import LogisticProba
+    from ..linear import LogisticProba
     return isinstance(model, LogisticProba)
 
 
@@ -159,7 +159,7 @@ def predict_learn_scored(model, X, y, need, sample_weight=None):
     s = s.reshape(-1)
     labels = _labels_of_scores(model, s)
     if need == "proba":
-        from ..linear._proba import _proba
+        from ..linear import logistic_proba as _proba
         if len(model.classes_) < 2:
             return labels, np.full(s.shape[0], 0.5)
         p = _proba(model, s)[:, -1]
@@ -239,7 +239,9 @@ def headline(names, result):
     return float(v)
 
 
-def _check_memory(window, fading):
+def check_memory(window, fading):
+    """ValueError unless ``window`` (an int >= 1) and ``fading`` (in (0, 1]) are valid,
+    at most one of them given (None: not given)."""
     if window is not None and fading is not None:
         raise ValueError("give window or fading, not both")
     if window is not None and (isinstance(window, bool) or not isinstance(
@@ -254,13 +256,14 @@ def _check_memory(window, fading):
             raise ValueError(f"fading must be a number in (0, 1], got {fading!r}")
 
 
+
 class running_mean:  # noqa: N801 (a small stateful function object)
     """Mean of per-row losses after each row: ``update(losses)`` returns, for each row of
     the chunk, the cumulative mean (default), the mean of the last ``window`` rows, or
     the faded mean ``S_t / N_t`` (``fading``), continuing across calls."""
 
     def __init__(self, window=None, fading=None):
-        _check_memory(window, fading)
+        check_memory(window, fading)
         self.window, self.fading = window, fading
         self.n = 0
         self.total = 0.0
@@ -340,7 +343,7 @@ class StreamMetrics:
     def __init__(self, task="classification", window=None, fading=None, classes=None):
         if task not in ("classification", "regression"):
             raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
-        _check_memory(window, fading)
+        check_memory(window, fading)
         self.task, self.window, self.fading = task, window, fading
         self.classes = None if classes is None else list(classes)
         self._y, self._p, self._s, self._w = [], [], [], []

@@ -104,7 +104,7 @@ def _schedule(checkpoints):
 
 
 def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=None,
-                window=None, fading=None, metrics=None):
+                window=None, fading=None, metrics=None, widen=True):
     """Progressive validation of ``model`` on ``data``; returns a :class:`ProgressiveResult`.
 
     Parameters
@@ -128,6 +128,10 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
         stream (``result.metrics``) and, with ``window`` or ``fading``, over the window or
         faded (``result.recent_metrics``), from the pre-update predictions (and, for
         ``auc`` / ``logloss``, the pre-update scores or probabilities).
+    widen : bool, keep the model as wide as the chunks of an iterable ``data``
+        (:func:`widening`); False when the chunks come through :func:`widening` already
+        (the command line widens before it scores held-out rows), so that the stream is
+        widened once.
     """
     from .metrics import (StreamMetrics, check_scores_available, metrics_task,
                           needs_scores, parse_metrics, predict_learn_scored, running_mean)
@@ -152,8 +156,10 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     curve = running_mean(window, fading) if window is not None or fading is not None \
         else None
     recent, last_recent = [], None
-    chunks = _array_chunks(*data, int(chunk_size)) if _is_pair(data) else \
-        widening(model, data)
+    if _is_pair(data):
+        chunks = _array_chunks(*data, int(chunk_size))
+    else:
+        chunks = widening(model, data) if widen else data
     schedule = _schedule(checkpoints)
     updates0 = getattr(model, "n_updates_", 0)
     n = 0

@@ -220,7 +220,7 @@ class RegretResult:
     def plot(self, path=None, ax=None, reference=True, label=None):
         """Regret against rows seen, with a ``c sqrt(t)`` guide through the last point.
         Saved to ``path`` if given; returns the figure."""
-        from ._plots import figure_and_axes, finish
+        from .._plots import figure_and_axes, finish
         fig, ax = figure_and_axes(ax)
         style = "-" if self.comparator == "final" else "o-"
         ax.plot(self.t, self.regret, style, ms=3, lw=1.6,

@@ -11,8 +11,8 @@ parses the block by its line-by-line path, which accepts it or names the fault b
 file and line.
 """
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._fastparse import _POW10, _TOKEN, _number, _space
 
 _FAIL = 1

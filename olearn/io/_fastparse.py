@@ -21,11 +21,11 @@ import sys
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from .._compiled import njit
 
 _POW10 = np.array([10.0 ** k for k in range(23)])
 _DIGITS = 18  # significant digits kept exactly in an int64 (Eisel-Lemire takes them)

@@ -1,8 +1,7 @@
 """Compiled tokenising and hashing of labelled text lines (numba); see ``olearn.io.text``."""
 import numpy as np
-from numba import njit
 
-from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from .._compiled import njit
 from ._fastparse import _reserve
 from .hashing import murmur3, sklearn_slot
 

@@ -27,9 +27,8 @@ line; the caller words the message.
 """
 
 import numpy as np
-from numba import njit
 
-from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from .._compiled import njit
 from ._fastparse import (_DIGITS, _POW10, _Q_MAX, _Q_MIN, _TOKEN, _eisel_lemire,  # noqa: F401
                          _reserve, _strtod, strtod_allowed)
 from .hashing import murmur3

@@ -20,9 +20,8 @@ Everything is deterministic: the same key, seed and ``n_bits`` give the same
 column in every process and on every platform.
 """
 import numpy as np
-from numba import njit
 
-from .. import _compiled  # noqa: F401  (sets olearn's cache folder for numba)
+from .._compiled import njit
 
 __all__ = ["murmurhash3_32", "hash_index", "hash_many", "DictHasher", "check_n_bits"]
 

@@ -1,7 +1,13 @@
 """First-order linear learners: Perceptron, Passive-Aggressive, OGD/SGD with losses,
 schedules and projection, LMS, ALMA, ROMMA, and step sizes that need no tuning
 (AdaGrad, normalized adaptive gradient, coin betting).  Every one takes
-``average=True`` (Polyak-Ruppert averaging)."""
+``average=True`` (Polyak-Ruppert averaging).
+
+What a learner trained on a loss of ``olearn._compiled.losses`` builds on (the sparse
+learners too): ``LossModel`` (the ``loss`` parameter and its kernels), ``LogisticProba``
+and ``logistic_proba`` (``predict_proba`` of the logistic loss)."""
+from ._loss import LossModel  # noqa: F401 (for learners on a loss: also sparse/)
+from ._proba import LogisticProba, logistic_proba  # noqa: F401 (idem)
 from .alma import ALMAClassifier
 from .cocob import COCOBClassifier, COCOBRegressor
 from .lms import LMSRegressor

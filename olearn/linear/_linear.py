@@ -74,7 +74,7 @@ class LinearModel:
         state = call.state
         scorer = call.scorer
         if scorer is None:
-            from ..base import _entry_point
+            from .._compiled import entry_point as _entry_point
             args = (row, state[0], state[1], state[2], call.pout)
             _one_scores(*args)
             call.scorer = _entry_point(_one_scores, args)

@@ -1,12 +1,12 @@
 """``predict_proba`` of the classifiers trained with the logistic loss: the sigmoid of
 the score (binary) or the softmax over the classes seen (multiclass), the model the
 logistic loss fits.  One mixin for every such learner (OGD, COCOB, NDAG, the sparse
-learners)."""
+learners), public as ``olearn.linear.LogisticProba`` and ``olearn.linear.logistic_proba``."""
 import numpy as np
 from .._estimator import available_if
 
 
-def _proba(model, scores):
+def logistic_proba(model, scores):
     """Probabilities from decision values: binary sigmoid or masked softmax."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim == 1:
@@ -23,6 +23,9 @@ def _proba(model, scores):
     return s / s.sum(axis=1, keepdims=True)
 
 
+_proba = logistic_proba  # former name
+
+
 def _logistic(model):
     return getattr(model, "loss", "logistic") == "logistic"
 
@@ -33,7 +36,7 @@ class LogisticProba:
     @available_if(_logistic)
     def predict_proba(self, X):
         """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
-        return _proba(self, self.decision_function(X))
+        return logistic_proba(self, self.decision_function(X))
 
     @available_if(_logistic)
     def predict_log_proba(self, X):

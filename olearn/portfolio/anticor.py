@@ -15,8 +15,7 @@ enter the sums.
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, check_window, store_params
 from .._validation import check_bool

@@ -13,8 +13,7 @@ satisfies the KKT conditions ``sum_t x_ti / (b . x_t) <= n`` with equality where
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, check_relatives, store_params
 from ._simplex import project_simplex_norm

@@ -9,8 +9,7 @@ prices, ``b <- b * x / (b . x)`` (no trade).
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, store_params
 from ..persistence import persistable

@@ -14,8 +14,7 @@ is ``mu``.  Start: ``mu = 1/m``, ``Sigma = I / m^2``.
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, store_params
 from ._simplex import project_simplex

@@ -7,8 +7,7 @@ simplex.  ``eta = 0`` is the uniform CRP.  Default ``eta = 0.05`` as in the OLPS
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, store_params
 from .._validation import check_number

@@ -11,8 +11,7 @@ for the moving-average prediction.
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import WindowReversion, store_params
 from ._simplex import reversion_step

@@ -11,8 +11,7 @@ tolerances make its figures agree to about 1e-3.  Defaults as in the toolbox.
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, store_params
 from ._simplex import project_simplex_norm

@@ -15,8 +15,7 @@ The projection is exact (Duchi et al. 2008).  The loss uses the gross return
 ``b_t . x_t`` as in the paper; the OLPS toolbox uses the return net of transaction
 costs, which differs only when a fee is charged.
 """
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, store_params
 from ._simplex import project_simplex

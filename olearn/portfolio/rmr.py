@@ -15,8 +15,7 @@ on (the OLPS toolbox's ``rmr`` starts them one row later, dropping the first rel
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import WindowReversion, store_params
 from ._simplex import reversion_step

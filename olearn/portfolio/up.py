@@ -9,8 +9,7 @@ a short random walk, Kalai and Vempala 2002, unseeded.)
 """
 import numpy as np
 
-from .. import _compiled  # noqa: F401
-from numba import njit
+from .._compiled import njit
 
 from ._base import Strategy, store_params
 from ..persistence import persistable

@@ -5,9 +5,8 @@
 before the update is written to ``out`` (progressive validation), then the model learns.
 """
 import numpy as np
-from numba import njit
 
-from .. import _compiled  # noqa: F401  (points numba's cache at olearn's folder)
+from .._compiled import njit
 
 
 @njit(cache=True)

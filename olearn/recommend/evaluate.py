@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .data import Ratings, load_ratings
+from ..datasets.ratings import Ratings, load_ratings
 
 __all__ = ["RECOMMENDERS", "make_recommender", "progressive_ratings", "hit_rate",
            "evaluate_stream", "summary"]

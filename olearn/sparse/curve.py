@@ -43,7 +43,7 @@ def sparsity_curve(learner, X, y, param="l1", values=(1e-6, 1e-5, 1e-4, 1e-3, 1e
         n = int(np.count_nonzero(model.coef_))
         points.append(SparsityPoint(float(v), score, n, density_of(model)))
     if path is not None or ax is not None:
-        from ..evaluate._plots import figure_and_axes, finish
+        from .._plots import figure_and_axes, finish
         fig, ax = figure_and_axes(ax)
         ax.plot([p.density for p in points], [p.score for p in points], "o-",
                 label=type(learner).__name__)

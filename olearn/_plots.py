@@ -1,4 +1,5 @@
-"""Small matplotlib helpers shared by the evaluation results (imported lazily).
+"""Small matplotlib helpers shared by the plots of results (evaluation, the sparse
+learners' sparsity curve), imported lazily.
 
 Figures are made with ``matplotlib.figure.Figure`` directly, not through pyplot, so
 saving a PNG never needs a display or a GUI backend; in a notebook a returned Figure
