@@ -2,16 +2,13 @@
 schedules and projection, LMS, ALMA, ROMMA, and step sizes that need no tuning
 (AdaGrad, normalized adaptive gradient, coin betting).  Every one takes
 ``average=True`` (Polyak-Ruppert averaging)."""
-from .alma import ALMAClassifier
-from .cocob import COCOBClassifier, COCOBRegressor
-from .lms import LMSRegressor
-from .ndag import NDAGClassifier, NDAGRegressor
-from .ogd import OGDClassifier, OGDRegressor
-from .pa import PAClassifier
-from .pa_regressor import PARegressor
-from .perceptron import Perceptron
-from .romma import ROMMAClassifier
+from .._lazy import lazy_names
+from ..registry import exports
 
-__all__ = ["ALMAClassifier", "COCOBClassifier", "COCOBRegressor", "LMSRegressor",
-           "NDAGClassifier", "NDAGRegressor", "OGDClassifier", "OGDRegressor",
-           "PAClassifier", "PARegressor", "Perceptron", "ROMMAClassifier"]
+#: public name -> submodule, imported on first use (importing the package loads no
+#: learner): the classes of this package in ``olearn.registry`` (LEARNERS, UNNAMED)
+_WHERE = {**exports(__name__)}
+
+__all__ = sorted(_WHERE)
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
