@@ -4,9 +4,11 @@ A class declares the tags that differ from its bases' in a class attribute
 ``_tags = {"linear": True}``; :func:`tags` merges the declarations along the method
 resolution order (a subclass overrides its bases), on top of the defaults of
 :class:`Tags`.  A model whose tags depend on its parameters (a one-vs-rest over its
-``base``, a learner whose ``predict_proba`` exists for one loss only) answers for an
-instance in ``_instance_tags()`` (a dict of the tags that change).  The generic tests,
-the command line and persistence ask these tags, never module names or name tables.
+``base``, online feature selection's ``partial``) answers for an instance in
+``_instance_tags()`` (a dict of the tags that change); ``probabilistic`` is, for a model,
+whether its ``predict_proba`` exists (OGD has one for the logistic loss only).  The
+registry (a learner's kind) and the generic tests ask these tags, never module names or
+tables of learner names.
 """
 from dataclasses import dataclass, fields
 
