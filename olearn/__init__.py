@@ -12,7 +12,7 @@ _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence"
                "base", "cli", "second_order", "multiclass", "sparse", "kernel",
                "portfolio", "recommend", "decomposition", "drift", "ensemble", "preprocessing"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
-              "warmup": "registry"}
+              "warmup": "registry", "tags": "_tags", "Tags": "_tags"}
 
 
 def __getattr__(name):

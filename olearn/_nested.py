@@ -55,10 +55,9 @@ def model_class(name):
     """The class named in a model file: a registered learner, a persistable olearn class
     or a meta-model here; anything else is a ValueError."""
     from . import persistence
-    from .registry import registered_classes
     cls = _NESTED.get(name) if isinstance(name, str) else None
     if cls is None:
-        cls = persistence._known_class(name, registered_classes())
+        cls = persistence._known_class(name)
         if cls is None and isinstance(name, str):
             cls = _NESTED.get(name)          # its module was imported just now
     if cls is None:

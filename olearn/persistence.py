@@ -42,13 +42,16 @@ def persistable(cls):
     return cls
 
 
-def _known_class(name, learners):
-    """The class a model file names, or None.  A persistable class's module is imported
-    on demand, but only a module of the olearn package itself."""
+def _known_class(name):
+    """The class a model file names, or None: a registered learner (its own module
+    imported, no other learner's) or a persistable class, whose module is imported on
+    demand, but only a module of the olearn package itself."""
+    from .registry import learner_class
     if not isinstance(name, str):
         return None
-    if name in learners:
-        return learners[name]
+    learner = learner_class(name)
+    if learner is not None:
+        return learner
     module = name.rpartition(".")[0]
     if name not in _PERSISTABLE and module.startswith("olearn.") and module.isascii() \
             and all(part.isidentifier() for part in module.split(".")):
@@ -62,12 +65,12 @@ def _known_class(name, learners):
 def save(model, path):
     """Write ``model`` to ``path`` atomically."""
     from . import __version__
-    from .registry import registered_classes
+    from .registry import learner_class
     form = getattr(model, "_saved_form", None)
     if callable(form):  # a meta-model (its parameters hold models): see olearn._nested
         model = form()
     cls_name = f"{type(model).__module__}.{type(model).__qualname__}"
-    learner = cls_name in registered_classes()
+    learner = learner_class(cls_name) is type(model)
     if not learner and cls_name not in _PERSISTABLE:
         raise TypeError(f"{cls_name} is not a registered olearn learner")
     if learner and not hasattr(model, "state_"):
@@ -126,7 +129,6 @@ def _remove_stale(folder):
 
 def load(path):
     """Read a model written by ``save``; raises ModelFileError on anything else."""
-    from .registry import registered_classes
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ModelFileError(f"{path}: no such model file")
@@ -146,7 +148,7 @@ def load(path):
         raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} "
                              f"is not supported (this olearn reads version {FORMAT_VERSION})")
     try:
-        cls = _known_class(meta.get("class"), registered_classes())
+        cls = _known_class(meta.get("class"))
     except Exception:
         cls = None
     if cls is None:

@@ -96,6 +96,7 @@ class Scaled(SavesNested, Estimator):
     n_seen_ : rows that have updated the statistics.
     mean_, var_ : the running mean and variance of each feature (zeros counted).
     """
+    _tags = {"wrapper": True}
 
     def __init__(self, learner=None, with_mean=True):
         self.learner = learner

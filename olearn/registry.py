@@ -1,15 +1,20 @@
 """Registry of learners by name: ``olearn.make("pa1", C=0.5)``.
 
-Each learner module registers its names at import (``register("pa1", PAClassifier,
-variant="PA-I")``).  ``make`` and ``available`` import every module of the learner
-packages listed in ``LEARNER_PACKAGES``, so a new algorithm file in one of them is
-found without any change here.
+:data:`LEARNERS` lists every learner olearn ships: its name, its class as
+``"module:Class"`` and the parameters that make the named variant.  The registry answers
+from that table without importing any learner (so without numpy, numba or
+scikit-learn): :func:`names`, :func:`check_name`, and whether a saved model names a
+known class; a class is imported only when it is needed, and then only its own module
+(:func:`lookup`).  A new learner is its file and one line of the table (its package
+exports it from there: :func:`exports`); ``tests/test_registry.py`` fails, saying which
+line to add, for a learner class of :data:`LEARNER_PACKAGES` that the table forgets.
 
-Cheap questions are answered without importing any learner (so without numpy, numba
-or scikit-learn): :func:`names` and :func:`check_name` read the learner files' literal
-``register("name", ...)`` lines; a learner module is imported only when its class is
-needed (:func:`lookup` imports the one module that registers the name).  A file that
-registers a name computed at run time makes these fall back to importing everything.
+A learner declared outside olearn (a user's own) is added at run time with
+:func:`register`; it then works with ``make``, ``available`` and ``save``/``load``.
+
+:data:`OTHER_KINDS` names the models that are not learners of labelled rows
+(recommenders, portfolio strategies, drift detectors), which ``olearn algos`` lists
+after the learners.
 
 :func:`describe` gives a learner's class, one-line summary and parameters (default
 and one-line meaning, from the class's numpydoc "Parameters" section): the command
@@ -17,19 +22,103 @@ line's ``olearn algos`` and ``olearn train --algo NAME --help`` show it.
 """
 import difflib
 import importlib
-import importlib.util
 import inspect
-import os
-import pkgutil
 import re
 from typing import NamedTuple
 
-LEARNER_PACKAGES = ("olearn.linear", "olearn.second_order", "olearn.multiclass", "olearn.ensemble",
-                    "olearn.sparse", "olearn.kernel", "olearn.unsupervised")
+#: the packages whose modules hold olearn's learner classes (the test checks that every
+#: learner class in them is in :data:`LEARNERS` or in :data:`UNNAMED`)
+LEARNER_PACKAGES = ("olearn.linear", "olearn.second_order", "olearn.sparse", "olearn.kernel",
+                    "olearn.multiclass", "olearn.ensemble")
 
-_REGISTRY = {}
-_loaded = False
-_scanned = None
+#: name -> ("module:Class", parameters of the named variant), every learner olearn ships
+LEARNERS = {
+    # olearn.linear: first-order linear learners
+    "perceptron": ("olearn.linear.perceptron:Perceptron", {}),
+    "pa": ("olearn.linear.pa:PAClassifier", {"variant": "PA"}),
+    "pa1": ("olearn.linear.pa:PAClassifier", {"variant": "PA-I"}),
+    "pa2": ("olearn.linear.pa:PAClassifier", {"variant": "PA-II"}),
+    "pa-reg": ("olearn.linear.pa_regressor:PARegressor", {"variant": "PA"}),
+    "pa1-reg": ("olearn.linear.pa_regressor:PARegressor", {"variant": "PA-I"}),
+    "pa2-reg": ("olearn.linear.pa_regressor:PARegressor", {"variant": "PA-II"}),
+    "alma": ("olearn.linear.alma:ALMAClassifier", {}),
+    "romma": ("olearn.linear.romma:ROMMAClassifier", {}),
+    "aromma": ("olearn.linear.romma:ROMMAClassifier", {"aggressive": True}),
+    "ogd": ("olearn.linear.ogd:OGDClassifier", {}),
+    "ogd-reg": ("olearn.linear.ogd:OGDRegressor", {}),
+    "adagrad": ("olearn.linear.ogd:OGDClassifier", {"schedule": "adagrad"}),
+    # (eta 1: the regressor's default 0.1 suits its decaying schedules; with AdaGrad's
+    # per-coordinate steps it left test R^2 at -0.12 and -14.5 on abalone and cpusmall,
+    # whose targets lie far from 0, where 1.0 reaches 0.51 and 0.53, and 0.61 against
+    # 0.62 on California housing: standardised features, one pass, three seeds)
+    "adagrad-reg": ("olearn.linear.ogd:OGDRegressor", {"schedule": "adagrad", "eta": 1.0}),
+    "lms": ("olearn.linear.lms:LMSRegressor", {}),
+    "ndag": ("olearn.linear.ndag:NDAGClassifier", {}),
+    "ndag-reg": ("olearn.linear.ndag:NDAGRegressor", {}),
+    "cocob": ("olearn.linear.cocob:COCOBClassifier", {}),
+    "cocob-reg": ("olearn.linear.cocob:COCOBRegressor", {}),
+    # olearn.second_order: a Gaussian over the weights
+    "rls": ("olearn.second_order.rls:RLSRegressor", {}),
+    "arow": ("olearn.second_order.arow:AROWClassifier", {}),
+    "arow-reg": ("olearn.second_order.arow_regressor:AROWRegressor", {}),
+    "cw": ("olearn.second_order.cw:CWClassifier", {}),
+    "scw": ("olearn.second_order.scw:SCWClassifier", {"variant": "I"}),
+    "scw2": ("olearn.second_order.scw:SCWClassifier", {"variant": "II"}),
+    "nherd": ("olearn.second_order.nherd:NHERDClassifier", {}),
+    "narow": ("olearn.second_order.narow:NAROWClassifier", {}),
+    "sop": ("olearn.second_order.sop:SOPClassifier", {}),
+    "iellip": ("olearn.second_order.iellip:IELLIPClassifier", {}),
+    # olearn.sparse: l1 and feature selection at O(non-zeros) per row
+    "truncated-gradient": ("olearn.sparse.truncated:TruncatedGradientClassifier", {}),
+    "truncated-gradient-reg": ("olearn.sparse.truncated:TruncatedGradientRegressor", {}),
+    "fobos": ("olearn.sparse.fobos:FOBOSClassifier", {}),
+    "fobos-reg": ("olearn.sparse.fobos:FOBOSRegressor", {}),
+    "rda": ("olearn.sparse.rda:RDAClassifier", {}),
+    "rda-reg": ("olearn.sparse.rda:RDARegressor", {}),
+    "ftrl": ("olearn.sparse.ftrl:FTRLClassifier", {}),
+    "ftrl-reg": ("olearn.sparse.ftrl:FTRLRegressor", {}),
+    "ada-fobos": ("olearn.sparse.ada_fobos:AdaFOBOSClassifier", {}),
+    "ada-rda": ("olearn.sparse.ada_rda:AdaRDAClassifier", {}),
+    "ofs": ("olearn.sparse.ofs:OFSClassifier", {}),
+    "ofs-partial": ("olearn.sparse.ofs:OFSClassifier", {"partial": True}),
+    # olearn.kernel: support sets and kernel features
+    "kernel-perceptron": ("olearn.kernel.perceptron:KernelPerceptron", {}),
+    "kernel-pa": ("olearn.kernel.pa:KernelPAClassifier", {"variant": "PA-I"}),
+    "kernel-pa-reg": ("olearn.kernel.pa:KernelPARegressor", {"variant": "PA-I"}),
+    "kernel-lms": ("olearn.kernel.lms:KernelLMSRegressor", {}),
+    "kernel-rls": ("olearn.kernel.krls:KernelRLSRegressor", {}),
+    "norma": ("olearn.kernel.norma:NORMAClassifier", {}),
+    "norma-reg": ("olearn.kernel.norma:NORMARegressor", {}),
+    "fogd": ("olearn.kernel.fogd:FOGDClassifier", {}),
+    "fogd-reg": ("olearn.kernel.fogd:FOGDRegressor", {}),
+    "nogd": ("olearn.kernel.nogd:NOGDClassifier", {}),
+    "nogd-reg": ("olearn.kernel.nogd:NOGDRegressor", {}),
+    # olearn.ensemble: nothing to tune
+    "auto": ("olearn.ensemble.auto:AutoClassifier", {}),
+    "auto-reg": ("olearn.ensemble.auto:AutoRegressor", {}),
+}
+
+#: learner classes of LEARNER_PACKAGES that have no name, and why: they need other
+#: models as parameters
+UNNAMED = {
+    "olearn.multiclass.ovr:OneVsRest": "a reduction over a binary learner (base=...)",
+    "olearn.ensemble.expert_advice:ExpertAdvice": "an ensemble of given learners",
+}
+
+#: kind -> (what they are, where their table is: "module:attribute", how to make one);
+#: each table maps command-line names to the models' classes
+OTHER_KINDS = {
+    "recommender": ("recommenders of (user, item, rating) streams",
+                    "olearn.recommend.evaluate:RECOMMENDERS",
+                    "olearn.recommend.make_recommender(NAME)"),
+    "portfolio": ("online portfolio strategies", "olearn.portfolio:STRATEGIES",
+                  "olearn.portfolio.make(NAME); olearn portfolio FILE --algo NAME"),
+    "detector": ("drift detectors", "olearn.drift:DETECTORS", "olearn.drift.make(NAME)"),
+}
+
+_LEARNER_CLASSES = frozenset(where for where, _ in LEARNERS.values())
+_REGISTRY = {}      # name -> (class, defaults): learners registered at run time
+_classes = {}       # "module:Class" -> class, once imported
 
 #: meanings of the parameters every learner takes (``OnlineLearner``'s), for the
 #: docstrings that only say "see ``OnlineLearner``"
@@ -44,71 +133,27 @@ COMMON_PARAMETERS = {
 
 
 def register(name, cls, **defaults):
-    """Make ``cls(**defaults)`` available as ``name`` (to ``make`` and the CLI)."""
+    """Make ``cls(**defaults)`` available as ``name`` (to ``make``, the CLI, and
+    ``save``/``load``): for a learner declared outside olearn.  A name of
+    :data:`LEARNERS` registered again is replaced for this process."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register({name!r}, ...) takes a class, got {cls!r}")
     _REGISTRY[name] = (cls, dict(defaults))
 
 
-def _load_all():
-    global _loaded
-    if _loaded:
-        return
-    for package in LEARNER_PACKAGES:
-        try:
-            pkg = importlib.import_module(package)
-        except ModuleNotFoundError as exc:
-            if exc.name == package:
-                continue
-            raise
-        for info in pkgutil.iter_modules(pkg.__path__, package + "."):
-            importlib.import_module(info.name)
-    _loaded = True
+def _import(where):
+    """The class at ``"module:Class"``, importing its module (and no other learner)."""
+    cls = _classes.get(where)
+    if cls is None:
+        module, _, attr = where.partition(":")
+        cls = _classes[where] = getattr(importlib.import_module(module), attr)
+    return cls
 
 
 # ------------------------------------------------------------------ names, cheaply
-_LITERAL = re.compile(r"""^[ \t]*register\(\s*(["'])([^"'\n]+)\1""", re.M)
-_ANY = re.compile(r"^[ \t]*register\(", re.M)
-
-
-def _scan():
-    """``({name: module}, complete)`` from the learner files' source, importing nothing
-    but the ``olearn`` package itself; ``complete`` is False when some file registers a
-    name that is not a string literal (then only importing tells every name)."""
-    global _scanned
-    if _scanned is not None:
-        return _scanned
-    found, complete = {}, True
-    for package in LEARNER_PACKAGES:
-        try:
-            spec = importlib.util.find_spec(package)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None or not spec.submodule_search_locations:
-            continue
-        for info in pkgutil.iter_modules(spec.submodule_search_locations, package + "."):
-            path = os.path.join(info.module_finder.path,
-                                info.name.rsplit(".", 1)[1] + ".py")
-            try:
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-            except OSError:                # a sub-package or a compiled module
-                complete = False
-                continue
-            literal = _LITERAL.findall(text)
-            if len(literal) != len(_ANY.findall(text)):
-                complete = False
-            for _, name in literal:
-                found[name] = info.name
-    _scanned = (found, complete and bool(found))
-    return _scanned
-
-
 def names():
-    """Sorted registered names, read from the source when possible (imports nothing)."""
-    found, complete = _scan()
-    if complete:
-        return sorted(found)
-    _load_all()
-    return sorted(_REGISTRY)
+    """Sorted registered names (imports nothing)."""
+    return sorted({*LEARNERS, *_REGISTRY})
 
 
 def unknown_name_message(name, known):
@@ -123,43 +168,37 @@ def unknown_name_message(name, known):
 
 def check_name(name):
     """Raise a KeyError (with the closest names) unless ``name`` is registered; cheap."""
-    found, complete = _scan()
-    if name in found:
-        return
-    if complete:
-        raise KeyError(unknown_name_message(name, sorted(found)))
-    lookup(name)
+    if name not in LEARNERS and name not in _REGISTRY:
+        raise KeyError(unknown_name_message(name, names()))
 
 
 # ------------------------------------------------------------------ classes
 def available(kind=None):
-    """Sorted registered names; ``kind`` in {"classifier", "regressor"} filters."""
-    _load_all()
-    names = sorted(_REGISTRY)
+    """Sorted registered names; ``kind`` in {"classifier", "regressor"} filters (which
+    imports the learners, to ask their tags)."""
+    out = names()
     if kind is not None:
-        names = [n for n in names if learner_kind(n) == kind]
-    return names
+        out = [n for n in out if learner_kind(n) == kind]
+    return out
 
 
 def learner_kind(name):
-    """ "classifier", "regressor" or "other" for a registered name."""
-    from ._estimator import is_classifier, is_regressor
+    """ "classifier", "regressor" or "other" for a registered name: its class's tags, or
+    for a class from elsewhere that has none, what a model of it says."""
+    from ._estimator import estimator_kind
+    from ._tags import tags
     cls, defaults = lookup(name)
-    est = cls(**defaults)
-    return "classifier" if is_classifier(est) else "regressor" if is_regressor(est) else "other"
+    return tags(cls).task or estimator_kind(cls(**defaults)) or "other"
 
 
 def lookup(name):
-    """(class, default parameters) of a registered name, or a clear KeyError."""
-    if name not in _REGISTRY and not _loaded:
-        module = _scan()[0].get(name)
-        if module is not None:
-            importlib.import_module(module)        # only the module that registers it
-    if name not in _REGISTRY:
-        _load_all()
-    if name not in _REGISTRY:
-        raise KeyError(unknown_name_message(name, sorted(_REGISTRY)))
-    return _REGISTRY[name]
+    """(class, default parameters) of a registered name, or a clear KeyError; imports
+    the one module that holds the class."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    check_name(name)
+    where, defaults = LEARNERS[name]
+    return _import(where), dict(defaults)
 
 
 def make(name, **params):
@@ -174,10 +213,48 @@ def make(name, **params):
     return cls(**merged)
 
 
+def learner_class(qualname):
+    """The registered learner class of a qualified name (``"olearn.linear.pa.PAClassifier"``,
+    as a model file names it), importing at most its own module; None for any other."""
+    if not isinstance(qualname, str):
+        return None
+    for cls, _ in _REGISTRY.values():
+        if f"{cls.__module__}.{cls.__qualname__}" == qualname:
+            return cls
+    module, _, attr = qualname.rpartition(".")
+    where = f"{module}:{attr}"
+    if where in _LEARNER_CLASSES:
+        return _import(where)
+    return None
+
+
 def registered_classes():
-    """Every registered learner class (for loading saved models safely)."""
-    _load_all()
-    return {f"{c.__module__}.{c.__qualname__}": c for c, _ in _REGISTRY.values()}
+    """Every registered learner class by qualified name (imports every learner: prefer
+    :func:`learner_class`, which imports one)."""
+    out = {f"{c.__module__}.{c.__qualname__}": c for c, _ in _REGISTRY.values()}
+    for where in sorted(_LEARNER_CLASSES):
+        cls = _import(where)
+        out[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return out
+
+
+def exports(package):
+    """``{class name: submodule}`` of the learner classes of :data:`LEARNERS` and
+    :data:`UNNAMED` that live in ``package`` (its ``__init__`` exports them lazily)."""
+    out = {}
+    for where in [w for w, _ in LEARNERS.values()] + list(UNNAMED):
+        module, _, attr = where.partition(":")
+        parent, _, sub = module.rpartition(".")
+        if parent == package:
+            out[attr] = sub
+    return out
+
+
+def other_models():
+    """``{kind: (what they are, sorted names, how to make one)}`` of :data:`OTHER_KINDS`
+    (reads their packages' tables; imports no model)."""
+    return {kind: (what, sorted(_import(where)), how)
+            for kind, (what, where, how) in OTHER_KINDS.items()}
 
 
 # ------------------------------------------------------------------ descriptions

@@ -339,9 +339,12 @@ def test_subprocess_exit_code(tmp_path):
 
 # --------------------------------------------------------------- discoverable parameters
 def test_algos_lists_every_learner_and_its_parameters(capsys):
-    from olearn.registry import available, describe
+    from olearn import tags
+    from olearn.registry import available, describe, lookup
     rc, out, err = run_cli(capsys, "algos")
     assert rc == 0 and err == ""
+    out, _, others = out.partition("\nother models (not for 'olearn train'):\n")
+    assert "online portfolio strategies: anticor, bcrp," in others
     blocks = {b.split(" ", 1)[0]: b for b in out.strip().split("\n\n")}
     assert set(blocks) == set(available())
     for name, block in blocks.items():
@@ -353,7 +356,7 @@ def test_algos_lists_every_learner_and_its_parameters(capsys):
         assert names == [p.name for p in d.parameters]
         assert {"epochs", "shuffle", "random_state"} <= set(names)
         # every learner but the ensembles (whose members have their own) has an intercept
-        assert "fit_intercept" in names or "learners" in names or name.startswith("auto")
+        assert "fit_intercept" in names or tags(lookup(name)[0]).wrapper
         assert all(p.meaning for p in d.parameters), (name, d.parameters)
     assert "C=1.0" in blocks["pa1"] and "aggressiveness" in blocks["pa1"]
     assert "variant='PA-II'" in blocks["pa2"]         # the registered default wins
@@ -399,15 +402,6 @@ def test_unknown_algorithm_suggests_close_names(capsys, tiny):
     assert_one_error(rc, err, "'arow'")
     rc, _, err = run_cli(capsys, "algos", "scw3")
     assert_one_error(rc, err, "'scw'")
-
-
-def test_cheap_name_scan_matches_the_imported_registry():
-    import olearn.registry as registry
-    found, complete = registry._scan()
-    assert complete
-    assert sorted(found) == registry.available()
-    for name, module in found.items():
-        assert registry.lookup(name)[0].__module__ == module
 
 
 # --------------------------------------------------------------- divergence

@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olearn
 from olearn._rows import kernel_rows
-from olearn.base import OnlineLearner
+from olearn._tags import tags
 from olearn._compiled.driver import BINARY, MULTICLASS
 from olearn.linear.pa import PAClassifier
 from olearn.multiclass import OneVsRest
@@ -26,11 +26,12 @@ from conftest import data_path
 
 
 def _classifiers():
-    """Registered classifiers, one name per (class, defaults)."""
+    """Registered classifiers with their own class rows (tag multiclass "native"), one
+    name per (class, defaults)."""
     seen, out = set(), []
     for name in available("classifier"):
         cls, defaults = lookup(name)
-        if not issubclass(cls, OnlineLearner):
+        if tags(cls).multiclass != "native":
             continue  # an ensemble has no class rows of its own (its members are tested)
         key = (cls, tuple(sorted(defaults.items())))
         if key not in seen:
@@ -41,9 +42,9 @@ def _classifiers():
 
 CLASSIFIERS = _classifiers()
 # learners whose model is a weight matrix W over the input features (coef_), with a
-# declared binary rule that one-vs-rest can reuse; olearn.kernel's are not (a support
-# set; random features shared by the classes)
-LINEAR = [n for n in CLASSIFIERS if not lookup(n)[0].__module__.startswith("olearn.kernel")]
+# declared binary rule that one-vs-rest can reuse (tag "linear"); a support set or
+# random features shared by the classes are not
+LINEAR = [n for n in CLASSIFIERS if tags(lookup(n)[0]).linear]
 
 
 def _state(est):
@@ -229,7 +230,7 @@ def test_third_label_keeps_every_margin(name):
     """Documented: a third label gives W[0] = -w/2, W[1] = +w/2, later rows at zero."""
     X, yi = _blobs(150, [0, 1], seed=6)
     m = olearn.make(name)
-    if type(m).__module__ in ("olearn.sparse.rda", "olearn.sparse.ada_rda", "olearn.sparse.ftrl"):
+    if tags(m).closed_form:
         # closed-form l1 learners keep every margin only without l1: halving their sums
         # does not commute with the soft threshold (documented in their docstrings)
         m.set_params(**{"l1" if "l1" in m.get_params() else "lam": 0.0})

@@ -13,19 +13,9 @@ import pytest
 
 from olearn.evaluate.progressive import progressive
 from olearn.io import read_libsvm
+from olearn._tags import tags
 from olearn.preprocessing import Scaled
 from olearn.registry import make, names
-
-# learners whose model depends on the width itself, and why (the growing stream still
-# learns with them: checked below)
-WIDTH_DEPENDENT = {
-    "fogd": "random Fourier directions are drawn per column as the columns appear",
-    "fogd-reg": "random Fourier directions are drawn per column as the columns appear",
-    "ofs-partial": "the features observed are sampled among the columns known so far",
-    "iellip": "the early rows' global rescaling of the covariance reaches only the "
-              "columns that exist then",
-}
-
 
 def _growing_text(n=600, d=60, classes=3, seed=0):
     """LIBSVM lines whose largest index grows from 5 to ``d`` along the stream."""
@@ -52,7 +42,8 @@ def _run(model, text, width):
 
 @pytest.mark.parametrize("name", names())
 def test_a_growing_stream_gives_the_fixed_width_model(name):
-    if name in WIDTH_DEPENDENT:
+    if tags(make(name)).width_dependent:
+        # its model depends on the width itself (the tag says why): it still learns
         grown = _run(make(name), TEXT, None)
         assert np.isfinite(grown.final) and grown.n_rows == 600  # learned, if not equal
         return

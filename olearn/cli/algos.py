@@ -3,7 +3,9 @@
 Lists every registered learner (or those named): its name, kind, class and a one-line
 description, then each parameter with its default and one-line meaning (from the
 class's docstring).  Any of them can be set with '--param KEY=VALUE' in train and
-evaluate; 'olearn train --algo NAME --help' shows the same for one learner.
+evaluate; 'olearn train --algo NAME --help' shows the same for one learner.  Without
+names, the other kinds of models follow (recommenders, portfolio strategies, drift
+detectors), one line of names each.
 """
 
 
@@ -26,4 +28,19 @@ def run(args):
         print("\n".join(chosen))
         return 0
     print("\n".join(format_description(describe(name)) for name in chosen), end="")
+    if not args.names:
+        print(other_kinds())
     return 0
+
+
+def other_kinds():
+    """The other kinds of models: ``kind: names`` and how to make one."""
+    import textwrap
+    from ..registry import other_models
+    lines = ["", "other models (not for 'olearn train'):"]
+    for kind, (what, names, how) in other_models().items():
+        lines.extend(textwrap.wrap(f"{what}: {', '.join(names)}", width=96,
+                                   initial_indent="  ", subsequent_indent="    ",
+                                   break_on_hyphens=False))
+        lines.append(f"    make one: {how}")
+    return "\n".join(lines)

@@ -12,10 +12,23 @@ detector's state (numpy arrays).  What happens on a detection:
 DDM and EDDM watch a stream of 0/1 errors (1 = a mistake); ADWIN and Page-Hinkley any
 real values.  Detectors save and load with ``olearn.save``/``olearn.load``.
 """
-from .adwin import ADWIN
-from .ddm import DDM
-from .eddm import EDDM
-from .on_drift import OnDrift
-from .page_hinkley import PageHinkley
+from .._lazy import lazy_names
 
-__all__ = ["ADWIN", "DDM", "EDDM", "PageHinkley", "OnDrift"]
+#: public name -> submodule (imported on first use: ``import olearn.drift`` loads no numba)
+_WHERE = {"ADWIN": "adwin", "DDM": "ddm", "EDDM": "eddm", "PageHinkley": "page_hinkley",
+          "OnDrift": "on_drift"}
+
+#: the detectors by short name (``olearn algos`` lists them) -> class name
+DETECTORS = {"adwin": "ADWIN", "ddm": "DDM", "eddm": "EDDM", "page-hinkley": "PageHinkley"}
+
+__all__ = ["ADWIN", "DDM", "EDDM", "PageHinkley", "OnDrift", "DETECTORS", "make"]
+
+
+def make(name, **params):
+    """A detector by its short name (``"adwin"``, ``"page-hinkley"``, ...)."""
+    if name not in DETECTORS:
+        raise ValueError(f"unknown drift detector {name!r} (known: {', '.join(DETECTORS)})")
+    return __getattr__(DETECTORS[name])(**params)
+
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

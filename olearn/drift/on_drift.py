@@ -53,6 +53,7 @@ class OnDrift(SavesNested, Estimator):
     drifts_ : list of the row numbers (0-based, over every row learned) where a drift was
         detected and the learner reset.
     """
+    _tags = {"wrapper": True}
 
     def __init__(self, learner=None, detector=None):
         self.learner = learner

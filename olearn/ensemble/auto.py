@@ -18,7 +18,6 @@ gives the measured figures of the three rules); "ewa" and "hedge" carry regret b
 from .._estimator import ClassifierMixin, RegressorMixin
 
 from .._params import store_params
-from ..registry import register
 from .expert_advice import ExpertAdvice
 
 CLASSIFIERS = ([("scw", {"C": c, "eta": e}) for c, e in ((0.0625, 0.75), (0.5, 0.8),
@@ -90,5 +89,4 @@ class AutoRegressor(RegressorMixin, _Auto):
     _members = "regressor"
 
 
-register("auto", AutoClassifier)
-register("auto-reg", AutoRegressor)
+Auto = AutoClassifier  # olearn.ensemble.Auto, the short name

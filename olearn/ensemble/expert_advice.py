@@ -97,6 +97,7 @@ class ExpertAdvice(SavesNested, Estimator):
     detector_, drifts_ : with ``detector``: the detector in use, and the rows (0-based)
         where a drift was detected and the ensemble re-weighted.
     """
+    _tags = {"multiclass": "members", "wrapper": True}
 
     def __init__(self, learners=None, combine="ewa", eta=None, loss=None, epochs=1,
                  shuffle=True, random_state=None, detector=None):

@@ -28,14 +28,13 @@ intercept's constant column) and class helpers, and the learners reuse the facad
 protocol, persistence, the scikit-learn contract) unchanged.  FOGD's state has fixed
 size (D random directions, 2D weights), so it is an ordinary declared learner.
 """
-from .fogd import FOGDClassifier, FOGDRegressor
-from .krls import KernelRLSRegressor
-from .lms import KernelLMSRegressor
-from .nogd import NOGDClassifier, NOGDRegressor
-from .norma import NORMAClassifier, NORMARegressor
-from .pa import KernelPAClassifier, KernelPARegressor
-from .perceptron import KernelPerceptron
+from .._lazy import lazy_names
+from ..registry import exports
 
-__all__ = ["FOGDClassifier", "FOGDRegressor", "KernelLMSRegressor", "KernelPAClassifier",
-           "KernelPARegressor", "KernelPerceptron", "KernelRLSRegressor", "NOGDClassifier",
-           "NOGDRegressor", "NORMAClassifier", "NORMARegressor"]
+#: public name -> submodule, imported on first use (importing the package loads no
+#: learner): the classes of this package in ``olearn.registry`` (LEARNERS, UNNAMED)
+_WHERE = {**exports(__name__)}
+
+__all__ = sorted(_WHERE)
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

@@ -72,6 +72,8 @@ class _Call:
 class SupportModel:
     """Mixin: a kernel expansion over a support set that grows in the compiled pass."""
 
+    _tags = {"kernel": "support"}
+
     _algo = S.PERCEPTRON
     _policies = ()          # budget policies a learner supports
     _binary_policies = ("forgetron", "projectron", "projectron++")

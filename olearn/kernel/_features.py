@@ -92,6 +92,8 @@ class FeatureModel:
     """Mixin: hyper-parameter checks, predictions through ``_chunk_scores`` (bounded
     memory), the public weights."""
 
+    _tags = {"kernel": "features"}
+
     def _check_eta_gamma(self):
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("gamma", self.gamma, low=0.0, low_open=True)

@@ -31,7 +31,6 @@ from .._compiled.declare import declare
 from .._params import store_params
 from .._state import Slot
 from .._validation import check_number
-from ..registry import register
 from . import _features as F
 from ._base import seed_of
 
@@ -71,6 +70,8 @@ class FOGDModel(F.FeatureModel):
     """Mixin: the parameters (``DOC``), random directions in the state, predictions
     through the features."""
     _kernels = KERNELS
+    _tags = {"width_dependent": "random Fourier directions are drawn per column as the "
+                                "columns appear"}
 
     def __init__(self, D=400, gamma=0.1, eta=0.2, fit_intercept=False, intercept_scaling=1.0,
                  epochs=1, shuffle=True, random_state=0):
@@ -148,7 +149,3 @@ class FOGDClassifier(FOGDModel, OnlineClassifier):
 
 class FOGDRegressor(FOGDModel, OnlineRegressor):
     __doc__ = DOC.format(what="regressor", loss="squared loss")
-
-
-register("fogd", FOGDClassifier)
-register("fogd-reg", FOGDRegressor)

@@ -24,7 +24,6 @@ unweighted).
 from ..base import OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
-from ..registry import register
 from . import _support as S
 from ._base import KERNEL_DOC, SupportModel
 
@@ -49,6 +48,3 @@ class KernelRLSRegressor(SupportModel, OnlineRegressor):
 
     def _rule_params(self):
         return (check_number("nu", self.nu, low=0.0), 0.0, 0.0, 0.0)
-
-
-register("kernel-rls", KernelRLSRegressor)

@@ -10,7 +10,6 @@ grows by one per example (no sparsification, as in the paper's basic algorithm).
 from ..base import OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
-from ..registry import register
 from . import _support as S
 from ._base import KERNEL_DOC, SupportModel
 
@@ -34,6 +33,3 @@ class KernelLMSRegressor(SupportModel, OnlineRegressor):
 
     def _rule_params(self):
         return (check_number("eta", self.eta, low=0.0, low_open=True), 0.0, 0.0, 0.0)
-
-
-register("kernel-lms", KernelLMSRegressor)

@@ -42,7 +42,6 @@ from .._compiled.driver import matvec, top_wrong
 from .._params import store_params
 from .._state import Slot
 from .._validation import check_number
-from ..registry import register
 from . import _features as F
 
 _W, _L, _Z, _A, _M, _KH, _V, _C = range(8)  # slot order (W first, Z third: _features)
@@ -301,7 +300,3 @@ class NOGDClassifier(NOGDModel, OnlineClassifier):
 
 class NOGDRegressor(NOGDModel, OnlineRegressor):
     __doc__ = DOC.format(what="regressor", loss="squared loss")
-
-
-register("nogd", NOGDClassifier)
-register("nogd-reg", NOGDRegressor)

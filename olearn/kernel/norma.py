@@ -39,7 +39,6 @@ O(n_support nnz) plus O(n_support K) for the shrink.
 from ..base import OnlineClassifier, OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
-from ..registry import register
 from . import _support as S
 from ._base import KERNEL_DOC, SupportClassifier, SupportModel
 
@@ -104,7 +103,3 @@ class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
-
-
-register("norma", NORMAClassifier)
-register("norma-reg", NORMARegressor)

@@ -33,7 +33,6 @@ from ..base import OnlineClassifier, OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
 from ..linear.pa import pa_step_params
-from ..registry import register
 from . import _support as S
 from ._base import KERNEL_DOC, SupportClassifier, SupportModel
 
@@ -91,7 +90,3 @@ class KernelPARegressor(SupportModel, OnlineRegressor):
     def _rule_params(self):
         eps = check_number("epsilon", self.epsilon, low=0.0)
         return pa_step_params(self.variant, self.C) + (eps, 0.0)
-
-
-register("kernel-pa", KernelPAClassifier, variant="PA-I")
-register("kernel-pa-reg", KernelPARegressor, variant="PA-I")

@@ -43,7 +43,6 @@ Budgets (``budget=B``, binary unless stated), cost per row O(B nnz) plus:
 """
 from ..base import OnlineClassifier
 from .._params import store_params
-from ..registry import register
 from .._validation import check_number
 from . import _support as S
 from ._base import SupportClassifier
@@ -80,6 +79,3 @@ class KernelPerceptron(SupportClassifier, OnlineClassifier):
         margin = check_number("margin", self.margin, low=0.0)
         threshold = check_number("threshold", self.threshold, low=0.0)
         return (margin, 0.0, 0.0, threshold)
-
-
-register("kernel-perceptron", KernelPerceptron)

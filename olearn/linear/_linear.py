@@ -33,6 +33,8 @@ def linear_slots(average):
 class LinearModel:
     """Mixin for the linear learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
+    _tags = {"linear": True}
+
     def _extra_slots(self):
         return ()
 

@@ -33,6 +33,8 @@ def _logistic(model):
 class LogisticProba:
     """Sigmoid (binary) or softmax over the seen classes (multiclass) of the scores."""
 
+    _tags = {"probabilistic": True}     # with the logistic loss
+
     @available_if(_logistic)
     def predict_proba(self, X):
         """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""

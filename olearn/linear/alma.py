@@ -37,7 +37,6 @@ from .._compiled.averaging import (add_row, avg_scores, scale_weights,
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel, check_number
 
 
@@ -121,6 +120,3 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
     def _kernel_params(self):
         B = 1.0 / self.alpha if self.B is None else self.B
         return (float(self.alpha), float(B), float(self.C))
-
-
-register("alma", ALMAClassifier)

@@ -34,7 +34,6 @@ from .._compiled.declare import declare
 from ._proba import LogisticProba
 from .._compiled.losses import GRADS
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel, check_number
 from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
@@ -120,7 +119,3 @@ class COCOBRegressor(_COCOB, OnlineRegressor):
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
-
-
-register("cocob", COCOBClassifier)
-register("cocob-reg", COCOBRegressor)

@@ -16,7 +16,6 @@ This is ``OGDRegressor(loss="squared")`` with its kernels; a sample weight multi
 the step.
 """
 from .._params import store_params
-from ..registry import register
 from ._linear import check_choice
 from .ogd import OGDRegressor
 
@@ -48,6 +47,3 @@ class LMSRegressor(OGDRegressor):
     def _check_hyper(self):
         check_choice("schedule", self.schedule, LMS_SCHEDULES)
         super()._check_hyper()
-
-
-register("lms", LMSRegressor)

@@ -57,7 +57,6 @@ from .._compiled.declare import declare
 from ._proba import LogisticProba
 from .._compiled.losses import ADAGRAD, GRADS, SCHEDULES, step_size
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
@@ -165,13 +164,3 @@ class OGDRegressor(_OGD, OnlineRegressor):
                  radius=None, epsilon=0.1, average=False, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
-
-
-register("ogd", OGDClassifier)
-register("ogd-reg", OGDRegressor)
-register("adagrad", OGDClassifier, schedule="adagrad")
-# (eta 1: the regressor's default 0.1 suits its decaying schedules; with AdaGrad's
-# per-coordinate steps it left test R^2 at -0.12 and -14.5 on abalone and cpusmall, whose
-# targets lie far from 0, where 1.0 reaches 0.51 and 0.53, and 0.61 against 0.62 on
-# California housing: standardised features, one pass, three seeds)
-register("adagrad-reg", OGDRegressor, schedule="adagrad", eta=1.0)

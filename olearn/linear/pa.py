@@ -35,7 +35,6 @@ from .._compiled.averaging import add_row, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel
 
 VARIANTS = ("PA", "PA-I", "PA-II")
@@ -122,8 +121,3 @@ class PAClassifier(LinearModel, OnlineClassifier):
 
     def _kernel_params(self):
         return pa_step_params(self.variant, self.C)
-
-
-register("pa", PAClassifier, variant="PA")
-register("pa1", PAClassifier, variant="PA-I")
-register("pa2", PAClassifier, variant="PA-II")

@@ -13,7 +13,6 @@ from ..base import OnlineRegressor
 from .._compiled.averaging import add_row, avg_scores
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel, check_number
 from .pa import pa_step_params, pa_tau
 
@@ -65,8 +64,3 @@ class PARegressor(LinearModel, OnlineRegressor):
 
     def _kernel_params(self):
         return pa_step_params(self.variant, self.C) + (float(self.epsilon),)
-
-
-register("pa-reg", PARegressor, variant="PA")
-register("pa1-reg", PARegressor, variant="PA-I")
-register("pa2-reg", PARegressor, variant="PA-II")

@@ -36,7 +36,6 @@ from .._compiled.averaging import add_row, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel, check_choice, check_number
 
 MULTICLASS_UPDATES = ("max", "uniform", "single")
@@ -110,6 +109,3 @@ class Perceptron(LinearModel, OnlineClassifier):
 
     def _kernel_params(self):
         return (self.eta, self.margin, float(MULTICLASS_UPDATES.index(self.multiclass)))
-
-
-register("perceptron", Perceptron)

@@ -37,7 +37,6 @@ from .._compiled.averaging import (add_row, avg_scores, scale_weights,
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._linear import LinearModel, check_bool
 
 PARALLEL = 1e-12  # relative tolerance of the Cauchy-Schwarz equality X W = f^2
@@ -126,7 +125,3 @@ class ROMMAClassifier(LinearModel, OnlineClassifier):
 
     def _kernel_params(self):
         return (1.0 if self.aggressive else 0.0,)
-
-
-register("romma", ROMMAClassifier)
-register("aromma", ROMMAClassifier, aggressive=True)

@@ -73,6 +73,11 @@ class OneVsRest(SavesNested, OnlineClassifier):
     two classes); ``decision_function`` gives the K binary scores, or for two classes
     their difference (scikit-learn's binary convention).
     """
+    _tags = {"multiclass": "ovr", "wrapper": True}
+
+    def _instance_tags(self):
+        from .._tags import tags
+        return {"linear": isinstance(self.base, OnlineLearner) and tags(self.base).linear}
 
     def __init__(self, base=None):
         self.base = base

@@ -6,16 +6,13 @@ Shared parts: ``_base.py`` (state, covariance choice, fitted attributes) and
 ``olearn/_compiled/second_order.py`` (the inline covariance helpers and the binary and
 multiclass rule skeletons).
 """
-from .arow import AROWClassifier
-from .arow_regressor import AROWRegressor
-from .cw import CWClassifier
-from .iellip import IELLIPClassifier
-from .narow import NAROWClassifier
-from .nherd import NHERDClassifier
-from .rls import RLSRegressor
-from .scw import SCWClassifier
-from .sop import SOPClassifier
+from .._lazy import lazy_names
+from ..registry import exports
 
-__all__ = ["AROWClassifier", "AROWRegressor", "CWClassifier", "IELLIPClassifier",
-           "NAROWClassifier", "NHERDClassifier", "RLSRegressor", "SCWClassifier",
-           "SOPClassifier"]
+#: public name -> submodule, imported on first use (importing the package loads no
+#: learner): the classes of this package in ``olearn.registry`` (LEARNERS, UNNAMED)
+_WHERE = {**exports(__name__)}
+
+__all__ = sorted(_WHERE)
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

@@ -51,6 +51,7 @@ class SecondOrderMixin:
     be finite numbers > 0 and are the kernel's parameters in that order; a learner with
     other checks or parameters overrides ``_check_hyper`` and ``_kernel_params``.
     """
+    _tags = {"linear": True}
     _extra_slots = ()
     _positive = ()
 
@@ -191,6 +192,7 @@ class ProbitMixin:
     (Phi the standard normal CDF), the probability the papers constrain.  Multiclass
     models have no such closed form here: ``predict_proba`` is absent on them.
     """
+    _tags = {"probabilistic": True}     # on binary models
     # scikit-learn checks this family departs from, and why (read by tests/test_estimators)
     _expected_failed_checks = {
         "check_decision_proba_consistency":

@@ -31,7 +31,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin
 
 
@@ -72,6 +71,3 @@ class AROWModel(SecondOrderMixin):
 class AROWClassifier(ProbitMixin, AROWModel, OnlineClassifier):
     __doc__ = DOC.format(what="classifier (binary and multiclass)")
     _kernels = KERNELS
-
-
-register("arow", AROWClassifier)

@@ -17,7 +17,6 @@ from ..base import OnlineRegressor
 from .._compiled.driver import linear_scores
 from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer
 from .._compiled.declare import declare
-from ..registry import register
 from .arow import DOC, AROWModel
 
 
@@ -41,6 +40,3 @@ KERNELS = declare("second_order.arow_regressor", score=linear_scores, regression
 class AROWRegressor(AROWModel, OnlineRegressor):
     __doc__ = DOC.format(what="regressor")
     _kernels = KERNELS
-
-
-register("arow-reg", AROWRegressor)

@@ -32,7 +32,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_alpha, cw_rules, cw_precision
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
 
 
@@ -88,6 +87,3 @@ class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
 
     def _kernel_params(self):
         return probit_params(self.eta)
-
-
-register("cw", CWClassifier)

@@ -31,7 +31,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_binary, cw_multiclass, scale_cov
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
@@ -96,6 +95,8 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
 
     Fitted: as the other second-order learners, plus the row counter in ``state_["t"]``.
     """
+    _tags = {"width_dependent": "the early rows' global rescaling of the covariance "
+                                "reaches only the columns that exist then"}
     _kernels = KERNELS
     _extra_slots = (Slot("t", (1,), 0.0),)
     # scikit-learn checks IELLIP departs from, and why (read by tests/test_estimators)
@@ -117,6 +118,3 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
 
     def _kernel_params(self):
         return (float(self.b), float(self.c))
-
-
-register("iellip", IELLIPClassifier)

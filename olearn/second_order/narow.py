@@ -35,7 +35,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
@@ -75,6 +74,3 @@ class NAROWClassifier(SecondOrderMixin, OnlineClassifier):
     def __init__(self, b=1.0, covariance="auto", fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
-
-
-register("narow", NAROWClassifier)

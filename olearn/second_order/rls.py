@@ -31,7 +31,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cov_x, mean_cov_update, quad, row_buffer, scale_cov
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, SecondOrderMixin, check_positive
 
 
@@ -102,6 +101,3 @@ class RLSRegressor(SecondOrderMixin, OnlineRegressor):
 
     def _kernel_params(self):
         return (float(self.forgetting),)
-
-
-register("rls", RLSRegressor)

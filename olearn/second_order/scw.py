@@ -32,7 +32,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_alpha, cw_rules, cw_precision
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
 from .cw import probit_params
 
@@ -90,7 +89,3 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
 
     def _kernel_params(self):
         return probit_params(self.eta) + (float(self.C), 1.0 if self.variant == "I" else 2.0)
-
-
-register("scw", SCWClassifier, variant="I")
-register("scw2", SCWClassifier, variant="II")

@@ -29,7 +29,6 @@ from .._compiled.driver import linear_scores
 from .._compiled.second_order import cw_rules
 from .._compiled.declare import declare
 from .._params import store_params
-from ..registry import register
 from ._base import COVARIANCE_DOC, SecondOrderMixin
 
 
@@ -64,6 +63,3 @@ class SOPClassifier(SecondOrderMixin, OnlineClassifier):
     @property
     def _sigma0(self):
         return 1.0 / float(self.a)
-
-
-register("sop", SOPClassifier)

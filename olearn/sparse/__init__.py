@@ -2,15 +2,13 @@
 FTRL-Proximal, AdaFOBOS, AdaRDA and online feature selection.  Penalties are applied
 lazily to a weight when a row touches it (``olearn._compiled.lazy``); the model is
 materialised on demand, and ``n_nonzero_`` counts its non-zero weights."""
-from .ada_fobos import AdaFOBOSClassifier
-from .ada_rda import AdaRDAClassifier
-from .fobos import FOBOSClassifier, FOBOSRegressor
-from .ftrl import FTRLClassifier, FTRLRegressor
-from .ofs import OFSClassifier
-from .rda import RDAClassifier, RDARegressor
-from .truncated import TruncatedGradientClassifier, TruncatedGradientRegressor
+from .._lazy import lazy_names
+from ..registry import exports
 
-__all__ = ["AdaFOBOSClassifier", "AdaRDAClassifier", "FOBOSClassifier", "FOBOSRegressor",
-           "FTRLClassifier", "FTRLRegressor", "OFSClassifier",
-           "RDAClassifier", "RDARegressor",
-           "TruncatedGradientClassifier", "TruncatedGradientRegressor"]
+#: public name -> submodule, imported on first use (importing the package loads no
+#: learner): the classes of this package in ``olearn.registry`` (LEARNERS, UNNAMED)
+_WHERE = {**exports(__name__)}
+
+__all__ = sorted(_WHERE)
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

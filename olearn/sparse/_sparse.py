@@ -28,6 +28,8 @@ from .._validation import check_bool, check_choice, check_number  # noqa: F401
 class SparseModel:
     """Mixin for the sparse learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
+    _tags = {"linear": True}
+
     #: the per-coordinate arrays: (name, signed) in kernel order, ``W`` first
     _arrays = (("W", True),)
     #: no penalty on the intercept's weight (column 0 with ``fit_intercept``)

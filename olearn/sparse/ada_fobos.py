@@ -24,7 +24,6 @@ from ..base import OnlineClassifier
 from .._compiled.declare import declare
 from .._compiled.lazy import ada_fobos_rule, ada_fobos_scores
 from .._compiled.losses import GRADS
-from ..registry import register
 from ._adagrad import DOC, AdaGradL1Model
 from ._proba import LogisticProba
 from ._sparse import shrink
@@ -60,6 +59,3 @@ class AdaFOBOSClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
     def _settle(self):
         self.state_["W"][...] = self._weights_at(None)
         self.state_["C"][...] = self._round()
-
-
-register("ada-fobos", AdaFOBOSClassifier)

@@ -21,7 +21,6 @@ from ..base import OnlineClassifier
 from .._compiled.declare import declare
 from .._compiled.lazy import ada_rda_rule, ada_rda_scores
 from .._compiled.losses import GRADS
-from ..registry import register
 from ._adagrad import DOC, AdaGradL1Model
 from ._proba import LogisticProba
 from ._sparse import shrink
@@ -44,6 +43,7 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
                          lam=": a weight is 0 while its average gradient is\n        "
                              "within ``lam``")
     _arrays = (("W", True), ("G", False))
+    _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
     _declared = KERNELS
 
     def _hyper(self):
@@ -56,6 +56,3 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
         eta, lam, delta = self._hyper()
         return ada_rda_weights(self._cols("W", cols), self._cols("G", cols),
                                self._round(), eta, lam * penalised, delta)
-
-
-register("ada-rda", AdaRDAClassifier)

@@ -28,7 +28,6 @@ from .._compiled.declare import declare
 from .._compiled.lazy import shrink_rule, shrink_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
-from ..registry import register
 from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_choice, check_number
@@ -94,7 +93,3 @@ class FOBOSRegressor(_FOBOS, OnlineRegressor):
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,
                  shuffle=True, random_state=None):
         store_params(self, locals())
-
-
-register("fobos", FOBOSClassifier)
-register("fobos-reg", FOBOSRegressor)

@@ -34,7 +34,6 @@ from .._compiled.declare import declare
 from .._compiled.lazy import ftrl_rule, ftrl_scores
 from .._compiled.losses import logistic_grad, squared_grad
 from .._params import store_params
-from ..registry import register
 from ._proba import LogisticProba, LossModel
 from ._sparse import SparseModel, check_number, shrink
 
@@ -63,6 +62,7 @@ DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
 
 class _FTRL(LossModel, SparseModel):
     _arrays = (("W", True), ("R", False))  # z, and the root of n
+    _tags = {"closed_form": True}      # w from z and n in closed form
     _declared = KERNELS
     loss = "logistic"
 
@@ -109,7 +109,3 @@ class FTRLRegressor(_FTRL, OnlineRegressor):
     def __init__(self, alpha=1.0, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
         store_params(self, locals())
-
-
-register("ftrl", FTRLClassifier)
-register("ftrl-reg", FTRLRegressor)

@@ -43,7 +43,6 @@ from .._compiled.driver import top_wrong
 from .._compiled.lazy import AUX_COLUMNS, HYPER_, P_, R_, T_, begin
 from .._params import store_params
 from .._validation import check_bool, check_number
-from ..registry import register
 from ._sparse import SparseModel
 
 NSUP_, RNG_ = 4, 5
@@ -236,6 +235,11 @@ class OFSClassifier(SparseModel, OnlineClassifier):
         ``OnlineLearner``.
     """
     _kernels = KERNELS
+    _tags = {"width_dependent": "with partial=True, the features observed are sampled "
+                                "among the columns known so far"}
+
+    def _instance_tags(self):
+        return {} if self.partial else {"width_dependent": ""}
 
     def __init__(self, n_selected=100, eta=0.2, lam=0.01, partial=False, epsilon=0.2,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
@@ -291,7 +295,3 @@ class OFSClassifier(SparseModel, OnlineClassifier):
         A = self.state_["A"]
         s = float(A[0, P_]) if A[0, T_] > 0 else 1.0
         return s * self._cols("W", cols)
-
-
-register("ofs", OFSClassifier)
-register("ofs-partial", OFSClassifier, partial=True)

@@ -29,7 +29,6 @@ from .._compiled.declare import declare
 from .._compiled.lazy import rda_rule, rda_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
-from ..registry import register
 from ._proba import LogisticProba, LossModel
 from ._sparse import SparseModel, check_number, shrink
 
@@ -46,6 +45,7 @@ def rda_weights(S, n, l1, gamma, rho):
 
 
 class _RDA(LossModel, SparseModel):
+    _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
     _declared = KERNELS
 
     def _check_hyper(self):
@@ -110,7 +110,3 @@ class RDARegressor(_RDA, OnlineRegressor):
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
                  random_state=None):
         store_params(self, locals())
-
-
-register("rda", RDAClassifier)
-register("rda-reg", RDARegressor)

@@ -34,7 +34,6 @@ from .._compiled.declare import declare
 from .._compiled.lazy import shrink_rule, shrink_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
-from ..registry import register
 from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_number
@@ -103,7 +102,3 @@ class TruncatedGradientRegressor(_Truncated, OnlineRegressor):
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,
                  shuffle=True, random_state=None):
         store_params(self, locals())
-
-
-register("truncated-gradient", TruncatedGradientClassifier)
-register("truncated-gradient-reg", TruncatedGradientRegressor)

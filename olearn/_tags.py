@@ -1,0 +1,90 @@
+"""Capability tags: what a model can do, declared on its class, asked as ``olearn.tags(x)``.
+
+A class declares the tags that differ from its bases' in a class attribute
+``_tags = {"linear": True}``; :func:`tags` merges the declarations along the method
+resolution order (a subclass overrides its bases), on top of the defaults of
+:class:`Tags`.  A model whose tags depend on its parameters (a one-vs-rest over its
+``base``, online feature selection's ``partial``) answers for an instance in
+``_instance_tags()`` (a dict of the tags that change); ``probabilistic`` is, for a model,
+whether its ``predict_proba`` exists (OGD has one for the logistic loss only).  The
+registry (a learner's kind) and the generic tests ask these tags, never module names or
+tables of learner names.
+"""
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Tags:
+    """The capability tags of an olearn model, with their defaults."""
+
+    #: "classifier", "regressor" (from the classifier and regressor mixins), or None
+    task: str = None
+    #: the model is weights over the input features (``coef_``, ``intercept_``), learned
+    #: by a declared rule that a reduction (``OneVsRest``) can reuse
+    linear: bool = False
+    #: how a classifier handles K > 2 classes: "native" (its own K rows and rule),
+    #: "ovr" (a one-vs-rest reduction), "members" (an ensemble of other classifiers)
+    multiclass: str = None
+    #: None, "support" (a support set of past examples, maybe on a budget) or "features"
+    #: (explicit random or Nystrom features)
+    kernel: str = None
+    #: ``predict_proba`` exists (for some parameters: ``tags(model)`` says for a model)
+    probabilistic: bool = False
+    #: takes SciPy CSR rows as they are (no densifying)
+    sparse_input: bool = True
+    #: the one-example calls: ``learn_one``, ``predict_one``, ``predict_learn_one``
+    one_example: bool = True
+    #: the model's weights are a closed form of accumulated sums (dual averaging, FTRL),
+    #: not updated in place
+    closed_form: bool = False
+    #: why the model depends on the input width itself ("" when it does not: a stream
+    #: that widens as it is read then gives the model the final width would give)
+    width_dependent: str = ""
+    #: the model holds other models (parameters or members) and delegates to them
+    wrapper: bool = False
+
+
+_NAMES = frozenset(f.name for f in fields(Tags))
+
+
+def declared(cls):
+    """The tags ``cls`` declares with its bases, merged (``{}`` where nothing is)."""
+    merged = {}
+    for klass in reversed(cls.__mro__):
+        own = klass.__dict__.get("_tags")
+        if own:
+            unknown = set(own) - _NAMES
+            if unknown:
+                raise TypeError(f"{klass.__qualname__}._tags: unknown tag "
+                                f"{sorted(unknown)[0]!r} (known: {', '.join(sorted(_NAMES))})")
+            merged.update(own)
+    return merged
+
+
+def _task_of_class(cls):
+    from ._estimator import ClassifierMixin, RegressorMixin
+    return "classifier" if issubclass(cls, ClassifierMixin) else \
+        "regressor" if issubclass(cls, RegressorMixin) else None
+
+
+def tags(model_or_class):
+    """The :class:`Tags` of an olearn model or model class."""
+    if isinstance(model_or_class, type):
+        cls, model = model_or_class, None
+    else:
+        cls, model = type(model_or_class), model_or_class
+    merged = {"task": _task_of_class(cls), **declared(cls)}
+    if model is not None:
+        kind = getattr(model, "_estimator_kind", None)
+        if kind is not None:
+            merged["task"] = kind()
+        own = getattr(model, "_instance_tags", None)
+        if own is not None:
+            merged.update(own())
+        if merged.get("probabilistic"):
+            merged["probabilistic"] = hasattr(model, "predict_proba")
+    if merged.get("task") == "classifier" and merged.get("multiclass") is None:
+        merged["multiclass"] = "native"
+    if merged.get("task") != "classifier":
+        merged["multiclass"] = None
+    return Tags(**merged)
