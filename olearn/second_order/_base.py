@@ -80,9 +80,11 @@ class SecondOrderMixin:
             full = "L" in state
         else:
             full = self.__dict__.get("_full", self.covariance == "full")
-        cov = (Slot("L", ("K", "d", "d"), "_sqrt_sigma0", eye=True), Slot("B", (2, "d"))) \
-            if full else (Slot("S", ("K", "d"), "_sigma0"),)
-        return (Slot("W", ("K", "d"), 0.0, signed=True),) + cov + tuple(self._extra_slots)
+        cov = (Slot("L", ("K", "d", "d"), "_sqrt_sigma0", eye=True, mix="evidence"),
+               Slot("B", (2, "d"), mix="reset")) \
+            if full else (Slot("S", ("K", "d"), "_sigma0", mix="evidence"),)
+        return (Slot("W", ("K", "d"), 0.0, signed=True, mix="precision"),) + cov + \
+            tuple(self._extra_slots)
 
     def _check_covariance(self):
         if self.covariance not in COVARIANCES:

@@ -97,7 +97,7 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
     Fitted: as the other second-order learners, plus the row counter in ``state_["t"]``.
     """
     _kernels = KERNELS
-    _extra_slots = (Slot("t", (1,), 0.0),)
+    _extra_slots = (Slot("t", (1,), 0.0, mix="sum"),)
     # scikit-learn checks IELLIP departs from, and why (read by tests/test_estimators)
     _expected_failed_checks = {
         "check_classifiers_train":

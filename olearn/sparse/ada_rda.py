@@ -43,7 +43,7 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
                          "Hazan, Singer 2011; see the module docstring).",
                          lam=": a weight is 0 while its average gradient is\n        "
                              "within ``lam``")
-    _arrays = (("W", True), ("G", False))
+    _arrays = (("W", True, "sum"), ("G", False, "sum"))
     _declared = KERNELS
 
     def _hyper(self):

@@ -62,7 +62,7 @@ DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
 
 
 class _FTRL(LossModel, SparseModel):
-    _arrays = (("W", True), ("R", False))  # z, and the root of n
+    _arrays = (("W", True, "sum"), ("R", False, "rss"))  # z, and the root of n
     _declared = KERNELS
     loss = "logistic"
 
