@@ -125,21 +125,54 @@ def test_mix_of_halves_on_a9a_is_close_to_one_model(name, kw, tmp_path):
                                   c.predict(Xte))
 
 
-def test_precision_rule_beats_jubatus_min_on_a9a():
-    """The second-order rule (product of the members' Gaussians, module docstring) is
-    at least as accurate as Jubatus's (mean of the means, minimum of the variances) on
-    a9a, AROW diagonal and full, two and four shards."""
+def _log_loss(model, X, y):
+    p = np.clip(model.predict_proba(X)[:, 1], 1e-12, 1 - 1e-12)
+    pos = y == model.classes_[1]
+    return -np.mean(np.where(pos, np.log(p), np.log(1 - p)))
+
+
+@pytest.mark.parametrize("name,cov,shards", [("arow", "diag", 2), ("arow", "diag", 4),
+                                             ("scw", "full", 2)])
+def test_second_order_classifiers_keep_jubatus_rule_on_a9a(name, cov, shards):
+    """The classifiers' covariances mix by Jubatus's rule (mean of the means, minimum
+    of the variances; full: mean of the covariances): on a9a it beats the product of
+    the members' Gaussians (the regressors' rule) in log loss and is as accurate."""
     Xtr, ytr, Xte, yte = _a9a()
-    for cov, shards in (("diag", 2), ("diag", 4), ("full", 2)):
-        cut = np.linspace(0, Xtr.shape[0], shards + 1).astype(int)
-        parts = [olearn.make("arow", covariance=cov).partial_fit(Xtr[lo:hi], ytr[lo:hi])
-                 for lo, hi in zip(cut[:-1], cut[1:])]
-        ours = olearn.mix(parts)
-        naive = olearn.mix(parts, rules={"W": "mean", "S": "min"} if cov == "diag"
-                           else {"W": "mean", "L": "first"})
-        acc_ours = np.mean(ours.predict(Xte) == yte)
-        acc_naive = np.mean(naive.predict(Xte) == yte)
-        assert acc_ours >= acc_naive, (cov, shards, acc_ours, acc_naive)
+    cut = np.linspace(0, Xtr.shape[0], shards + 1).astype(int)
+    parts = [olearn.make(name, covariance=cov).partial_fit(Xtr[lo:hi], ytr[lo:hi])
+             for lo, hi in zip(cut[:-1], cut[1:])]
+    ours = olearn.mix(parts)
+    product = olearn.mix(parts, rules={"W": "precision", "S" if cov == "diag" else "L":
+                                       "evidence"})
+    assert _log_loss(ours, Xte, yte) <= _log_loss(product, Xte, yte)
+    assert np.mean(ours.predict(Xte) == yte) >= np.mean(product.predict(Xte) == yte) - 0.001
+
+
+@pytest.mark.parametrize("name,cov", [("rls", "diag"), ("rls", "full"), ("arow-reg", "diag")])
+def test_second_order_regressors_mix_as_a_posterior_on_cpusmall(name, cov):
+    """The regressors' Gaussians are posteriors (Bayesian ridge): their product over the
+    prior (``"precision"``/``"evidence"``) has a smaller test error on cpusmall than
+    Jubatus's rule, and, full, is the model of the whole stream."""
+    from olearn.io import load_libsvm
+    X, y = load_libsvm(data_path("cpusmall", "cpusmall.converted"), n_features=12)
+    X = np.asarray(X.todense()) if hasattr(X, "todense") else X
+    X = (X - X.mean(0)) / X.std(0)
+    order = np.random.default_rng(0).permutation(len(y))
+    X, y = X[order], y[order]
+    n = int(0.7 * len(y))
+    parts = [olearn.make(name, covariance=cov).partial_fit(X[lo:hi], y[lo:hi])
+             for lo, hi in ((0, n // 2), (n // 2, n))]
+    cn = "S" if cov == "diag" else "L"
+    ours = olearn.mix(parts)
+    naive = olearn.mix(parts, rules={"W": "mean",
+                                     cn: "min" if cov == "diag" else "covariance_mean"})
+
+    def mse(m):
+        return float(np.mean((m.predict(X[n:]) - y[n:]) ** 2))
+    assert mse(ours) < mse(naive)
+    if cov == "full":
+        whole = olearn.make(name, covariance=cov).partial_fit(X[:n], y[:n])
+        assert mse(ours) == pytest.approx(mse(whole), rel=1e-9)
 
 
 # ---------------------------------------------------------------- second order
