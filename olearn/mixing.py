@@ -162,7 +162,8 @@ def _members(models):
             raise ValueError(f"cannot mix a {type(first).__name__} with a "
                              f"{type(m).__name__}: members must be models of one class")
         fresh = getattr(m, "_is_fresh", None)
-        if (fresh() if fresh is not None else not hasattr(m, "t_")) or not hasattr(m, "t_"):
+        if fresh() if fresh is not None else not any(
+                k.endswith("_") and not k.startswith("_") for k in vars(m)):
             raise ValueError(f"member {i} ({type(m).__name__}) is not fitted: nothing "
                              "to mix")
     mine = _settings(first)
@@ -193,7 +194,7 @@ def _weights(models, weights):
     """(normalised weights, whether given)."""
     M = len(models)
     if weights is None:
-        t = np.array([float(m.t_) for m in models])
+        t = np.array([float(getattr(m, "t_", 0)) for m in models])
         total = t.sum()
         return (t / total if total > 0 else np.full(M, 1.0 / M)), False
     try:

@@ -268,6 +268,23 @@ def test_one_vs_rest_mixes_class_by_class():
     c.partial_fit(X, Y_3)
 
 
+@pytest.mark.parametrize("name", ["pa1", "fobos"])
+def test_one_vs_rest_members_with_different_classes(name):
+    """A class a member never saw is its initial block (weights 0, no round begun)."""
+    from olearn.multiclass import OneVsRest
+    ia, ib = Y_3 < 2, Y_3 > 0
+    a = OneVsRest(olearn.make(name)).partial_fit(X[ia], Y_3[ia])
+    b = OneVsRest(olearn.make(name)).partial_fit(X[ib], Y_3[ib])
+    c = olearn.mix([a, b])
+    assert list(c.classes_) == [0, 1, 2] and c.seen_.all()
+    la, lb = ia.sum() / (ia.sum() + ib.sum()), ib.sum() / (ia.sum() + ib.sum())
+    want = np.vstack([la * a.coef_[0], la * a.coef_[1] + lb * b.coef_[0], lb * b.coef_[1]])
+    np.testing.assert_allclose(c.coef_, want, atol=1e-14)
+    before = np.mean(c.predict(X) == Y_3)
+    c.partial_fit(X, Y_3)  # every block learns on (a block never begun starts here)
+    assert np.isfinite(c.coef_).all() and np.mean(c.predict(X) == Y_3) > before
+
+
 def test_kernel_support_sets_merge_within_the_budget():
     a = olearn.make("kernel-pa").partial_fit(X[:100], Y_BIN[:100])
     b = olearn.make("kernel-pa").partial_fit(X[100:], Y_BIN[100:])
@@ -313,6 +330,31 @@ def test_refusals_say_why(make_pair, match):
     b.partial_fit(X[120:], _target(b)[120:])
     with pytest.raises(ValueError, match=match):
         olearn.mix([a, b])
+
+
+def test_wrappers_copy_one_and_refuse_two():
+    from olearn.drift import DDM, OnDrift
+    from olearn.preprocessing import Scaled
+    for wrapper, match in ((Scaled(olearn.make("pa1")), "feature statistics"),
+                           (OnDrift(olearn.make("pa1"), DDM()), "drift detector")):
+        a = wrapper.partial_fit(X, Y_BIN)
+        one = olearn.mix([a])
+        assert one is not a
+        np.testing.assert_array_equal(one.predict(X), a.predict(X))
+        with pytest.raises(ValueError, match=match):
+            olearn.mix([a, one])
+
+
+def test_rda_mix_adds_the_gradient_sums():
+    """RDA (l1 = 0): ``w = -S / (gamma sqrt(t))`` from the gradient sums ``S``, which
+    add: the mix is ``(sqrt(t_a) w_a + sqrt(t_b) w_b) / sqrt(t_a + t_b)``."""
+    a = olearn.make("rda", l1=0.0).partial_fit(X[:90], Y_BIN[:90])
+    b = olearn.make("rda", l1=0.0).partial_fit(X[90:], Y_BIN[90:])
+    c = olearn.mix([a, b])
+    want = (np.sqrt(90) * a.coef_ + np.sqrt(150) * b.coef_) / np.sqrt(240)
+    np.testing.assert_allclose(c.coef_, want, rtol=1e-12)
+    want = (np.sqrt(90) * a.intercept_ + np.sqrt(150) * b.intercept_) / np.sqrt(240)
+    np.testing.assert_allclose(c.intercept_, want, rtol=1e-12)
 
 
 def test_bad_calls():

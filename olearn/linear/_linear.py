@@ -24,9 +24,10 @@ from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
 #: how ``olearn.mix`` combines ``A``'s columns, the state made explicit (scale 1, ``S`` 0):
-#: scratch reset, rounds ``t`` summed, ``||W||^2`` recomputed, the free column summed
-#: (ALMA's update count, NDAG's sum of squared normalised inputs)
-AUX_MIX = ("reset", "reset", "sum", "reset", "reset", "first", "sum")
+#: scratch reset, rounds ``t`` summed, ``||W||^2`` recomputed, the scale 1 (0 only if no
+#: member has begun a round: a class block that never learned reads 0), the free
+#: column summed (ALMA's update count, NDAG's sum of squared normalised inputs)
+AUX_MIX = ("reset", "reset", "sum", "reset", "reset", "max", "sum")
 
 
 def linear_slots(average):

@@ -26,9 +26,9 @@ from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
 #: how ``olearn.mix`` combines ``A``'s columns (the shrinks settled and the scale ``P``
-#: folded: 1): scratch reset, rounds summed, the rest (flags, hyper-parameters) the first
-#: member's
-AUX_MIX = ("reset", "reset", "sum", "first", "reset") + ("first",) * (AUX_COLUMNS - 5)
+#: folded: 1, or 0 before any round): scratch reset, rounds summed, the scale 1 if a
+#: member has begun a round, the rest (flags, hyper-parameters) the first member's
+AUX_MIX = ("reset", "reset", "sum", "max", "reset") + ("first",) * (AUX_COLUMNS - 5)
 
 
 class SparseModel:
