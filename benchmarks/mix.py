@@ -90,6 +90,12 @@ def main(argv=None):
         "members copied and unchanged, every slot mixed, a model that learns on.  Best "
         f"of {args.repeats}; ratio = olearn CPU / numpy CPU.",
         "",
+        "The ratio is what a mix does beyond one mean of the weights: a copy of every "
+        "member (two 2^20 arrays each for averaged OGD, FTRL's z and sqrt(n), AROW's "
+        "mean and variances), the lazy state made explicit (the scale folded, the "
+        "averages formed), every slot mixed by its rule, and a new model.  This machine "
+        "is shared (2 cores, other jobs running): CPU times are the steadier figures.",
+        "",
         "| learner | models | olearn.mix wall (s) | olearn.mix CPU (s) | numpy mean wall (s) "
         "| numpy mean CPU (s) | ratio | mixed model finite, t_ summed |",
         "|---|---|---|---|---|---|---|---|",
