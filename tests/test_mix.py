@@ -300,6 +300,31 @@ def test_kernel_support_sets_merge_within_the_budget():
     assert c.n_support_ <= 20
 
 
+def test_kernel_members_aligned_by_label_and_by_name():
+    ia, ib = Y_3 < 2, Y_3 > 0
+    a = olearn.make("kernel-pa").partial_fit(X[ia], Y_3[ia])
+    b = olearn.make("kernel-pa").partial_fit(X[ib], Y_3[ib])
+    c = olearn.mix([a, b])
+    fa, fb = a.decision_function(X), b.decision_function(X)
+    la, lb = ia.sum() / (ia.sum() + ib.sum()), ib.sum() / (ia.sum() + ib.sum())
+    want = la * np.column_stack([-fa / 2, fa / 2, 0 * fa]) + \
+        lb * np.column_stack([0 * fb, -fb / 2, fb / 2])
+    np.testing.assert_allclose(c.decision_function(X), want, atol=1e-12)
+    c.partial_fit(X, Y_3)
+    # dict examples, a dot-product kernel: each support vector keeps its features' names
+    a, b = olearn.make("kernel-pa", kernel="poly"), olearn.make("kernel-pa", kernel="poly")
+    for i in range(60):
+        a.learn_one({"x": float(X[i, 0]), "y": float(X[i, 1])}, int(Y_BIN[i]))
+        b.learn_one({"z": float(X[i, 2]), "x": float(X[i, 0])}, int(Y_BIN[i]))
+    c = olearn.mix([a, b], weights=[1, 1])
+    assert c.vocabulary_.to_list() == ["x", "y", "z"]
+    q = X[200:, :2]  # x, y (z = 0): a reads (x, y), b reads (z, x) = (0, x)
+    np.testing.assert_allclose(
+        c.decision_function(np.column_stack([q, 0 * q[:, 0]])),
+        0.5 * a.decision_function(q) + 0.5 * b.decision_function(
+            np.column_stack([0 * q[:, 0], q[:, 0]])), atol=1e-12)
+
+
 def test_fogd_mixes_when_the_directions_are_shared():
     a = olearn.make("fogd").partial_fit(X[:100], Y_BIN[:100])
     b = olearn.make("fogd").partial_fit(X[100:], Y_BIN[100:])
