@@ -157,7 +157,9 @@ def _members(models):
     first = models[0]
     for i, m in enumerate(models):
         if not hasattr(m, "get_params") or not hasattr(m, "predict"):
-            raise ValueError(f"member {i} is not an olearn model: {type(m).__name__}")
+            raise ValueError(f"member {i} ({type(m).__name__}) is not a learner olearn.mix "
+                             "can mix (portfolio strategies, detectors and transformers "
+                             "are not)")
         if type(m) is not type(first):
             raise ValueError(f"cannot mix a {type(first).__name__} with a "
                              f"{type(m).__name__}: members must be models of one class")

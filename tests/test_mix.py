@@ -394,6 +394,9 @@ def test_bad_calls():
         olearn.mix([a, a], weights=[1, -1])
     with pytest.raises(ValueError, match="unknown mixing rule"):
         olearn.mix([a, a], rules={"W": "median"})
+    from olearn.portfolio import EG
+    with pytest.raises(ValueError, match="portfolio strategies"):
+        olearn.mix([EG(), EG()])
     with pytest.raises(ValueError, match="dict examples"):
         b = olearn.make("pa1")
         b.learn_one({"x": 1.0}, 1)
