@@ -37,9 +37,10 @@ def _state_copy(model):
     return copy.deepcopy(model.__dict__.get("state_", {}))
 
 
-@pytest.mark.parametrize("name", available())
-def test_mix_of_one_is_the_model(name):
-    m = olearn.make(name).partial_fit(X, _target(olearn.make(name)))
+@pytest.mark.parametrize("name,multiclass", [(n, False) for n in available()] + [
+    (n, True) for n in available() if is_classifier(olearn.make(n))])
+def test_mix_of_one_is_the_model(name, multiclass):
+    m = olearn.make(name).partial_fit(X, Y_3 if multiclass else _target(olearn.make(name)))
     before = _outputs(m, X)
     state = _state_copy(m)
     mixed = olearn.mix([m])
