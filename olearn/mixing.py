@@ -122,6 +122,7 @@ def mix(models, weights=None, rules=None):
         raise ValueError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
     if len(models) > 1 and getattr(first, "_mix_refusal", None):
         raise ValueError(f"{name} cannot be mixed: {first._mix_refusal}")
+    _check_settings(models)
     copies = [copy.deepcopy(m) for m in models]
     _align_columns(copies)
     if hasattr(first, "classes_"):
@@ -168,16 +169,27 @@ def _members(models):
                 k.endswith("_") and not k.startswith("_") for k in vars(m)):
             raise ValueError(f"member {i} ({type(m).__name__}) is not fitted: nothing "
                              "to mix")
-    mine = _settings(first)
+    return models
+
+
+def _check_settings(models):
+    mine = _settings(models[0])
     for i, m in enumerate(models[1:], 1):
         theirs = _settings(m)
         for key in sorted(set(mine) | set(theirs), key=str):
-            if mine.get(key) != theirs.get(key):
+            if not _equal(mine.get(key), theirs.get(key)):
                 raise ValueError(
                     f"cannot mix: member {i}'s {key}={theirs.get(key)!r} differs from "
                     f"member 0's {mine.get(key)!r} (the mixed model has one set of "
                     "hyper-parameters)")
-    return models
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # arrays
+        return a is b or (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                          and np.array_equal(a, b))
 
 
 def _settings(model):

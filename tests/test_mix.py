@@ -383,6 +383,15 @@ def test_rda_mix_adds_the_gradient_sums():
     np.testing.assert_allclose(c.intercept_, want, rtol=1e-12)
 
 
+def test_expert_advice_refuses_whatever_its_members():
+    from olearn.ensemble import ExpertAdvice
+    a = ExpertAdvice([olearn.make("pa1"), olearn.make("ogd")]).partial_fit(X, Y_BIN)
+    b = ExpertAdvice([olearn.make("pa1"), olearn.make("ogd")]).partial_fit(X, Y_BIN)
+    with pytest.raises(ValueError, match="ExpertAdvice cannot be mixed: .* mix its members"):
+        olearn.mix([a, b])
+    np.testing.assert_array_equal(olearn.mix([a]).predict(X), a.predict(X))
+
+
 def test_bad_calls():
     a = olearn.make("pa1").partial_fit(X, Y_BIN)
     with pytest.raises(ValueError, match="not fitted"):
