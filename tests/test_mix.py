@@ -62,7 +62,11 @@ def test_mix_of_one_is_the_model(name, multiclass):
 @pytest.mark.parametrize("name,kw", [("pa1", {}), ("ogd", {"average": True}),
                                      ("ogd", {"schedule": "adagrad"}),
                                      ("alma", {}), ("fobos", {}),
-                                     ("truncated-gradient", {}), ("ogd-reg", {})])
+                                     ("truncated-gradient", {}), ("ogd-reg", {}),
+                                     ("pa", {}), ("pa2", {"average": True}),
+                                     ("perceptron", {}), ("romma", {}), ("aromma", {}),
+                                     ("cocob", {}), ("adagrad", {}), ("lms", {}),
+                                     ("pa-reg", {}), ("cocob-reg", {}), ("ada-fobos", {})])
 def test_mix_of_halves_is_the_count_weighted_mean(name, kw):
     """coef_ and intercept_ of the mix: exactly the count-weighted mean of the members'
     effective ones (lazy scale, averaging and owed shrinks made explicit first)."""
