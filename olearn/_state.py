@@ -32,12 +32,15 @@ class Slot(NamedTuple):
     ``eye``: for two trailing ``"d"`` axes, ``fill`` on the diagonal and 0 elsewhere.
     ``signed``: linear in the weights (flips with the binary label sign, halves into
     the two first class rows when the model becomes multiclass).
+    ``mix``: how ``olearn.mix`` combines the members' arrays (``"mean"``, ``"sum"``,
+    ``"max"``, ... or a tuple of rules along the last axis; see ``olearn.mixing``).
     """
     name: str
     axes: tuple
     fill: object = 0.0
     eye: bool = False
     signed: bool = False
+    mix: object = "mean"
 
 
 class StateMixin:

@@ -278,6 +278,64 @@ class SupportModel:
             call.work = np.zeros(2 * self._dim())
         return self._scores_of(row, 1, call.work)[0]
 
+    # ------------------------------------------------------------ mixing
+    @property
+    def _mix_refusal(self):
+        """Why ``olearn.mix`` cannot merge several of these models (None: it can)."""
+        if self._algo == S.KRLS:
+            return ("kernel RLS keeps the inverse Gram matrix of its dictionary and the "
+                    "matrix P of its own stream: two dictionaries do not merge")
+        policy = getattr(self, "budget_policy", None) if getattr(self, "budget", None) \
+            else None
+        if policy in ("forgetron", "projectron", "projectron++"):
+            return (f"budget_policy={policy!r} keeps running quantities of its own "
+                    "stream (the Forgetron's Q and M, the Projectron's inverse Gram "
+                    "matrix)")
+        return None
+
+    def _merge_supports(self, members, lam):
+        """This model's support set becomes ``sum_m lam_m f_m`` (``olearn.mix``): the
+        members' support vectors one after the other, each member's coefficients times
+        its weight; with a ``budget``, the ``budget`` vectors of largest ``sum_k
+        |alpha_k|`` are kept, in their order.  The members' class rows and columns are
+        already this model's."""
+        parts = []
+        for m, w in zip(members, lam):
+            st = m.state_
+            n = int(st["ints"][0])
+            ptr = st["sv_ptr"][:n + 1]
+            for s in range(n):
+                lo, hi = ptr[s], ptr[s + 1]
+                parts.append((w * st["alpha"][:, s], st["sv_idx"][lo:hi],
+                              st["sv_val"][lo:hi], st["sv_sq"][s]))
+        budget = getattr(self, "budget", None)
+        if budget is not None and len(parts) > int(budget):
+            size = np.array([np.abs(p[0]).sum() for p in parts])
+            keep = np.sort(np.argsort(-size, kind="stable")[:int(budget)])
+            parts = [parts[i] for i in keep]
+        n, K = len(parts), self._n_rows
+        cap = max(n, _INITIAL)
+        st = self.state_
+        st["alpha"] = np.zeros((K, cap))
+        ptr = np.zeros(cap + 1, dtype=np.int64)
+        for s, p in enumerate(parts):
+            st["alpha"][:, s] = p[0]
+            ptr[s + 1] = ptr[s] + len(p[1])
+        st["sv_ptr"] = ptr
+        nnz = max(int(ptr[n]), 8 * _INITIAL)
+        st["sv_idx"] = np.zeros(nnz, dtype=np.int64)
+        st["sv_val"] = np.zeros(nnz)
+        if n:
+            st["sv_idx"][:ptr[n]] = np.concatenate([p[1] for p in parts])
+            st["sv_val"][:ptr[n]] = np.concatenate([p[2] for p in parts])
+        st["sv_sq"] = np.zeros(cap)
+        st["sv_sq"][:n] = [p[3] for p in parts]
+        st["ints"][0] = n
+        if st["kinv"].size or st["pmat"].size:
+            raise ValueError(f"{type(self).__name__} cannot be mixed: "
+                             f"{self._mix_refusal or 'it keeps a Gram matrix'}")
+        self._state_changed()
+
     # ------------------------------------------------------------ the public model
     @property
     def n_support_(self):

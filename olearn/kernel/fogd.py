@@ -80,8 +80,8 @@ class FOGDModel(F.FeatureModel):
     @property
     def _slots(self):
         D = int(self.D)
-        return (Slot("W", ("K", 2 * D), 0.0, signed=True), Slot("U", ("d", D)),
-                Slot("Z", (1, 2 * D)))
+        return (Slot("W", ("K", 2 * D), 0.0, signed=True), Slot("U", ("d", D), mix="same"),
+                Slot("Z", (1, 2 * D), mix="reset"))
 
     def _check_params(self):
         self._check_eta_gamma()

@@ -195,10 +195,11 @@ class NOGDModel(F.FeatureModel):
     def _slots(self):
         B, k = int(self.B), int(self.k)
         # C: row 0 = (landmarks held, stage 2?, gamma, -), row 1 = landmark norms
-        return (Slot("W", ("K", k), 0.0, signed=True), Slot("L", ("d", B)),
-                Slot("Z", (1, k)), Slot("A", ("K", B), 0.0, signed=True),
-                Slot("M", (k, B)), Slot("KH", (B, B)), Slot("V", (1, B)),
-                Slot("C", (2, max(B, 3))))
+        # mixing (olearn.mix): the landmarks and the map must be the members' own
+        return (Slot("W", ("K", k), 0.0, signed=True), Slot("L", ("d", B), mix="same"),
+                Slot("Z", (1, k), mix="reset"), Slot("A", ("K", B), 0.0, signed=True),
+                Slot("M", (k, B), mix="same"), Slot("KH", (B, B), mix="same"),
+                Slot("V", (1, B), mix="same"), Slot("C", (2, max(B, 3)), mix="same"))
 
     def _check_params(self):
         self._check_eta_gamma()

@@ -23,11 +23,18 @@ from .._state import Slot
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
+#: how ``olearn.mix`` combines ``A``'s columns, the state made explicit (scale 1, ``S`` 0):
+#: scratch reset, rounds ``t`` summed, ``||W||^2`` recomputed, the scale 1 (0 only if no
+#: member has begun a round: a class block that never learned reads 0), the free
+#: column summed (ALMA's update count, NDAG's sum of squared normalised inputs)
+AUX_MIX = ("reset", "reset", "sum", "reset", "reset", "max", "sum")
+
+
 def linear_slots(average):
     """The three leading slots (see ``olearn._compiled.averaging``)."""
     return (Slot("W", ("K", "d"), 0.0, signed=True),
             Slot("U", ("K", "d" if average else 0), 0.0, signed=True),
-            Slot("A", ("K", AUX_COLUMNS), 0.0))
+            Slot("A", ("K", AUX_COLUMNS), 0.0, mix=AUX_MIX))
 
 
 class LinearModel:
@@ -91,6 +98,33 @@ class LinearModel:
         A = self.state_["A"]
         return math.isfinite(A[0, SQ_]) and math.isfinite(A[0, SCALE_]) and all(
             np.isfinite(self.state_[s.name]).all() for s in self._extra_slots())
+
+    def _explicit_state(self):
+        """The lazy state made explicit, in place (for ``olearn.mix``): the scale folded
+        into ``W`` (``s = 1``, ``S = 0``, as ``fold`` does) and, when averaging, ``U``
+        replaced by the averaged weights ``wbar``; ``_after_mix`` turns a state of that
+        form back into the kernels' form."""
+        W, U, A = self.state_["W"], self.state_["U"], self.state_["A"]
+        t = A[0, T_]
+        if t > 0:
+            if U.shape[1]:
+                U -= A[0, SUM_] * W
+            W *= A[0, SCALE_]
+            A[0, SCALE_] = 1.0
+            if U.shape[1]:
+                np.subtract(W, U, out=U)
+                U /= t
+        A[0, SUM_] = 0.0
+        return self.state_
+
+    def _after_mix(self):
+        """Back to the kernels' form from ``_explicit_state``'s (``U = W - t wbar``,
+        ``t`` the mixed rounds), and ``||W||^2``, which ``A`` tracks."""
+        W, U, A = self.state_["W"], self.state_["U"], self.state_["A"]
+        if U.shape[1]:
+            U *= -A[0, T_]
+            U += W
+        A[0, SQ_] = float(np.sum(W * W))
 
     def _to_multiclass(self, old_n, n):
         super()._to_multiclass(old_n, n)

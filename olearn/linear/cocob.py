@@ -78,7 +78,8 @@ class _COCOB(LossModel, LinearModel):
     _declared = KERNELS
 
     def _extra_slots(self):
-        return (Slot("Q", ("K", "d", 3), 0.0), Slot("T", ("K", "d"), 0.0, signed=True))
+        return (Slot("Q", ("K", "d", 3), 0.0, mix=("max", "sum", "sum")),
+                Slot("T", ("K", "d"), 0.0, signed=True, mix="sum"))
 
     def _check_hyper(self):
         self._check_loss()

@@ -140,7 +140,14 @@ class _NDAG(LossModel, LinearModel):
         return self._row_scores((row[0], row[1], clipped), n).copy()
 
     def _extra_slots(self):
-        return (Slot("S", ("d",), 0.0), Slot("G", ("K", "d"), 0.0))
+        return (Slot("S", ("d",), 0.0, mix="max"), Slot("G", ("K", "d"), 0.0, mix="sum"))
+
+    def _before_mix(self, states):
+        """``olearn.mix``: each member's weights at the largest scales of all members
+        (step 1 applied to the mix: ``S`` mixes by its maximum)."""
+        top = np.maximum.reduce([st["S"] for st in states])
+        for st in states:
+            st["W"] *= np.divide(st["S"], top, out=np.ones_like(top), where=top > 0)
 
     def _check_hyper(self):
         self._check_loss()

@@ -107,7 +107,7 @@ class _OGD(LossModel, LinearModel):
     _declared = KERNELS
 
     def _extra_slots(self):
-        return (Slot("G", ("K", "d" if self.schedule == "adagrad" else 0), 0.0),)
+        return (Slot("G", ("K", "d" if self.schedule == "adagrad" else 0), 0.0, mix="sum"),)
 
     def _check_hyper(self):
         self._check_loss()

@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import ndtr
-from .._estimator import available_if, check_is_fitted
+from .._estimator import available_if, check_is_fitted, is_regressor
 
 from ..base import Slot
 from .._compiled.driver import REGRESSION
@@ -81,9 +81,15 @@ class SecondOrderMixin:
             full = "L" in state
         else:
             full = self.__dict__.get("_full", self.covariance == "full")
-        cov = (Slot("L", ("K", "d", "d"), "_sqrt_sigma0", eye=True), Slot("B", (2, "d"))) \
-            if full else (Slot("S", ("K", "d"), "_sigma0"),)
-        return (Slot("W", ("K", "d"), 0.0, signed=True),) + cov + tuple(self._extra_slots)
+        # mixing (olearn.mixing): a regressor's Gaussian is a posterior (RLS, AROW's
+        # regression: Bayesian ridge), mixed as one; a classifier's, Jubatus's way
+        bayes = is_regressor(self)
+        cov = (Slot("L", ("K", "d", "d"), "_sqrt_sigma0", eye=True,
+                    mix="evidence" if bayes else "covariance_mean"),
+               Slot("B", (2, "d"), mix="reset")) \
+            if full else (Slot("S", ("K", "d"), "_sigma0", mix="evidence" if bayes else "min"),)
+        return (Slot("W", ("K", "d"), 0.0, signed=True, mix="precision" if bayes else "mean"),) \
+            + cov + tuple(self._extra_slots)
 
     def _check_covariance(self):
         if self.covariance not in COVARIANCES:

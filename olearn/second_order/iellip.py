@@ -98,7 +98,7 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
     _tags = {"width_dependent": "the early rows' global rescaling of the covariance "
                                 "reaches only the columns that exist then"}
     _kernels = KERNELS
-    _extra_slots = (Slot("t", (1,), 0.0),)
+    _extra_slots = (Slot("t", (1,), 0.0, mix="sum"),)
     # scikit-learn checks IELLIP departs from, and why (read by tests/test_estimators)
     _expected_failed_checks = {
         "check_classifiers_train":

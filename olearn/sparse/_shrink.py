@@ -3,7 +3,7 @@
 weight was settled at) and its materialisation."""
 import math
 
-from .._compiled.lazy import Q_
+from .._compiled.lazy import P_, Q_, T_
 from ._sparse import SparseModel, shrink
 
 
@@ -14,7 +14,7 @@ def no_threshold(theta):
 
 
 class ShrinkModel(SparseModel):
-    _arrays = (("W", True), ("C", False))
+    _arrays = (("W", True), ("C", False, "reset"))
 
     def _theta(self):
         return math.inf
@@ -35,3 +35,15 @@ class ShrinkModel(SparseModel):
         W = self.state_["W"]
         W[...] = shrink(W, owed, self._theta())
         self.state_["C"][...] = Q
+
+    def _explicit_state(self):
+        """Every owed shrink applied and the scale ``P`` folded into ``W`` (``P = 1``,
+        ``Q = 0``, nothing owed), in place (for ``olearn.mix``)."""
+        self._settle()
+        A = self.state_["A"]
+        if A[0, T_] > 0:
+            self.state_["W"] *= A[0, P_]
+            A[0, P_] = 1.0
+        A[0, Q_] = 0.0
+        self.state_["C"][...] = 0.0
+        return self.state_

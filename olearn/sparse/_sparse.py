@@ -25,21 +25,29 @@ from .._state import Slot
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
+#: how ``olearn.mix`` combines ``A``'s columns (the shrinks settled and the scale ``P``
+#: folded: 1, or 0 before any round): scratch reset, rounds summed, the scale 1 if a
+#: member has begun a round, the rest (flags, hyper-parameters) the first member's
+AUX_MIX = ("reset", "reset", "sum", "max", "reset") + ("first",) * (AUX_COLUMNS - 5)
+
+
 class SparseModel:
     """Mixin for the sparse learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
     _tags = {"linear": True}
 
-    #: the per-coordinate arrays: (name, signed) in kernel order, ``W`` first
+    #: the per-coordinate arrays: (name, signed[, mixing rule]) in kernel order, ``W``
+    #: first; the rule (``olearn.mixing``) applies to the state made explicit
+    #: (``_explicit_state``) and defaults to the weighted mean
     _arrays = (("W", True),)
     #: no penalty on the intercept's weight (column 0 with ``fit_intercept``)
     _free_intercept = True
 
     @property
     def _slots(self):
-        return tuple(Slot(name, ("K", "d"), 0.0, signed=signed)
-                     for name, signed in self._arrays) + \
-            (Slot("A", ("K", AUX_COLUMNS), 0.0),)
+        return tuple(Slot(a[0], ("K", "d"), 0.0, signed=a[1], mix=a[2] if len(a) > 2
+                          else "mean") for a in self._arrays) + \
+            (Slot("A", ("K", AUX_COLUMNS), 0.0, mix=AUX_MIX),)
 
     def _check_hyper(self):
         """Validate the learner's own hyper-parameters (override)."""
@@ -116,6 +124,11 @@ class SparseModel:
 
     def _settle(self):
         """Apply every owed shrink to the state (learners with shrinkage override)."""
+
+    def _explicit_state(self):
+        """The state with every owed shrink applied, in place (for ``olearn.mix``)."""
+        self._settle()
+        return self.state_
 
     def _to_multiclass(self, old_n, n):
         self._settle()

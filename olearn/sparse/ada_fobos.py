@@ -36,7 +36,7 @@ class AdaFOBOSClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
     __doc__ = DOC.format(summary="AdaFOBOS: diagonal AdaGrad composite mirror descent "
                          "with l1 (Duchi, Hazan, Singer 2011; see the module docstring).",
                          lam="")
-    _arrays = (("W", True), ("G", False), ("C", False))
+    _arrays = (("W", True), ("G", False, "sum"), ("C", False, "reset"))
     _declared = KERNELS
 
     def _hyper(self):
@@ -58,4 +58,8 @@ class AdaFOBOSClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
 
     def _settle(self):
         self.state_["W"][...] = self._weights_at(None)
+        self.state_["C"][...] = self._round()
+
+    def _after_mix(self):
+        """Nothing owed by the mixed weights (``olearn.mix`` mixes settled states)."""
         self.state_["C"][...] = self._round()

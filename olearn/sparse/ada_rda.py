@@ -42,7 +42,7 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
                          "Hazan, Singer 2011; see the module docstring).",
                          lam=": a weight is 0 while its average gradient is\n        "
                              "within ``lam``")
-    _arrays = (("W", True), ("G", False))
+    _arrays = (("W", True, "sum"), ("G", False, "sum"))
     _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
     _declared = KERNELS
 

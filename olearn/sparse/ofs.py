@@ -290,6 +290,9 @@ class OFSClassifier(SparseModel, OnlineClassifier):
                 float(self.partial), float(self.epsilon))
 
     _free_intercept = False  # (A[0, 5] is the generator's state here)
+    #: why ``olearn.mix`` refuses two or more of these models
+    _mix_refusal = ("OFS keeps at most n_selected non-zero weights per class, chosen by "
+                    "its truncation: a mean of several selections has more")
 
     def _weights_at(self, cols):
         A = self.state_["A"]

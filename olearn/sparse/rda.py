@@ -46,6 +46,7 @@ def rda_weights(S, n, l1, gamma, rho):
 
 class _RDA(LossModel, SparseModel):
     _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
+    _arrays = (("W", True, "sum"),)  # the gradient sums
     _declared = KERNELS
 
     def _check_hyper(self):
