@@ -22,10 +22,11 @@ import numpy as np
 
 from .._compiled.lazy import AUX_COLUMNS, FREE_, HYPER_, P_, Q_, T_
 from .._state import Slot
+from ..linear._linear import LinearDecision
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
-class SparseModel:
+class SparseModel(LinearDecision):
     """Mixin for the sparse learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
     #: the per-coordinate arrays: (name, signed) in kernel order, ``W`` first
