@@ -199,8 +199,8 @@ def widen(model, n_features):
     """Make a model that has started learning take ``n_features`` columns from now on
     (its width only grows; what it learned is kept); returns its width, None before it
     has learned.  Every olearn learner and wrapper can; anything else raises."""
-    method = getattr(model, "_widen", None)
-    if method is None:
+    method = getattr(model, "widen", None)  # the protocol's (olearn.protocol)
+    if not callable(method):
         raise ValueError(f"{type(model).__name__} cannot take new features as they appear: "
                          "read the data with a fixed width (n_features)")
     return method(n_features)

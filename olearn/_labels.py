@@ -25,7 +25,7 @@ class LabelMixin:
     """Label bookkeeping of the online classifiers."""
 
     def _task(self):
-        return MULTICLASS if self.state_["W"].shape[0] > 1 else BINARY
+        return MULTICLASS if self._n_rows > 1 else BINARY
 
     def _check_targets(self, y):
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
@@ -115,7 +115,7 @@ class LabelMixin:
         if flip:
             self.seen_[:2] = self.seen_[1::-1].copy()
             self._negate_signed()
-        if n > 2 and self.state_[self._slots[0].name].shape[0] == 1:
+        if n > 2 and self._n_rows == 1:
             self._to_multiclass(old_n, n)
         elif n > 2:
             self._resize_state(n, self._d)

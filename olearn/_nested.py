@@ -15,7 +15,9 @@ ExpertAdvice or OnDrift itself.
 """
 import json
 
+from . import persistence
 from .persistence import persistable
+from .protocol import NotMixable
 
 #: meta-models saved through :class:`Nested`: qualified name -> class
 _NESTED = {}
@@ -85,7 +87,7 @@ def export_model(model, prefix, arrays):
     info = encode(model)
     fitted = None
     if _fitted(model):
-        fitted, own = model._export()
+        fitted, own = persistence.exported(model)
         for k, v in own.items():
             arrays[prefix + k] = v
     info["fitted"] = fitted
@@ -108,7 +110,7 @@ def import_model(info, prefix, arrays, like=None):
     if info.get("fitted") is None:
         return cls(**params)
     sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-    return cls._import(params, info["fitted"], sub)
+    return persistence.imported(cls, params, info["fitted"], sub)
 
 
 def import_wrapper(cls, params, meta, arrays):
@@ -133,19 +135,21 @@ class Nested:
                 "params": encode(self.model).get("params", {})}
 
     def _export(self):
-        return self.model._export()
+        return persistence.exported(self.model)
 
     @classmethod
     def _import(cls, params, meta, arrays):
         kind = model_class(params["class"])
-        if _qualname(kind) not in _NESTED and not hasattr(kind, "_import"):
+        if _qualname(kind) not in _NESTED and not hasattr(kind, "_import") \
+                and not hasattr(kind, "from_state"):
             raise ValueError(f"{params['class']} is not a model that saves this way")
-        return kind._import(decode_params(params["params"]), meta, arrays)
+        return persistence.imported(kind, decode_params(params["params"]), meta, arrays)
 
 
-class SavesNested:
+class SavesNested(NotMixable):
     """Mixin of the meta-models: ``save(path)`` writes the model through :class:`Nested`
-    (``olearn.persistence.save`` asks ``_saved_form()`` for what to write)."""
+    (``olearn.persistence.save`` asks ``_saved_form()`` for what to write); they cannot
+    be mixed (the protocol's default)."""
 
     def save(self, path):
         """Write the model (its parameters, nested models and states) to ``path`` in the
@@ -155,3 +159,11 @@ class SavesNested:
 
     def _saved_form(self):
         return Nested(self)
+
+    # round 2's names of the protocol's ``export_state`` / ``from_state``
+    def _export(self):
+        return self.export_state()
+
+    @classmethod
+    def _import(cls, params, meta, arrays):
+        return cls.from_state(params, meta, arrays)

@@ -1,12 +1,16 @@
 """A learner's state: named arrays declared as slots, allocated, grown and converted here.
 
-A learner class declares ``_slots``, a tuple of :class:`Slot` (``W`` (K, d) first for
-linear learners); :class:`StateMixin` turns them into ``state_``, a dict name -> float64
-array, and is the only code that replaces those arrays:
+A model class declares ``slots`` (round 2's ``_slots`` still works), a tuple of
+:class:`Slot`; :class:`StateMixin` turns them into ``state_``, a dict name -> float64
+array, and is the only code that replaces those arrays.  Nothing here knows a slot's
+name: the first slot with a ``"K"`` axis gives the number of class rows (``_n_rows``),
+the first with a ``"d"`` axis the width (``_d``).
 
-* ``_new_state(K, d)``: fresh arrays at their initial values;
+* ``_new_state(K, d)``: fresh arrays at their initial values (then the model's
+  ``init_state`` hook);
 * ``_resize_state(K, d)``: more class rows (new classes) or more weights (new dict
-  features), keeping what was learned; new entries start at the slot's initial value;
+  features), keeping what was learned; new entries start at the slot's initial value
+  (and new weight columns pass through ``init_state``);
 * ``_to_multiclass(old_n, n)``: one binary row to ``n`` class rows, ``W[0] = -w/2``,
   ``W[1] = +w/2`` for signed slots (every margin kept), copies for the others;
 * ``_export_state()`` / ``_import_state(arrays)``: the arrays for persistence.
@@ -44,12 +48,24 @@ class Slot(NamedTuple):
 
 
 class StateMixin:
-    """Allocation, growth and conversion of ``state_`` from the class's ``_slots``."""
+    """Allocation, growth and conversion of ``state_`` from the class's ``slots``."""
 
-    _slots = (Slot("W", ("K", "d"), 0.0, signed=True),)
+    _slots = (Slot("W", ("K", "d"), 0.0, signed=True),)  # round 2's name
+
+    @property
+    def slots(self):
+        """The state's declaration, a tuple of :class:`Slot` (the public extension point
+        that every reader calls; by default round 2's ``_slots``)."""
+        return tuple(self._slots)
 
     def _state_changed(self):
         """Hook: the state arrays were replaced."""
+
+    def init_state(self, name, array, start):
+        """Fill the entries of slot ``name`` that a constant cannot (random initial
+        weights, say), in place: ``array`` is the slot's fresh array (``start`` = 0) or,
+        when the width grows, its grown array, whose entries from index ``start`` along
+        the slot's ``"d"`` axis are new.  Default: the declared ``fill`` only."""
 
     def _fill(self, slot):
         return float(getattr(self, slot.fill)) if isinstance(slot.fill, str) else slot.fill
@@ -68,22 +84,28 @@ class StateMixin:
         return np.full(shape, self._fill(slot), dtype=np.float64)
 
     def _new_state(self, K, d):
-        self.state_ = {s.name: self._alloc(s, K, d) for s in self._slots}
+        self.state_ = {s.name: self._alloc(s, K, d) for s in self.slots}
+        for s in self.slots:
+            self.init_state(s.name, self.state_[s.name], 0)
         self._state_changed()
 
     def _resize_state(self, K, d):
         """Grow the class rows to ``K`` and the weight axes to ``d``, keeping what is learned."""
-        for s in self._slots:
+        for s in self.slots:
             old = self.state_[s.name]
             new = self._alloc(s, K, d)
             new[tuple(slice(0, n) for n in old.shape)] = old
             self.state_[s.name] = new
+            if "d" in s.axes:
+                start = old.shape[s.axes.index("d")]
+                if start < d:
+                    self.init_state(s.name, new, start)
         self._state_changed()
 
     def _to_multiclass(self, old_n, n):
         """Binary (one weight row) to K rows: ``-w/2`` and ``+w/2`` keep every margin."""
         d = self._d
-        for s in self._slots:
+        for s in self.slots:
             old = self.state_[s.name]
             if "K" not in s.axes:
                 continue
@@ -101,26 +123,32 @@ class StateMixin:
 
     def _negate_signed(self):
         """``w -> -w`` for every signed slot (the binary labels swapped sides)."""
-        for s in self._slots:
+        for s in self.slots:
             if s.signed:
                 self.state_[s.name] *= -1.0
 
+    def _axis_size(self, axis, default):
+        """The size of ``axis`` ("K" or "d") in the first slot that declares it."""
+        for s in self.slots:
+            if axis in s.axes:
+                return self.state_[s.name].shape[s.axes.index(axis)]
+        return default
+
     @property
     def _n_rows(self):
-        """Number of class rows of the state (1 for binary and regression)."""
-        return self.state_[self._slots[0].name].shape[0]
+        """Number of class rows of the state (1 for binary and regression): the first
+        slot with a ``"K"`` axis."""
+        return self._axis_size("K", 1)
 
     @property
     def _d(self):
-        return self.state_["W"].shape[-1] if "W" in self.state_ else self._slot_d()
-
-    def _slot_d(self):
-        s = self._slots[0]
-        return self.state_[s.name].shape[s.axes.index("d")]
+        """Number of weights per row (the constant feature included): the first slot
+        with a ``"d"`` axis."""
+        return self._axis_size("d", 0)
 
     def _state_tuple(self):
         """The state arrays in slot order, as the kernels take them."""
-        return tuple(self.state_[s.name] for s in self._slots)
+        return tuple(self.state_[s.name] for s in self.slots)
 
     # ------------------------------------------------------------ persistence
     def _export_state(self):
@@ -132,7 +160,7 @@ class StateMixin:
         compiled kernel indexes these arrays without bounds checks, so nothing else
         may reach it."""
         given = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("state/")}
-        names = [s.name for s in self._slots]
+        names = [s.name for s in self.slots]
         if set(given) != set(names):
             missing, extra = set(names) - set(given), set(given) - set(names)
             raise StateLayoutError(
@@ -140,7 +168,7 @@ class StateMixin:
                 + (f" (missing {sorted(missing)})" if missing else "")
                 + (f" (unknown {sorted(extra)})" if extra else ""))
         state = {}
-        for s in self._slots:
+        for s in self.slots:
             v = given[s.name]
             if not isinstance(v, np.ndarray) or v.dtype != np.float64:
                 raise ValueError(f"state array {s.name} must be float64, not "

@@ -1,27 +1,45 @@
-"""Estimator layer: the scikit-learn facade and the online protocol of every learner.
+"""Estimator layer: the lean base of every online model (see :mod:`olearn.protocol`).
 
-A learner class declares
+:class:`OnlineLearner` holds what every family shares and nothing else: the
+scikit-learn contract, ``fit``/``partial_fit``/``predict_learn``, the one-example
+protocol (``learn_one``, ``predict_one``, ``predict_proba_one``, ``predict_learn_one``),
+atomic batch calls, the divergence check, state export and import, widening, and the
+the state made explicit for mixing (``explicit_state``).  It knows no linear
+algebra: a model's scores come from its scorer hook (``batch_scores``); the linear
+decision ``w.x + b``, ``coef_`` and ``intercept_`` live with the linear family
+(:class:`olearn.linear._linear.LinearDecision`), a model over a feature map with
+:class:`olearn.feature_map.FeatureMapModel`.
 
-* ``_slots``: its state, as :class:`Slot` records (name, axes over classes ``"K"`` and
-  weights ``"d"``, initial value).  ``W`` (K, d) comes first for linear learners.
-  From the slots the base class allocates, grows (new classes, new dict features),
-  converts (binary to multiclass), saves and loads the state: no learner writes that;
-* ``_kernels``: its compiled entry points by task (``driver.BINARY``,
-  ``driver.MULTICLASS``, ``driver.REGRESSION``), each taking
+A model class declares, through the public extension points of
+:mod:`olearn.protocol` (what the base and every reader call; by default they answer
+round 2's private names, ``_slots``, ``_kernels``, ``_kernel_params``,
+``_check_params``, which the learners of round 2 still set):
+
+* ``slots``: its state, as :class:`Slot` records (name, axes over classes ``"K"`` and
+  weights ``"d"``, initial value); the first slot with a ``"K"`` axis gives the number of
+  class rows, the first with a ``"d"`` axis the width.  From the slots the base class
+  allocates, grows (new classes, new dict features), converts (binary to multiclass),
+  saves and loads the state: no learner writes that; ``init_state`` fills what a
+  constant cannot (random initial weights);
+* ``kernels``: its compiled entry points by task (``driver.BINARY``,
+  ``driver.MULTICLASS``, ``driver.REGRESSION``, made by ``declare``), each taking
   ``(X, y, sw, state, params, seen, scores, pred)`` and returning the number of updates;
-* ``_kernel_params()``: its hyper-parameters as a tuple of floats, and
-  ``_check_params()`` to validate them (once per call).
+* ``kernel_params()``: its hyper-parameters as a tuple of floats, and
+  ``check_params()`` to validate them (once per call);
+* ``batch_scores(X)``: the (n, K) scores of validated rows from the current model,
+  changing nothing (``decision_function``, ``predict`` and ``predict_one`` use it).
 
 Every learner takes ``fit_intercept`` and ``intercept_scaling`` (a constant feature of
-value ``c = intercept_scaling`` is column 0 of ``W``; it takes part in norms and
-updates like any other feature; ``coef_`` excludes it and ``intercept_`` is ``c``
-times its weight: ``c = 1`` is the seed texts' convention, LIBLINEAR's
-``intercept_scaling`` is the same device; the PA, OGD and COCOB classifiers default to
-``c = 0.1``, so that on normalised sparse rows the constant does not weigh as much as
-the whole row in ``||x||^2``: see README, "Learners"), ``epochs`` (passes of ``fit``), ``shuffle`` (default
-True: ``fit`` visits the rows in a random order each epoch, as scikit-learn's SGD does;
-``partial_fit``, ``predict_learn`` and the one-example methods always keep the stream's
-order) and ``random_state`` (seeds that order; None gives a fresh order each ``fit``).
+value ``c = intercept_scaling`` is weight column 0; it takes part in norms and
+updates like any other feature; a linear model's ``coef_`` excludes it and
+``intercept_`` is ``c`` times its weight: ``c = 1`` is the seed texts' convention,
+LIBLINEAR's ``intercept_scaling`` is the same device; the PA, OGD and COCOB classifiers
+default to ``c = 0.1``, so that on normalised sparse rows the constant does not weigh as
+much as the whole row in ``||x||^2``: see README, "Learners"), ``epochs`` (passes of
+``fit``), ``shuffle`` (default True: ``fit`` visits the rows in a random order each
+epoch, as scikit-learn's SGD does; ``partial_fit``, ``predict_learn`` and the
+one-example methods always keep the stream's order) and ``random_state`` (seeds that
+order; None gives a fresh order each ``fit``).
 
 The parts, one module each:
 
@@ -29,9 +47,7 @@ The parts, one module each:
 * ``_state``: the slots, allocation, growth, binary-to-multiclass conversion;
 * ``_labels``: the online class map of classifiers (``classes_``, ``seen_``);
 * ``_rows``: a batch's canonical rows, one example's reused row buffer;
-* here: ``fit``/``partial_fit``/``predict_learn``, the one-example protocol
-  (``learn_one``, ``predict_one``, ``predict_proba_one``, ``predict_learn_one``),
-  the divergence check, and what ``persistence`` asks for (``_export``/``_import``).
+* here: the protocol's calls, the divergence check, ``export_state``/``from_state``.
 
 A learner whose scores or weights become non-finite raises :class:`DivergenceError`
 naming the row (the model is then unusable: call ``fit`` to start afresh).
@@ -72,10 +88,10 @@ class _OneCall:
     __slots__ = ("task", "kernel", "entry", "state", "params", "seen", "scores", "out",
                  "pred", "sw", "y", "K", "scorer", "pout", "views", "rest")
 
-    def __init__(self, task, kernel, state, params, seen):
+    def __init__(self, task, kernel, state, params, seen, K):
         self.task, self.kernel, self.entry = task, kernel, None
         self.state, self.params, self.seen = state, params, seen
-        self.K = state[0].shape[0]
+        self.K = K
         self.scores = np.zeros((1, self.K))
         self.out = self.scores[0]
         self.pred = np.zeros(1, dtype=np.int64)
@@ -99,16 +115,45 @@ class _OneCall:
 
 
 class OnlineLearner(StateMixin, Estimator):
-    """Base class: the online protocol, the scikit-learn contract, one-at-a-time input."""
+    """The lean protocol base (:class:`olearn.protocol.Model`): the online protocol, the
+    scikit-learn contract, one-at-a-time input; no linear algebra."""
 
+    # ------------------------------------------------------------ extension points
+    # The public names are what the base (and any reader: a wrapper, olearn.mix) calls;
+    # by default they answer round 2's private names, which the learners of round 2
+    # still set.  A new model sets the public ones (olearn.protocol).
     _kernels = {}
 
-    # ------------------------------------------------------------ to override
     def _kernel_params(self):
         return ()
 
     def _check_params(self):
         pass
+
+    @property
+    def kernels(self):
+        """The compiled entry points by task (``declare(...)``; see ``olearn.protocol``)."""
+        return self._kernels
+
+    def kernel_params(self):
+        """The hyper-parameters the compiled rule reads, as a tuple of floats (override)."""
+        return self._kernel_params()
+
+    def check_params(self):
+        """Validate the hyper-parameters, once per call (override; raise ValueError)."""
+        self._check_params()
+
+    def batch_scores(self, X):
+        """The (n, K) scores of validated rows ``X`` (a C-contiguous float64 array or a
+        canonical CSR matrix of the model's columns, without the constant feature) from
+        the current model, changing nothing; K = 1 for binary and regression.  The
+        scorer hook of ``decision_function``, ``predict`` and ``predict_one`` (override:
+        a linear model gets it from ``LinearDecision``, a feature-map model from
+        ``FeatureMapModel``)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} declares no scorer: define batch_scores(X) (see "
+            "olearn.protocol), or derive from a family base (a linear rule: "
+            "LinearModel; a model over a feature map: olearn.feature_map.FeatureMapModel)")
 
     def _state_changed(self):
         self.__dict__.pop("_one_cache", None)
@@ -158,8 +203,8 @@ class OnlineLearner(StateMixin, Estimator):
     def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
         rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
-        params = tuple(float(p) for p in self._kernel_params())
-        kernel = self._kernels[self._task()]
+        params = tuple(float(p) for p in self.kernel_params())
+        kernel = self.kernels[self._task()]
         self.n_updates_ += int(kernel(rows, y, sw, self._state_tuple(), params, self._seen(),
                                       scores, pred))
         self.t_ += X.shape[0]
@@ -211,11 +256,15 @@ class OnlineLearner(StateMixin, Estimator):
         self.__dict__.pop("_row_buf", None)
         self._new_state(1, self._n_weights(n_features))
 
-    def _widen(self, n_features):
+    def widen(self, n_features):
         """Take ``n_features`` columns from now on, if more than now (a stream whose
         width grows: ``read_libsvm`` on standard input without ``n_features``): the new
         columns' weights start as a fresh model's, what was learned is kept.  Returns
         the model's width, None before it has learned."""
+        return self._widen(n_features)
+
+    def _widen(self, n_features):
+        """``widen``'s work (round 2's name, which subclasses override)."""
         if self._is_fresh():
             return None
         if n_features > self.n_features_in_ and self.vocabulary_ is None:
@@ -246,16 +295,20 @@ class OnlineLearner(StateMixin, Estimator):
         """The online protocol in one compiled pass.
 
         Returns, for each row in order, the prediction (or with ``return_scores`` the
-        decision value) made before that row's update, and leaves the model updated.
-        ``sample_weight`` (one non-negative weight per row, as in ``partial_fit``)
-        scales each row's update; ``classes`` is ``partial_fit``'s.
+        decision value; with ``return_scores="both"`` the pair of them) made before
+        that row's update, and leaves the model updated.  ``sample_weight`` (one
+        non-negative weight per row, as in ``partial_fit``) scales each row's update;
+        ``classes`` is ``partial_fit``'s.
         """
         with self._atomic():
             scores, pred = self._partial(X, y, classes, sample_weight)
+        if isinstance(return_scores, str) and return_scores == "both":
+            return (self._progressive_output(scores, pred, False),
+                    self._progressive_output(scores, pred, True))
         return self._progressive_output(scores, pred, return_scores)
 
     def _partial(self, X, y, classes, sample_weight, order=None, contract=True):
-        self._check_params()
+        self.check_params()
         fresh = self._is_fresh()
         X, y, sample_weight = self._validate(X, y, sample_weight, reset=fresh)
         if fresh:
@@ -304,7 +357,7 @@ class OnlineLearner(StateMixin, Estimator):
         seeded by ``random_state`` when ``shuffle`` (the default), else in order."""
         with self._atomic():
             self._reset()
-            self._check_params()
+            self.check_params()
             X, y, sample_weight = self._validate(X, y, sample_weight, reset=True)
             if sample_weight is not None and not np.any(sample_weight):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
@@ -333,33 +386,12 @@ class OnlineLearner(StateMixin, Estimator):
         return y
 
     def _decision(self, X):
-        """Scores ``w.x + b`` of the current model (one column per class if multiclass)."""
+        """Scores of the current model through the scorer hook ``batch_scores``: (n,)
+        for one score row, else (n, K)."""
         check_is_fitted(self, "state_")
         X = self._validate_X(X, reset=False)
-        W = self._predict_weights()
-        nf = X.shape[1]
-        scores = X @ W[:, int(self.fit_intercept):int(self.fit_intercept) + nf].T
-        scores = np.asarray(scores)
-        if self.fit_intercept:
-            scores = scores + self._constant() * W[:, 0]
+        scores = np.asarray(self.batch_scores(X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def _predict_weights(self):
-        """The weights used to predict (averaging learners override this)."""
-        return self.state_["W"]
-
-    @property
-    def coef_(self):
-        check_is_fitted(self, "state_")
-        W = self._predict_weights()
-        i = int(self.fit_intercept)
-        return W[:, i:i + self.n_features_in_].copy()
-
-    @property
-    def intercept_(self):
-        check_is_fitted(self, "state_")
-        W = self._predict_weights()
-        return self._constant() * W[:, 0] if self.fit_intercept else np.zeros(W.shape[0])
 
     # ------------------------------------------------------------ one at a time
     def _row_lists(self, x, grow):
@@ -436,11 +468,11 @@ class OnlineLearner(StateMixin, Estimator):
     def _one_call(self):
         call = self.__dict__.get("_one_cache")
         if call is None:
-            self._check_params()
+            self.check_params()
             task = self._task()
             call = self._one_cache = _OneCall(
-                task, self._kernels[task], self._state_tuple(),
-                tuple(float(p) for p in self._kernel_params()), self._seen())
+                task, self.kernels[task], self._state_tuple(),
+                tuple(float(p) for p in self.kernel_params()), self._seen(), self._n_rows)
         return call
 
     def _one_label(self, y):
@@ -485,9 +517,18 @@ class OnlineLearner(StateMixin, Estimator):
         return self._row_scores(row, n)
 
     def _row_scores(self, row, n):
-        """Scores of the one-row CSR triple ``row`` of length ``n``; O(non-zeros) when
-        the prediction weights are at hand (lazy learners override this)."""
-        return self._predict_weights()[:, row[1][:n]] @ row[2][:n]
+        """Scores of the one-row CSR triple ``row`` of length ``n`` (the constant
+        feature first with ``fit_intercept``): ``batch_scores`` of that row as a one-row
+        matrix (a family with a faster one-row path overrides this)."""
+        return np.asarray(self.batch_scores(self._row_matrix(row, n)))[0]
+
+    def _row_matrix(self, row, n):
+        """The one-row CSR triple as a 1-row CSR matrix of the model's columns."""
+        import scipy.sparse as sp
+        _, indices, data = row
+        b = int(self.fit_intercept)
+        return sp.csr_matrix((data[b:n].copy(), indices[b:n] - b, np.array([0, n - b])),
+                             shape=(1, self.n_features_in_))
 
     def predict_one(self, x):
         """Prediction for one example (dict or 1-D array) from the current model: a
@@ -500,23 +541,41 @@ class OnlineLearner(StateMixin, Estimator):
         from .persistence import save
         save(self, path)
 
-    def _export(self):
-        """The fitted model as (JSON-able metadata, named arrays), for ``persistence``."""
+    def explicit_state(self):
+        """The state with its lazy parts made explicit (a scale folded into the weights,
+        averaged weights formed, owed shrinks settled), name -> array, copied: what
+        ``olearn.mix`` combines slot by slot by each slot's declared rule.  A family with
+        a lazy state defines ``_explicit_state`` (on a private copy here)."""
+        if self._is_fresh():
+            raise ValueError(f"{type(self).__name__} is not fitted: no state to make "
+                             "explicit")
+        import copy
+        model = copy.deepcopy(self)
+        explicit = getattr(model, "_explicit_state", None)
+        state = explicit() if explicit is not None else model.state_
+        return {k: np.array(v) for k, v in state.items()}
+
+    def export_state(self):
+        """The fitted model as (JSON-able metadata, named arrays): what ``save`` writes
+        and ``from_state`` reads back (``olearn.persistence``)."""
         meta = {"n_features_in_": int(self.n_features_in_), "t_": int(self.t_),
                 "n_updates_": int(self.n_updates_)}
         if self.vocabulary_ is not None:
             meta["vocabulary"] = self.vocabulary_.to_list()
         return meta, self._export_state()
 
+    def _export(self):  # round 2's name
+        return self.export_state()
+
     @classmethod
-    def _import(cls, params, meta, arrays):
-        """A model from ``_export``'s output (and the hyper-parameters), every part
+    def from_state(cls, params, meta, arrays):
+        """A model from ``export_state``'s output (and the hyper-parameters), every part
         checked: the parameters as ``fit`` checks them, the counters and the vocabulary,
         the labels, then each state array against its slot's declaration."""
         if not isinstance(params, dict) or not isinstance(meta, dict):
             raise ValueError("parameters and metadata must be JSON objects")
         model = cls(**params)
-        model._check_params()
+        model.check_params()
         model._constant()
         n_features = _count(meta, "n_features_in_")
         model.t_ = _count(meta, "t_")
@@ -536,6 +595,10 @@ class OnlineLearner(StateMixin, Estimator):
         if set(arrays) - known:
             raise ValueError(f"unknown arrays {sorted(set(arrays) - known)}")
         return model
+
+    @classmethod
+    def _import(cls, params, meta, arrays):  # round 2's name
+        return cls.from_state(params, meta, arrays)
 
     # hooks of the classifiers' label map (a regressor has none)
     def _import_labels(self, meta, arrays):
@@ -588,8 +651,8 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return self.classes_[pred]
 
     def decision_function(self, X):
-        """Scores ``w.x + b``: shape (n,) for two classes (> 0 means ``classes_[1]``),
-        (n, K) for K > 2 classes."""
+        """The model's scores: shape (n,) for two classes (> 0 means ``classes_[1]``),
+        (n, K) for K > 2 classes (``w.x + b`` for a linear model)."""
         return self._decision(X)
 
     def predict(self, X):
@@ -631,15 +694,11 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         """One example as a 1-row matrix of the model's columns (unknown features dropped)."""
         if type(x) is not dict:
             return np.asarray(x, dtype=np.float64).reshape(1, -1)
-        import scipy.sparse as sp
-        (_, indices, data), n = self._one_row(x, grow=False)
-        b = int(self.fit_intercept)
-        return sp.csr_matrix((data[b:n].copy(), indices[b:n] - b, np.array([0, n - b])),
-                             shape=(1, self.n_features_in_))
+        return self._row_matrix(*self._one_row(x, grow=False))
 
     # ------------------------------------------------------------ persistence
-    def _export(self):
-        meta, arrays = super()._export()
+    def export_state(self):
+        meta, arrays = super().export_state()
         labels, label_arrays = self._export_labels()
         meta.update(labels)
         arrays.update(label_arrays)
@@ -661,7 +720,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         return scores[:, 0].copy()
 
     def predict(self, X):
-        """Predicted targets ``w.x + b``."""
+        """Predicted targets (the model's score)."""
         return self._decision(X)
 
     def _predict_from_scores(self, scores):
@@ -682,11 +741,3 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
             raise ValueError("y contains NaN or infinity" if not math.isfinite(y) else
                              f"y beyond +-{MAX_TARGET:g}: scale the targets")
         return y
-
-    @property
-    def coef_(self):
-        return OnlineLearner.coef_.fget(self)[0]
-
-    @property
-    def intercept_(self):
-        return OnlineLearner.intercept_.fget(self)

@@ -85,6 +85,8 @@ import copy
 
 import numpy as np
 
+from .protocol import CannotMixError
+
 __all__ = ["mix", "RULES"]
 
 #: hyper-parameters members may differ in (they do not shape what was learned)
@@ -116,12 +118,12 @@ def mix(models, weights=None, rules=None):
     first = models[0]
     name = type(first).__name__
     from .multiclass.ovr import OneVsRest
-    if not hasattr(first, "_slots") or not hasattr(first, "state_"):
+    if not hasattr(first, "slots") or not hasattr(first, "state_"):
         if len(models) == 1:
             return copy.deepcopy(first)
-        raise ValueError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
+        raise CannotMixError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
     if len(models) > 1 and getattr(first, "_mix_refusal", None):
-        raise ValueError(f"{name} cannot be mixed: {first._mix_refusal}")
+        raise CannotMixError(f"{name} cannot be mixed: {first._mix_refusal}")
     _check_settings(models)
     copies = [copy.deepcopy(m) for m in models]
     _align_columns(copies)
@@ -135,7 +137,7 @@ def mix(models, weights=None, rules=None):
             out.state_["alpha"] *= lam[0]
             out._state_changed()
     elif isinstance(out, OneVsRest):
-        for k in range(out.state_[out._slots[0].name].shape[0]):
+        for k in range(out.state_[out.slots[0].name].shape[0]):
             leaf = _mix_leaves([c._class_model(k) for c in copies], lam, given, rules)
             for slot_name, arr in leaf.state_.items():
                 out.state_[slot_name][k] = arr
@@ -144,7 +146,7 @@ def mix(models, weights=None, rules=None):
         _mix_leaves(copies, lam, given, rules)
     out.t_ = int(sum(m.t_ for m in models))
     out.n_updates_ = int(sum(m.n_updates_ for m in models))
-    out._check_params()
+    out.check_params()
     return out
 
 
@@ -272,7 +274,7 @@ def _align_columns(copies):
         else:
             K = c._n_rows
             c.state_ = {s.name: _moved(c, s, c.state_[s.name], cols, K, d)
-                        for s in c._slots}
+                        for s in c.slots}
         c.vocabulary_ = Vocabulary.from_list(names)
         c.n_features_in_ = len(names)
         c.__dict__.pop("_row_buf", None)
@@ -346,7 +348,7 @@ def _permute_rows(model, perm):
         st["alpha"] = np.ascontiguousarray(st["alpha"][perm])
         return
     every = isinstance(model, OneVsRest)
-    for s in model._slots:
+    for s in model.slots:
         if s.axes and s.axes[0] == "K" and (every or s.signed or "d" in s.axes):
             st[s.name] = np.ascontiguousarray(st[s.name][perm])
 
@@ -511,11 +513,11 @@ def _mix_leaves(leaves, lam, given, rules):
     ctx = _Context(out, states, lam, given)
     name = type(out).__name__
     mixed = {}
-    for slot in out._slots:
+    for slot in out.slots:
         arrays = [st[slot.name] for st in states]
         shapes = sorted({a.shape for a in arrays})
         if len(shapes) > 1:
-            raise ValueError(f"{name} cannot be mixed: the members' state {slot.name!r} "
+            raise CannotMixError(f"{name} cannot be mixed: the members' state {slot.name!r} "
                              f"has shapes {shapes} (a setting that shapes the state, such "
                              "as the covariance layout, differs)")
         _check_rule(rules.get(slot.name, slot.mix))

@@ -8,9 +8,11 @@ the target folder and renamed into place, so a crash never leaves half a model; 
 the user's default permissions (the umask), like any file the user writes.
 Plain ``pickle``/``joblib`` also work, as for any scikit-learn estimator.
 
-What a model holds is its own business: ``save`` asks it through ``model._export()``
-(JSON-able metadata and named arrays) and ``load`` rebuilds it with
-``cls._import(params, metadata, arrays)``; this module names no private attribute.
+What a model holds is its own business: ``save`` asks it through the protocol's
+``model.export_state()`` (JSON-able metadata and named arrays) and ``load`` rebuilds it
+with ``cls.from_state(params, metadata, arrays)`` (``olearn.protocol``); a persistable
+class outside the protocol (portfolio strategies, recommenders ...) still answers
+round 2's ``_export()`` / ``_import(...)``.
 """
 import importlib
 import json
@@ -40,6 +42,19 @@ def persistable(cls):
         raise TypeError(f"{name}: only olearn's own classes can be made persistable")
     _PERSISTABLE[name] = cls
     return cls
+
+
+def exported(model):
+    """``model.export_state()``: (metadata, arrays); round 2's ``_export()`` for a class
+    outside the model protocol."""
+    export = getattr(model, "export_state", None)
+    return export() if callable(export) else model._export()
+
+
+def imported(cls, params, meta, arrays):
+    """``cls.from_state(...)``, or round 2's ``cls._import(...)`` outside the protocol."""
+    build = getattr(cls, "from_state", None)
+    return (build if callable(build) else cls._import)(params, meta, arrays)
 
 
 def _known_class(name):
@@ -80,7 +95,7 @@ def save(model, path):
         json.dumps(params, allow_nan=True)
     except TypeError as exc:
         raise TypeError(f"cannot save parameters of {cls_name}: {exc}") from None
-    fitted, arrays = model._export()
+    fitted, arrays = exported(model)
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "olearn_version": __version__,
             "numpy_version": np.__version__, "class": cls_name, "params": params,
             "fitted": fitted}
@@ -155,7 +170,7 @@ def load(path):
         raise ModelFileError(f"{path}: unknown learner class {str(meta.get('class'))[:80]!r}")
     from ._state import StateLayoutError
     try:
-        return cls._import(meta["params"], meta["fitted"], arrays)
+        return imported(cls, meta["params"], meta["fitted"], arrays)
     except StateLayoutError as exc:
         raise ModelFileError(
             f"{path}: written by an olearn (version {str(meta.get('olearn_version'))[:20]}) "

@@ -121,7 +121,7 @@ class Scaled(SavesNested, Estimator):
                 raise ValueError(f"X has {n_features} features, but Scaled was fed "
                                  f"{self._count.shape[0]} before")
 
-    def _widen(self, n_features):
+    def widen(self, n_features):
         """More columns from now on (see ``olearn._estimator.widen``): the statistics of
         the new ones start empty, as the learner's weights do."""
         if "model_" not in self.__dict__:
@@ -133,6 +133,8 @@ class Scaled(SavesNested, Estimator):
                                                  (self._count, self._mean, self._m2))
         width = widen(self.model_, n_features)
         return width if count is None else self._count.shape[0]
+
+    _widen = widen  # round 2's name
 
     @property
     def mean_(self):
@@ -273,7 +275,7 @@ class Scaled(SavesNested, Estimator):
             raise
 
     # ------------------------------------------------------------ persistence
-    def _export(self):
+    def export_state(self):
         from ._nested import export_model
         self._check()
         arrays = {}
@@ -290,7 +292,7 @@ class Scaled(SavesNested, Estimator):
         return meta, arrays
 
     @classmethod
-    def _import(cls, params, meta, arrays):
+    def from_state(cls, params, meta, arrays):
         from ._nested import import_wrapper
         model = import_wrapper(cls, params, meta, arrays)
         n = meta["n_seen_"]

@@ -2,15 +2,15 @@
 the online protocol, labels, persistence, the compiled-kernel cache, import time."""
 import json
 import os
-import pickle
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import clone, is_classifier
+from sklearn.base import is_classifier
 
+import generic
 import olearn
 from olearn.persistence import ModelFileError
 from olearn.registry import available, lookup
@@ -32,157 +32,38 @@ NAMES = _names()
 PATH_NAMES = NAMES
 
 
-def _problem(name, n=120, d=7, n_classes=2, seed=0, density=0.5):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < density)
-    est = olearn.make(name)
-    if is_classifier(est):
-        W = rng.standard_normal((n_classes, d))
-        y = np.argmax(X @ W.T + 0.3 * rng.standard_normal((n, n_classes)), axis=1)
-        if n_classes == 2:
-            y = np.where(y == 1, 1, -1)
-    else:
-        y = X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n)
-    return est, X, y
+_state = generic.state_of
+_assert_same_state = generic.assert_same_state
 
 
-def _state(est):
-    """The state arrays; a lazy sparse learner's owed shrinks applied first (its raw
-    arrays depend on which rows touched which weights, its model does not)."""
-    if hasattr(est, "_settle"):
-        est._settle()
-    return {k: v.copy() for k, v in est.state_.items()}
-
-
-def _assert_same_model(a, b, X, y, rtol=1e-10, atol=1e-12):
-    """Same weights, and the same behaviour on more data: a learner may renormalise its
-    internal state at the end of a call (e.g. lazy averaging), so models built through
-    different call boundaries are compared by what they do."""
-    _assert_same_weights(a, b, X, rtol, atol)
-    probe = np.random.default_rng(7).permutation(len(y))[:40]
-    sa = a.predict_learn(X[probe], y[probe], return_scores=True)
-    sb = b.predict_learn(X[probe], y[probe], return_scores=True)
-    np.testing.assert_allclose(sa, sb, rtol=rtol, atol=atol)
-    _assert_same_weights(a, b, X, rtol, atol)
-
-
-def _weights(m, X):
-    """``coef_`` and ``intercept_``; a learner without them (a kernel expansion, random
-    features) is compared by its decision values on ``X``."""
-    try:
-        return [m.coef_, m.intercept_]
-    except AttributeError:
-        return [m.decision_function(X) if hasattr(m, "decision_function") else m.predict(X)]
-
-
-def _assert_same_weights(a, b, X, rtol, atol):
-    for u, v in zip(_weights(a, X), _weights(b, X)):
-        np.testing.assert_allclose(u, v, rtol=rtol, atol=atol)
-
-
-def _assert_same_state(a, b, rtol=1e-10, atol=1e-12):
-    assert set(a) == set(b)
-    for k in a:
-        np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=atol, err_msg=k)
-
-
+# the generic checks of the model protocol (tests/generic.py), over every learner
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("name", PATH_NAMES)
 def test_input_paths_agree(name, n_classes):
     """learn_one loop = dense partial_fit = CSR partial_fit = chunked = predict_learn."""
-    est, X, y = _problem(name, n_classes=n_classes)
+    est = olearn.make(name)
     if n_classes > 2 and not is_classifier(est):
         pytest.skip("regressors have no classes")
     if not isinstance(est, olearn.base.OnlineLearner):
         pytest.skip("an ensemble weighs its members by their losses, which differ one "
                     "example at a time until both classes are known (the base's "
                     "documented difference; its members pass this test)")
-    dense = clone(est).partial_fit(X, y)
-    ref = _state(dense)
-    _assert_same_state(ref, _state(clone(est).partial_fit(sp.csr_matrix(X), y)))
-    chunked = clone(est)
-    for lo in range(0, len(y), 37):
-        chunked.partial_fit(X[lo:lo + 37], y[lo:lo + 37],
-                            classes=getattr(dense, "classes_", None))  # discovery's order
-    _assert_same_model(clone(est).partial_fit(X, y), chunked, X, y)
-    pl = clone(est)
-    scores = pl.predict_learn(X, y, return_scores=True)
-    _assert_same_state(ref, _state(pl))
-    assert pl.n_updates_ == dense.n_updates_ and pl.t_ == len(y)
-    one = clone(est)
-    pre = []
-    for xi, yi in zip(X, y):
-        if one.__dict__.get("state_") is not None:
-            pre.append(np.array(one._scores_one(xi)))
-        one.learn_one(xi, yi)
-    if n_classes == 2:
-        # binary: the first label registers one class, a second label sorting first flips
-        # the model exactly, so one at a time equals the batch
-        _assert_same_model(clone(est).partial_fit(X, y), one, X, y)
-    else:
-        # more labels arrive one by one: the model turns multiclass when the third label
-        # appears (not from the start as in the batch); equal to row-by-row partial_fit
-        rows = clone(est)
-        for i in range(len(y)):
-            rows.partial_fit(sp.csr_matrix(X[i:i + 1]), y[i:i + 1])
-        np.testing.assert_array_equal(one.classes_, rows.classes_)
-        _assert_same_model(rows, one, X, y)
-    if n_classes == 2 or not is_classifier(est):
-        np.testing.assert_allclose(np.ravel(scores)[-50:], np.ravel(pre)[-50:], rtol=1e-9,
-                                   atol=1e-12)
+    generic.check_input_paths_agree(est, n_classes)
 
 
 @pytest.mark.parametrize("name", PATH_NAMES)
 def test_progressive_predictions_are_pre_update(name):
-    est, X, y = _problem(name, n=60)
-    model = clone(est)
-    got = model.predict_learn(X, y)
-    step = clone(est)
-    want = []
-    for i in range(len(y)):
-        if i == 0:
-            step.partial_fit(X[:1], y[:1], classes=np.unique(y))
-            want.append(None)
-            continue
-        want.append(step.predict(X[i:i + 1])[0])
-        step.partial_fit(X[i:i + 1], y[i:i + 1])
-    if is_classifier(est):
-        assert list(got[1:]) == want[1:]
-    else:
-        np.testing.assert_allclose(got[1:], np.array(want[1:], dtype=float), rtol=1e-9,
-                                   atol=1e-12)
+    generic.check_progressive_predictions_are_pre_update(olearn.make(name))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fit_is_reset_then_epochs(name):
-    est, X, y = _problem(name)
-    a = clone(est).set_params(epochs=2, shuffle=False).fit(X, y)
-    b = clone(est).partial_fit(X, y, classes=np.unique(y) if is_classifier(est) else None)
-    b.partial_fit(X, y)
-    _assert_same_model(a, b, X, y)
-    a.fit(X, y)  # fit again starts afresh
-    _assert_same_state(_state(a), _state(clone(a).fit(X, y)))
-    assert clone(est).get_params().get("shuffle", True) is True  # scikit-learn's default
-    s1 = clone(est).set_params(shuffle=True, random_state=3).fit(X, y)
-    s2 = clone(est).set_params(shuffle=True, random_state=3).fit(X, y)
-    _assert_same_state(_state(s1), _state(s2))
+    generic.check_fit_is_reset_then_epochs(olearn.make(name))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_save_load_and_pickle_round_trip(name, tmp_path):
-    est, X, y = _problem(name)
-    model = clone(est).fit(X, y)
-    path = tmp_path / "m.olm"
-    model.save(path)
-    back = olearn.load(path)
-    assert type(back) is type(model) and back.get_params() == model.get_params()
-    _assert_same_state(_state(model), _state(back), rtol=0, atol=0)
-    np.testing.assert_array_equal(back.predict(X), model.predict(X))
-    back.partial_fit(X, y)
-    model.partial_fit(X, y)
-    _assert_same_state(_state(model), _state(back), rtol=0, atol=0)
-    again = pickle.loads(pickle.dumps(model))
-    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    generic.check_state_round_trip(olearn.make(name), tmp_path / "m.olm")
     assert [p.name for p in tmp_path.iterdir()] == ["m.olm"]  # no temporary left behind
 
 
@@ -321,18 +202,7 @@ def test_dict_examples_use_a_growing_vocabulary():
 # ------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("name", NAMES)
 def test_bad_input_is_refused_with_a_clear_error(name):
-    est, X, y = _problem(name, n=20)
-    Xn = X.copy()
-    Xn[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        clone(est).partial_fit(Xn, y)
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        clone(est).learn_one({"a": np.inf}, y[0])
-    m = clone(est).partial_fit(X, y)
-    with pytest.raises(ValueError, match="features"):
-        m.partial_fit(X[:, :3], y)
-    with pytest.raises(ValueError, match="sample_weight"):
-        clone(est).partial_fit(X, y, sample_weight=-np.ones(len(y)))
+    generic.check_bad_input_is_refused(olearn.make(name))
 
 
 def test_zero_row_never_updates():

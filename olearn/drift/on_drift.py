@@ -75,10 +75,12 @@ class OnDrift(SavesNested, Estimator):
             return (np.asarray(pred) != np.asarray(y)).astype(np.float64)
         return np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(y, dtype=np.float64))
 
-    def _widen(self, n_features):
+    def widen(self, n_features):
         """More columns from now on (see ``olearn._estimator.widen``)."""
         model = self.__dict__.get("model_")
         return None if model is None else widen(model, n_features)
+
+    _widen = widen  # round 2's name
 
     def predict_learn(self, X, y, sample_weight=None):
         """The pre-update prediction of each row, learning as it goes (``sample_weight``
@@ -142,7 +144,7 @@ class OnDrift(SavesNested, Estimator):
         return pred
 
     # ------------------------------------------------------------ persistence
-    def _export(self):
+    def export_state(self):
         from .._nested import export_model
         self._check()
         arrays = {}
@@ -152,7 +154,7 @@ class OnDrift(SavesNested, Estimator):
         return meta, arrays
 
     @classmethod
-    def _import(cls, params, meta, arrays):
+    def from_state(cls, params, meta, arrays):
         from .._nested import import_model, import_wrapper
         model = import_wrapper(cls, params, meta, arrays)
         model.detector_ = import_model(meta["detector"], "detector.", arrays,

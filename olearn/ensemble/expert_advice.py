@@ -60,7 +60,7 @@ from .._validation import column_or_1d
 from .._params import store_params
 from .._validation import check_choice, check_number
 from .._validation import check_random_state as _rng
-from ..base import DivergenceError
+from ..base import DivergenceError, OnlineLearner
 from .._nested import SavesNested, nested
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
@@ -348,7 +348,7 @@ class ExpertAdvice(SavesNested, Estimator):
                 member_scores.append(np.zeros(n))
                 continue
             try:
-                if not hasattr(m, "_partial"):     # a meta-model member (OnDrift, ...)
+                if not isinstance(m, OnlineLearner):  # a meta-model member (OnDrift, ...)
                     if sample_weight is not None or loss == "hinge":
                         raise ValueError(f"{type(m).__name__} members take no sample "
                                          "weights and no hinge loss")
@@ -358,17 +358,14 @@ class ExpertAdvice(SavesNested, Estimator):
                     else:
                         values[:, j] = out
                     member_scores.append(None)
-                elif classify:
-                    kw = {} if classes is None else {"classes": classes}
-                    with m._atomic():  # a diverging member keeps its last finite state
-                        s, p = m._partial(X, y, kw.get("classes"), sample_weight)
-                    labels = m._progressive_output(s, p, False)
+                elif classify:  # (atomic: a diverging member keeps its last state)
+                    labels, s = m.predict_learn(X, y, return_scores="both",
+                                                sample_weight=sample_weight, classes=classes)
                     votes[:, j] = np.searchsorted(self.classes_, labels)
                     member_scores.append(s if loss == "hinge" else None)
                 else:
-                    with m._atomic():
-                        s, _ = m._partial(X, y, None, sample_weight)
-                    values[:, j] = s[:, 0]
+                    values[:, j] = m.predict_learn(X, y, return_scores=True,
+                                                   sample_weight=sample_weight)
                     member_scores.append(None)
             except DivergenceError:
                 self.alive_[j] = False
@@ -435,7 +432,7 @@ class ExpertAdvice(SavesNested, Estimator):
                 self._pass(X, y, classes, sample_weight)
         return self
 
-    def _widen(self, n_features):
+    def widen(self, n_features):
         """More columns from now on, for every member (see ``olearn._estimator.widen``)."""
         if "members_" not in self.__dict__:
             return None
@@ -444,6 +441,8 @@ class ExpertAdvice(SavesNested, Estimator):
         if width is not None and "n_features_in_" in self.__dict__:
             self.n_features_in_ = width
         return width
+
+    _widen = widen  # round 2's name
 
     def predict_learn(self, X, y, return_scores=False, sample_weight=None):
         """The ensemble's pre-update prediction of each row (or with ``return_scores``
@@ -569,7 +568,7 @@ class ExpertAdvice(SavesNested, Estimator):
         return self._one(x, None, False)
 
     # ------------------------------------------------------------ persistence
-    def _export(self):
+    def export_state(self):
         from .._nested import export_model
         check_is_fitted(self, "members_")
         arrays = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb,
@@ -586,7 +585,7 @@ class ExpertAdvice(SavesNested, Estimator):
         return meta, arrays
 
     @classmethod
-    def _import(cls, params, meta, arrays):
+    def from_state(cls, params, meta, arrays):
         from .._nested import import_model
         model = cls(**params)
         learners = model._learners()

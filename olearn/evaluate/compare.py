@@ -152,14 +152,14 @@ def _reaches_kernel(est, param, values):
     """False when every value of ``param`` gives the same kernel parameters and the same
     initial state (``C`` of plain PA): searching it would only repeat one run."""
     from sklearn.base import clone
-    if not (hasattr(est, "_kernel_params") and hasattr(est, "_new_state")):
+    if not (hasattr(est, "kernel_params") and hasattr(est, "_new_state")):
         return True
     seen = set()
     for v in values:
         try:
             c = clone(est).set_params(**{param: v})
             c._new_state(1, 3)
-            key = (tuple(c._kernel_params()),
+            key = (tuple(c.kernel_params()),
                    tuple((k, np.asarray(a).tobytes()) for k, a in sorted(c.state_.items())))
         except Exception:  # anything unexpected: search the parameter
             return True

@@ -181,8 +181,8 @@ class SupportModel:
         self._state_changed()
 
     @classmethod
-    def _import(cls, params, meta, arrays):
-        model = super()._import(params, meta, arrays)
+    def from_state(cls, params, meta, arrays):
+        model = super().from_state(params, meta, arrays)
         st = model.state_
         used = st["sv_idx"][:st["sv_ptr"][int(st["ints"][0])]]
         if used.size and (used.min() < 0 or used.max() >= model._dim()):
@@ -265,12 +265,10 @@ class SupportModel:
     def _kernel_params_now(self):
         return check_kernel(self)
 
-    def _decision(self, X):
-        check_is_fitted(self, "state_")
-        X = self._validate_X(X, reset=False)
-        out = self._scores_of(kernel_rows(X, self.fit_intercept, self._constant()),
-                              X.shape[0])
-        return out[:, 0] if out.shape[1] == 1 else out
+    def batch_scores(self, X):
+        """(n, K) scores ``sum_i alpha[k, i] K(x, x_i)`` of validated rows."""
+        return self._scores_of(kernel_rows(X, self.fit_intercept, self._constant()),
+                               X.shape[0])
 
     def _row_scores(self, row, n):
         call = self._one_call()

@@ -12,12 +12,12 @@ The state puts the weights ``W`` (K, n_features) first and the row's features
 
 ``params[0]`` is ``eta``; a sample weight multiplies the step.  ``project`` is the
 sparse product ``P = x U`` (U (d, m) stored by feature, so a row reads contiguous
-rows of ``U``), shared by FOGD's random directions and NOGD's landmarks.
+rows of ``U``), shared by FOGD's random directions and NOGD's landmarks.  The Python
+side is the public :class:`olearn.feature_map.FeatureMapModel`.
 """
-import numpy as np
 from numba import njit
-from .._estimator import check_is_fitted
 
+from ..feature_map import FeatureMapModel
 from .._compiled.declare import Kernels
 from .._compiled.driver import top_wrong
 from .._validation import check_number
@@ -88,9 +88,9 @@ class Native(Kernels):
                          "feature map): OneVsRest does not apply")
 
 
-class FeatureModel:
-    """Mixin: hyper-parameter checks, predictions through ``_chunk_scores`` (bounded
-    memory), the public weights."""
+class FeatureModel(FeatureMapModel):
+    """Mixin of FOGD and NOGD: hyper-parameter checks, and their scores of a few rows
+    (``_chunk_scores``) as the public base's ``feature_scores``."""
 
     _tags = {"kernel": "features"}
 
@@ -105,25 +105,5 @@ class FeatureModel:
         """(n, K) scores of a few validated rows (override)."""
         raise NotImplementedError
 
-    def _decision(self, X):
-        check_is_fitted(self, "state_")
-        X = self._validate_X(X, reset=False)
-        out = np.empty((X.shape[0], self.state_["W"].shape[0]))
-        for lo in range(0, X.shape[0], 4096):  # bounded memory: 4096 rows at a time
-            out[lo:lo + 4096] = self._chunk_scores(X[lo:lo + 4096])
-        return out[:, 0] if out.shape[1] == 1 else out
-
-    @property
-    def weights_(self):
-        """(K, n_features) weights of the explicit features."""
-        check_is_fitted(self, "state_")
-        return self.state_["W"].copy()
-
-    @property
-    def coef_(self):
-        raise AttributeError(f"{type(self).__name__}'s weights are over kernel features: "
-                             "see weights_")
-
-    @property
-    def intercept_(self):
-        raise AttributeError(f"{type(self).__name__} has no intercept: see weights_")
+    def feature_scores(self, X):
+        return self._chunk_scores(X)

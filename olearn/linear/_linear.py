@@ -1,5 +1,10 @@
 """What the estimators of ``olearn.linear`` share on the Python side.
 
+* :class:`LinearDecision`: the linear decision function of every linear family
+  (first-order, second-order, sparse, one-vs-rest over them): scores ``W x`` from the
+  prediction weights (``_predict_weights``, ``W`` (K, d) by default, the constant
+  feature in column 0), ``coef_`` and ``intercept_``, the scorer hook
+  ``batch_scores`` of the protocol base (which knows no linear algebra);
 * the three state arrays of ``olearn._compiled.averaging`` (weights ``W``, averaging
   accumulator ``U``, per-row scratch and counters ``A``) ahead of a learner's own
   slots;
@@ -19,6 +24,8 @@ import numpy as np
 from numba import njit
 
 from .._compiled.averaging import AUX_COLUMNS, SCALE_, SQ_, SUM_, T_
+from .._compiled.driver import REGRESSION
+from .._estimator import check_is_fitted
 from .._state import Slot
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
@@ -37,7 +44,48 @@ def linear_slots(average):
             Slot("A", ("K", AUX_COLUMNS), 0.0, mix=AUX_MIX))
 
 
-class LinearModel:
+class LinearDecision:
+    """Mixin: a linear model's scores, ``coef_`` and ``intercept_`` from its prediction
+    weights (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
+
+    def _predict_weights(self):
+        """The (K, d) weights used to predict, the constant feature's in column 0
+        (lazy or averaging learners override this)."""
+        return self.state_["W"]
+
+    def batch_scores(self, X):
+        """Scores ``w_k.x + b_k`` of validated rows, (n, K)."""
+        W = self._predict_weights()
+        b = int(self.fit_intercept)
+        scores = np.asarray(X @ W[:, b:b + X.shape[1]].T)
+        if b:
+            scores = scores + self._constant() * W[:, 0]
+        return scores
+
+    def _row_scores(self, row, n):
+        """Scores of the one-row CSR triple ``row`` of length ``n``; O(non-zeros) when
+        the prediction weights are at hand (lazy learners override this)."""
+        return self._predict_weights()[:, row[1][:n]] @ row[2][:n]
+
+    @property
+    def coef_(self):
+        """(K, n_features) weights (the intercept's left out); (n_features,) for a
+        regressor."""
+        check_is_fitted(self, "state_")
+        W = self._predict_weights()
+        i = int(self.fit_intercept)
+        coef = W[:, i:i + self.n_features_in_].copy()
+        return coef[0] if self._task() == REGRESSION else coef
+
+    @property
+    def intercept_(self):
+        """(K,) intercepts ``c w_0`` (zeros without ``fit_intercept``)."""
+        check_is_fitted(self, "state_")
+        W = self._predict_weights()
+        return self._constant() * W[:, 0] if self.fit_intercept else np.zeros(W.shape[0])
+
+
+class LinearModel(LinearDecision):
     """Mixin for the linear learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
     _tags = {"linear": True}
@@ -59,7 +107,7 @@ class LinearModel:
         if state is None:
             return
         K, d = state["W"].shape
-        for s in self._slots:
+        for s in self.slots:
             shape = tuple(K if a == "K" else d if a == "d" else a for a in s.axes)
             if s.name not in state or state[s.name].shape != shape:
                 raise ValueError(f"a parameter that shapes the model's state (average, "
@@ -158,4 +206,5 @@ def _one_scores(row, W, U, A, out):
 
 
 # the validation helpers, now in ``olearn._validation`` (one set of checkers)
-__all__ = ["LinearModel", "linear_slots", "check_bool", "check_choice", "check_number"]
+__all__ = ["LinearDecision", "LinearModel", "linear_slots", "check_bool", "check_choice",
+           "check_number"]

@@ -15,7 +15,7 @@ then records the arg-max over the classes seen so far as the progressive predict
 (the rows of class k are a +1 for block k and a -1 for every other block).
 
 Compiled code.  The pass is :func:`olearn._compiled.driver.ovr_pass` over the base's
-declared binary rule, score and end-of-pass step: ``base._kernels.reduction("ovr")``,
+declared binary rule, score and end-of-pass step: ``base.kernels.reduction("ovr")``,
 an entry point generated from the base's declaration like its own
 (``olearn._compiled.declare``), disk-cached, so later processes load it.
 
@@ -47,7 +47,8 @@ import copy
 import numpy as np
 from .._estimator import check_is_fitted, clone
 
-from ..base import OnlineClassifier, OnlineLearner, Slot
+from ..base import OnlineClassifier, Slot
+from ..linear._linear import LinearDecision
 from .._compiled.declare import OVR, Kernels
 from .._nested import SavesNested, nested
 from .._compiled.driver import BINARY, MULTICLASS
@@ -60,7 +61,7 @@ def _block_axes(axes):
 
 
 @nested
-class OneVsRest(SavesNested, OnlineClassifier):
+class OneVsRest(SavesNested, LinearDecision, OnlineClassifier):
     """One-vs-rest over any binary olearn classifier, in one compiled pass per batch.
 
     Parameters
@@ -145,14 +146,14 @@ class OneVsRest(SavesNested, OnlineClassifier):
     @property
     def _slots(self):
         return tuple(Slot(s.name, _block_axes(s.axes), s.fill, s.eye, False)
-                     for s in self._layout()._slots)
+                     for s in self._layout().slots)
 
     @property
     def _kernels(self):
         return {MULTICLASS: self._binary_entry()}
 
     def _binary_entry(self):
-        kernels = self._layout()._kernels
+        kernels = self._layout().kernels
         if not isinstance(kernels, Kernels) or BINARY not in kernels:
             raise ValueError(f"{type(self.base).__name__} has no declared binary rule: "
                              "OneVsRest needs a binary olearn classifier")
@@ -171,11 +172,11 @@ class OneVsRest(SavesNested, OnlineClassifier):
         params = base.get_params(deep=False)
         if proto.get_params(deep=False) != params:
             proto.set_params(**params)
-            proto._check_params()  # a parameter that shapes the state must not change
+            proto.check_params()  # a parameter that shapes the state must not change
         return proto
 
     def _check_params(self):
-        self._base()._check_params()
+        self._base().check_params()
         self._synced()
         self._binary_entry()
         self._prime_blocks()
@@ -191,11 +192,11 @@ class OneVsRest(SavesNested, OnlineClassifier):
         prime = getattr(self._layout(), "_prime", None)
         state = self.__dict__.get("state_")
         if prime is not None and state is not None:
-            for k in range(state[self._slots[0].name].shape[0]):
+            for k in range(state[self.slots[0].name].shape[0]):
                 prime({name: arr[k] for name, arr in state.items()})
 
     def _kernel_params(self):
-        return self._synced()._kernel_params()
+        return self._synced().kernel_params()
 
     def _fill(self, slot):
         return self._layout()._fill(slot)
@@ -210,7 +211,7 @@ class OneVsRest(SavesNested, OnlineClassifier):
         if self._classes_given:
             self.seen_[:] = 1  # declared classes learn from row 1
         n = len(self.classes_)
-        lead = self._slots[0].name
+        lead = self.slots[0].name
         if self.state_[lead].shape[0] < n:
             self._resize_state(n, self._d)
         if len(before) == 1 and self._class_index[before[0]] == 1:
@@ -265,18 +266,18 @@ class OneVsRest(SavesNested, OnlineClassifier):
             return super()._decision(X)
         check_is_fitted(self, "state_")
         X = self._validate_X(X, reset=False)
-        K = self.state_[self._slots[0].name].shape[0]
+        K = self.state_[self.slots[0].name].shape[0]
         cols = [np.ravel(self._class_model(k)._decision(X)) for k in range(K)]
         return cols[0] if K == 1 else np.column_stack(cols)
 
     def _scores_one(self, x):
         if self._is_fresh() or not self._overrides("_scores_one"):
             return super()._scores_one(x)
-        K = self.state_[self._slots[0].name].shape[0]
+        K = self.state_[self.slots[0].name].shape[0]
         return np.array([np.ravel(self._class_model(k)._scores_one(x))[0] for k in range(K)])
 
     def _predict_weights(self):
-        if type(self._layout())._predict_weights is OnlineLearner._predict_weights:
+        if type(self._layout())._predict_weights is LinearDecision._predict_weights:
             return self.state_["W"][:, 0, :]
-        K = self.state_[self._slots[0].name].shape[0]
+        K = self.state_[self.slots[0].name].shape[0]
         return np.stack([self._class_model(k)._predict_weights()[0] for k in range(K)])

@@ -23,6 +23,7 @@ from scipy.special import ndtr
 from .._estimator import available_if, check_is_fitted, is_regressor
 
 from ..base import Slot
+from ..linear._linear import LinearDecision
 from .._compiled.driver import REGRESSION
 
 COVARIANCES = ("full", "diag", "auto")
@@ -41,7 +42,7 @@ COVARIANCE_DOC = """covariance : "full", "diag" or "auto" (see ``olearn.second_o
         ``OnlineLearner``."""
 
 
-class SecondOrderMixin:
+class SecondOrderMixin(LinearDecision):
     """Mean ``W = state[0]`` (K, d) and covariance ``state[1]`` for a learner class: full,
     ``L`` (K, d, d) with ``Sigma_k = L_k L_k'`` (plus ``B`` (2, d), the kernels' scratch:
     the last row's ``L'x``, not a parameter), or diagonal, ``S`` (K, d).

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._compiled.lazy import AUX_COLUMNS, FREE_, HYPER_, P_, Q_, T_
 from .._state import Slot
+from ..linear._linear import LinearDecision
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
@@ -31,7 +32,7 @@ from .._validation import check_bool, check_choice, check_number  # noqa: F401
 AUX_MIX = ("reset", "reset", "sum", "max", "reset") + ("first",) * (AUX_COLUMNS - 5)
 
 
-class SparseModel:
+class SparseModel(LinearDecision):
     """Mixin for the sparse learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
     _tags = {"linear": True}

@@ -1,0 +1,137 @@
+"""The model protocol: what every olearn model of every family offers, in one place.
+
+A *model* is an object with the calls of :class:`Model` below.  Learners of every
+family (linear, second-order, sparse, kernel expansions, feature maps, networks) get
+them from the lean base :class:`olearn.base.OnlineLearner` (with
+``OnlineClassifier`` / ``OnlineRegressor``); wrappers (``OneVsRest``, ``Scaled``,
+``OnDrift``, ``ExpertAdvice``) offer them over the models they hold.
+
+Calls
+-----
+batch
+    ``fit(X, y, sample_weight=None)`` (start afresh, ``epochs`` passes),
+    ``partial_fit(X, y, classes=None, sample_weight=None)`` (go on, rows in order),
+    ``predict_learn(X, y, return_scores=False, sample_weight=None, classes=None)`` (the
+    progressive protocol: each row's prediction, or score, made before its update),
+    ``predict(X)``; classifiers also ``decision_function(X)`` and, where tagged,
+    ``predict_proba(X)``.  A batch call is atomic: if it fails the model is as before.
+one example
+    ``learn_one(x, y, sample_weight=1.0)``, ``predict_one(x)``,
+    ``predict_learn_one(x, y, sample_weight=1.0)`` (``predict_one(x)``'s answer, then
+    ``learn_one``), classifiers where tagged ``predict_proba_one(x)``.  ``x`` is a dict
+    ``{feature: value}`` (the vocabulary grows) or a 1-D array.
+state
+    ``export_state() -> (meta, arrays)`` (JSON-able metadata, named numpy arrays) and
+    ``cls.from_state(params, meta, arrays)`` (every part checked before a model
+    exists); ``save(path)`` writes them (``olearn.persistence``, no pickle).  Round 2's
+    ``_export`` / ``_import`` remain as thin aliases.
+widening
+    ``widen(n_features) -> width or None``: take more columns from now on (a stream
+    whose width grows), keeping what was learned.
+mixing
+    ``explicit_state()``: the state with its lazy parts made explicit (a scale folded
+    into the weights, averaged weights formed, owed shrinks settled), name -> array, a
+    copy: what ``olearn.mix(models, weights)`` combines slot by slot, by the rule each
+    :class:`Slot` declares (``mix=``: weighted mean by default, sums for counters and
+    dual-averaging statistics, Jubatus's minimum for diagonal covariances, ...; see
+    :mod:`olearn.mixing`).  Every learner with slots offers it; a wrapper whose state
+    belongs to its own stream (``Scaled``, ``OnDrift``, ``ExpertAdvice``) inherits
+    :class:`NotMixable`, whose ``explicit_state`` raises :class:`CannotMixError` saying
+    why.
+tags
+    the class-level capability tags, read through ``olearn.tags(model)`` (the registry
+    owns them); the protocol's generic tests ask the tags, never attribute names.
+
+Extension points of the base
+----------------------------
+A new model derives from ``OnlineClassifier`` or ``OnlineRegressor`` (with a family
+base where one fits: ``olearn.linear.LinearModel`` for a linear rule,
+:class:`olearn.feature_map.FeatureMapModel` for scores ``W z(x)`` over a feature map)
+and writes only these public names, never a private hook:
+
+``slots``
+    a tuple of :class:`Slot` (name, axes over ``"K"`` class rows, ``"d"`` weights with
+    the constant feature, or ints; initial value): the state, allocated, grown,
+    converted and saved by the base.  The first slot with a ``"K"`` axis gives the
+    number of class rows, the first with a ``"d"`` axis the model's width.  ``signed``
+    slots are negated when the binary labels swap sides and halve into the first two
+    class rows at a third class (right for a layer whose output is linear in them).
+``kernels``
+    ``declare(name, score=..., binary=..., multiclass=..., regression=...)``: the
+    compiled rule and score (numba, ``@njit(inline="always")``), one entry point per
+    task made by the base's driver.
+``kernel_params()``, ``check_params()``
+    the hyper-parameters the rule reads (a tuple of floats), and their validation
+    (``olearn._validation`` checkers; raise ``ValueError``), once per call.
+``init_state(name, array, start)``
+    fill what a constant cannot (random initial weights): called with each slot's
+    fresh array (``start = 0``) and, when the width grows, the grown array and the
+    first new index along its ``"d"`` axis.
+``batch_scores(X)``
+    the (n, K) scores of validated rows, changing nothing: what ``decision_function``,
+    ``predict`` and ``predict_one`` use (the family bases provide it).
+
+Everything else (labels, class growth, vocabulary growth, atomic batches, divergence,
+state export and import, the scikit-learn contract) comes from the base.
+"""
+from typing import Protocol, runtime_checkable
+
+from ._compiled.driver import BINARY, MULTICLASS, REGRESSION
+from ._state import Slot
+
+__all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "declare", "BINARY",
+           "MULTICLASS", "REGRESSION"]
+
+
+class CannotMixError(ValueError):
+    """The model's state has no declared rule to be combined with another's."""
+
+
+class NotMixable:
+    """Mixin: the protocol's mixing hook for a model whose state cannot be combined
+    with another's (the wrappers whose statistics belong to their own stream)."""
+
+    def explicit_state(self):
+        """The state with every lazy part made explicit, what ``olearn.mix`` combines
+        slot by slot.  A wrapper's default: this model cannot be mixed."""
+        raise CannotMixError(f"{type(self).__name__} cannot be mixed: it declares no "
+                             "explicit state (see olearn.protocol, 'mixing')")
+
+
+def declare(name, **parts):
+    """Declare a model's compiled parts (``score``, ``binary``, ``multiclass``,
+    ``regression``, ``after``, ``losses``) under ``name``; returns its entry points by
+    task, for ``kernels``.  See :func:`olearn._compiled.declare.declare`."""
+    from ._compiled.declare import declare as _declare
+    return _declare(name, **parts)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """The calls every model offers (see the module docstring)."""
+
+    def fit(self, X, y, sample_weight=None): ...
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None): ...
+
+    def predict_learn(self, X, y, return_scores=False, sample_weight=None,
+                      classes=None): ...
+
+    def predict(self, X): ...
+
+    def learn_one(self, x, y, sample_weight=1.0): ...
+
+    def predict_one(self, x): ...
+
+    def predict_learn_one(self, x, y, sample_weight=1.0): ...
+
+    def export_state(self): ...
+
+    @classmethod
+    def from_state(cls, params, meta, arrays): ...
+
+    def save(self, path): ...
+
+    def widen(self, n_features): ...
+
+    def explicit_state(self): ...
