@@ -16,6 +16,7 @@ ExpertAdvice or OnDrift itself.
 import json
 
 from .persistence import persistable
+from ._locking import locked
 
 #: meta-models saved through :class:`Nested`: qualified name -> class
 _NESTED = {}
@@ -148,6 +149,7 @@ class SavesNested:
     """Mixin of the meta-models: ``save(path)`` writes the model through :class:`Nested`
     (``olearn.persistence.save`` asks ``_saved_form()`` for what to write)."""
 
+    @locked
     def save(self, path):
         """Write the model (its parameters, nested models and states) to ``path`` in the
         safe format (no pickle; atomic); ``olearn.load`` reads it back."""

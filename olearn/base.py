@@ -46,6 +46,7 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
 
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
 from ._labels import LabelMixin, unique_labels
+from ._locking import locked
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
 from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
@@ -139,6 +140,7 @@ class OnlineLearner(StateMixin, Estimator):
         state = self.__dict__.copy()
         state.pop("_one_cache", None)
         state.pop("_row_buf", None)
+        state.pop("_lock", None)  # (a copy gets its own: olearn._locking)
         return state
 
     def _n_weights(self, n_features):
@@ -249,6 +251,7 @@ class OnlineLearner(StateMixin, Estimator):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------ public API
+    @locked
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue learning from a batch, one row at a time, in order.  ``classes``
         (classifiers): every label the model may meet; a later unknown label is an
@@ -257,6 +260,7 @@ class OnlineLearner(StateMixin, Estimator):
             self._partial(X, y, classes, sample_weight)
         return self
 
+    @locked
     def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
         """The online protocol in one compiled pass.
 
@@ -308,12 +312,14 @@ class OnlineLearner(StateMixin, Estimator):
         try:
             yield
         except BaseException:
-            d.clear()
+            for k in [k for k in d if k not in saved]:  # (never without its _lock)
+                del d[k]
             d.update(saved)
             raise
         finally:
             d.pop("_in_atomic", None)
 
+    @locked
     def fit(self, X, y, sample_weight=None):
         """Start afresh, then ``epochs`` passes over the data, each in a random order
         seeded by ``random_state`` when ``shuffle`` (the default), else in order."""
@@ -480,6 +486,7 @@ class OnlineLearner(StateMixin, Estimator):
         fitted["t_"] += 1
         return call
 
+    @locked
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
         self._check_one_label(y)  # (before the example can grow the model)
@@ -504,12 +511,14 @@ class OnlineLearner(StateMixin, Estimator):
         the prediction weights are at hand (lazy learners override this)."""
         return self._predict_weights()[:, row[1][:n]] @ row[2][:n]
 
+    @locked
     def predict_one(self, x):
         """Prediction for one example (dict or 1-D array) from the current model: a
         classifier answers None until it knows a class, a regressor 0.0."""
         return self._predict_from_scores(self._scores_one(x))
 
     # ------------------------------------------------------------ persistence
+    @locked
     def save(self, path):
         """Write the model to ``path`` (arrays + JSON metadata, no pickle; atomic)."""
         from .persistence import save
@@ -602,11 +611,13 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         pred = np.minimum(pred, len(self.classes_) - 1)
         return self.classes_[pred]
 
+    @locked
     def decision_function(self, X):
         """Scores ``w.x + b``: shape (n,) for two classes (> 0 means ``classes_[1]``),
         (n, K) for K > 2 classes."""
         return self._decision(X)
 
+    @locked
     def predict(self, X):
         """Predicted labels (among the classes seen so far)."""
         scores = self.decision_function(X)
@@ -620,6 +631,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
             return classes[min(int(scores[0] > 0), len(classes) - 1)]
         return classes[self._class_of(scores.reshape(1, -1))[0]]
 
+    @locked
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""
@@ -635,6 +647,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return classes[min(call.views[3][0], len(classes) - 1)]
 
     @available_if(_has_proba)
+    @locked
     def predict_proba_one(self, x):
         """``{label: probability}`` for one example ({} before any class is known)."""
         if self._is_fresh() or not len(self.__dict__.get("classes_", ())):
@@ -675,6 +688,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
     def _progressive_output(self, scores, pred, return_scores):
         return scores[:, 0].copy()
 
+    @locked
     def predict(self, X):
         """Predicted targets ``w.x + b``."""
         return self._decision(X)
@@ -684,6 +698,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
             return 0.0
         return float(scores[0])
 
+    @locked
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""

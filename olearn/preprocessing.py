@@ -34,6 +34,7 @@ from ._estimator import Estimator, clone, estimator_kind, widen
 
 from . import _compiled  # noqa: F401  (olearn's numba cache folder)
 from ._nested import SavesNested, nested
+from ._locking import locked
 
 
 @njit(cache=True, nogil=True)
@@ -184,15 +185,18 @@ class Scaled(SavesNested, Estimator):
             raise
 
     # ------------------------------------------------------------ batches
+    @locked
     def partial_fit(self, X, y, **kwargs):
         """Scale each row with the statistics including it, then learn it, in order."""
         self._batch(X, "partial_fit", y, **kwargs)
         return self
 
+    @locked
     def predict_learn(self, X, y, **kwargs):
         """The learner's pre-update predictions of the scaled rows, learning as it goes."""
         return self._batch(X, "predict_learn", y, **kwargs)
 
+    @locked
     def fit(self, X, y, **kwargs):
         """Start afresh: the statistics of all of ``X``, then the learner's ``fit``."""
         for name in ("model_", "n_seen_", "_dict_stats", "_count", "_mean", "_m2"):
@@ -208,15 +212,19 @@ class Scaled(SavesNested, Estimator):
             raise NotFittedError("this Scaled model has not learned anything yet")
         return self.model_
 
+    @locked
     def predict(self, X):
         return self._fitted().predict(self._scaled(X, update=False))
 
+    @locked
     def decision_function(self, X):
         return self._fitted().decision_function(self._scaled(X, update=False))
 
+    @locked
     def predict_proba(self, X):
         return self._fitted().predict_proba(self._scaled(X, update=False))
 
+    @locked
     def score(self, X, y):
         return self._fitted().score(self._scaled(X, update=False), y)
 
@@ -251,15 +259,18 @@ class Scaled(SavesNested, Estimator):
             self.n_seen_ = n
         return out
 
+    @locked
     def predict_one(self, x):
         """The learner's prediction of ``x`` scaled with the statistics as they are."""
         self._check()
         return self.model_.predict_one(self._scaled_one(x, update=False))
 
+    @locked
     def learn_one(self, x, y, **kwargs):
         self.predict_learn_one(x, y, **kwargs)
         return self
 
+    @locked
     def predict_learn_one(self, x, y, **kwargs):
         """Update the statistics with ``x``, scale it, predict it, then learn it."""
         self._check()

@@ -34,6 +34,7 @@ import numpy as np
 from .._estimator import Estimator, clone, estimator_kind, is_classifier, widen
 
 from .._nested import SavesNested, nested
+from .._locking import locked
 
 
 @nested
@@ -79,6 +80,7 @@ class OnDrift(SavesNested, Estimator):
         model = self.__dict__.get("model_")
         return None if model is None else widen(model, n_features)
 
+    @locked
     def predict_learn(self, X, y, sample_weight=None):
         """The pre-update prediction of each row, learning as it goes (``sample_weight``
         goes to the learner)."""
@@ -106,26 +108,32 @@ class OnDrift(SavesNested, Estimator):
                 self.model_ = clone(self.learner)
         return out
 
+    @locked
     def partial_fit(self, X, y, **kwargs):
         self.predict_learn(X, y)
         return self
 
+    @locked
     def fit(self, X, y):
         for name in ("model_", "detector_", "drifts_", "t_"):
             self.__dict__.pop(name, None)
         return self.partial_fit(X, y)
 
+    @locked
     def predict(self, X):
         return self.model_.predict(X)
 
+    @locked
     def predict_one(self, x):
         self._check()
         return self.model_.predict_one(x)
 
+    @locked
     def learn_one(self, x, y):
         self.predict_learn_one(x, y)
         return self
 
+    @locked
     def predict_learn_one(self, x, y):
         """Predict ``x``, feed the error to the detector, learn ``x`` (reset on a drift)."""
         self._check()

@@ -4,6 +4,7 @@ logistic loss fits.  One mixin for every such learner (OGD, COCOB, NDAG, the spa
 learners)."""
 import numpy as np
 from .._estimator import available_if
+from .._locking import locked
 
 
 def _proba(model, scores):
@@ -31,10 +32,12 @@ class LogisticProba:
     """Sigmoid (binary) or softmax over the seen classes (multiclass) of the scores."""
 
     @available_if(_logistic)
+    @locked
     def predict_proba(self, X):
         """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
         return _proba(self, self.decision_function(X))
 
     @available_if(_logistic)
+    @locked
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))

@@ -51,6 +51,7 @@ from ..base import OnlineClassifier, OnlineLearner, Slot
 from .._compiled.declare import OVR, Kernels
 from .._nested import SavesNested, nested
 from .._compiled.driver import BINARY, MULTICLASS
+from .._locking import locked
 
 
 # ---------------------------------------------------------------- estimator
@@ -218,6 +219,7 @@ class OneVsRest(SavesNested, OnlineClassifier):
         self._resize_state(n, self._d)
 
     # -------------------------------------------------------- prediction
+    @locked
     def decision_function(self, X):
         """The K binary scores, (n, K); for two classes the scikit-learn convention,
         (n,) ``score_1 - score_0`` (> 0 means ``classes_[1]``, the arg-max)."""

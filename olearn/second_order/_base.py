@@ -24,6 +24,7 @@ from .._estimator import available_if, check_is_fitted
 
 from ..base import Slot
 from .._compiled.driver import REGRESSION
+from .._locking import locked
 
 COVARIANCES = ("full", "diag", "auto")
 AUTO_MAX_FULL = 1000
@@ -199,6 +200,7 @@ class ProbitMixin:
     }
 
     @available_if(_binary_or_unfitted)
+    @locked
     def predict_proba(self, X):
         """Probabilities of ``classes_`` (binary): ``Phi(margin / its standard deviation)``."""
         check_is_fitted(self, "state_")
