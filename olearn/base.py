@@ -62,7 +62,36 @@ SNAPSHOT_BYTES = 32 * 2**20
 
 
 class DivergenceError(ValueError):
-    """The model's scores or weights became non-finite (NaN or infinity)."""
+    """The model's scores or weights became non-finite (NaN or infinity).
+
+    Where, as fields: ``row``, the 0-based index of the row, counted in what ``where``
+    names: ``"batch"`` (the rows of the call that raised), ``"X"`` (``fit``'s rows, for a
+    shuffled pass) or ``"stream"`` (a one-example call: the examples the model learned
+    before this one); both None when no row is known.  ``learner``: the class name of
+    the model that diverged (a wrapper's member, say).  The message is made from them
+    (or given, without a row)."""
+
+    _PLACES = {"batch": "row {} of this batch", "X": "row {} of X (shuffled pass)",
+               "stream": "example {} of the stream"}
+
+    def __init__(self, message=None, row=None, where=None, learner=None, note=""):
+        self.row, self.where, self.learner, self.note = row, where, learner, note
+        if message is None:
+            place = self._PLACES[where].format(row + 1 if where == "stream" else row)
+            message = (f"{learner} diverged at {place}: the weights became non-finite (try "
+                       "a smaller step, a stronger regularisation or scaled features; call "
+                       f"fit() to start afresh){note}")
+        super().__init__(message)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.row, self.where, self.learner, self.note)
+
+    def moved(self, rows):
+        """The same error for a batch of which the raising call's rows were a part,
+        after ``rows`` rows (a wrapper that passes its batch on in pieces)."""
+        if self.row is None or self.where != "batch":
+            return self
+        return DivergenceError(None, self.row + rows, "batch", self.learner, self.note)
 
 
 class _OneCall:
@@ -184,27 +213,26 @@ class OnlineLearner(StateMixin, Estimator):
         return scores, pred
 
     # ------------------------------------------------------------ divergence
-    def _diverged(self, where):
+    def _diverged(self, row, where):
+        """The :class:`DivergenceError` of 0-based row ``row`` of ``where`` ("batch",
+        "X" or "stream": see the class)."""
         left = (" (this model is too big to copy before every call: it is left diverged)"
                 if self.__dict__.get("_in_atomic") == "uncopied" else "")
-        return DivergenceError(
-            f"{type(self).__name__} diverged at {where}: the weights became non-finite "
-            "(try a smaller step, a stronger regularisation or scaled features; call fit() "
-            f"to start afresh){left}")
+        return DivergenceError(None, row, where, type(self).__name__, left)
 
     def _check_finite(self, scores, order=None):
-        """O(n K): every pre-update score finite, and the learner's own O(1) test of the
-        weights after the pass (``_weights_finite``)."""
+        """The one divergence check of a batch: every pre-update score finite (O(n K)),
+        and the learner's own cheap test of the weights after the pass
+        (``_weights_finite``, O(1) for the linear learners).  The error names the row in
+        its fields (the command line reads them)."""
         if not np.isfinite(scores).all():
             i = int(np.argmin(np.isfinite(scores).all(axis=1)))
-            where = f"row {i} of this batch" if order is None else \
-                f"row {int(order[i])} of X (shuffled pass)"
-            raise self._diverged(where)
-        if not self._weights_finite():
-            n = scores.shape[0] - 1
-            where = f"row {n} of this batch" if order is None else \
-                f"row {int(order[n])} of X (shuffled pass)"
-            raise self._diverged(where)
+        elif not self._weights_finite():
+            i = scores.shape[0] - 1
+        else:
+            return
+        raise self._diverged(i, "batch") if order is None else \
+            self._diverged(int(order[i]), "X")
 
     def _weights_finite(self):
         """Whether every state array is finite, after a batch (O(size of the model), as
@@ -481,7 +509,7 @@ class OnlineLearner(StateMixin, Estimator):
         fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
         if not (math.isfinite(out_[0]) if call.K == 1 else
                 all(map(math.isfinite, out_.tolist()))):  # (the kernel did not update)
-            raise self._diverged(f"example {fitted['t_'] + 1} of the stream")
+            raise self._diverged(fitted["t_"], "stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
         return call

@@ -35,6 +35,7 @@ from .._estimator import Estimator, clone, estimator_kind, is_classifier, widen
 
 from .._nested import SavesNested, nested
 from .._locking import locked
+from ..base import DivergenceError
 
 
 @nested
@@ -93,8 +94,11 @@ class OnDrift(SavesNested, Estimator):
         start = 0
         while start < n:
             Xs, ys = X[start:], y[start:]
-            pred = self.model_.predict_learn(Xs, ys) if w is None else \
-                self.model_.predict_learn(Xs, ys, sample_weight=w[start:])
+            try:
+                pred = self.model_.predict_learn(Xs, ys) if w is None else \
+                    self.model_.predict_learn(Xs, ys, sample_weight=w[start:])
+            except DivergenceError as exc:  # its row counted in this batch
+                raise exc.moved(start) from None
             flags = self.detector_._flags(self.detector_._values(self._errors(pred, ys)),
                                           stop=True)
             k = flags.shape[0]
