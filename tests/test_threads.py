@@ -315,24 +315,23 @@ def test_expert_advice_shared_by_threads(tmp_path):
         saved = olearn.load(path)
         assert 2 <= saved.t_ <= len(y_all)
         assert all(m.t_ == saved.t_ for m in saved.members_)   # one consistent state
-        assert np.isclose(saved.weights_.sum(), 1.0) or saved.weights_.sum() > 0
+        assert saved.predict(X_all[:5]).shape == (5,)
 
 
 # ---------------------------------------------------------------- copies
 def test_the_lock_is_never_shared_by_a_copy_and_survives_what_models_go_through():
     import copy
     import pickle
+    from olearn._estimator import clone
     from olearn._locking import ModelLock, lock_of
     X, y = _blocks(4, n_classes=2)[0]
-    model = olearn.make("pa1").fit(X, y)
+    model = olearn.make("pa1", random_state=0).fit(X, y)
     lock = lock_of(model)
     assert isinstance(lock, ModelLock)
     for other in (copy.copy(model), copy.deepcopy(model),
-                  pickle.loads(pickle.dumps(model)), olearn.clone(model)
-                  if hasattr(olearn, "clone") else copy.deepcopy(model)):
+                  pickle.loads(pickle.dumps(model)), clone(model).fit(X, y)):
         assert lock_of(other) is not lock
-        np.testing.assert_array_equal(other.predict(X), model.predict(X)) \
-            if hasattr(other, "state_") else None
+        np.testing.assert_array_equal(other.predict(X), model.predict(X))
     wrapper = OneVsRest(olearn.make("pa1")).fit(X, y)
     assert pickle.loads(pickle.dumps(wrapper)).predict(X).shape == y.shape
     model.set_params(C=0.5)
