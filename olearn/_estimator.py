@@ -203,4 +203,6 @@ def widen(model, n_features):
     if not callable(method):
         raise ValueError(f"{type(model).__name__} cannot take new features as they appear: "
                          "read the data with a fixed width (n_features)")
-    return method(n_features)
+    from ._locking import lock_of
+    with lock_of(model):  # (the model's calls take turns: olearn._locking)
+        return method(n_features)

@@ -17,6 +17,7 @@ import json
 
 from . import persistence
 from .persistence import persistable
+from ._locking import locked
 from .protocol import NotMixable
 
 #: meta-models saved through :class:`Nested`: qualified name -> class
@@ -151,6 +152,7 @@ class SavesNested(NotMixable):
     (``olearn.persistence.save`` asks ``_saved_form()`` for what to write); they cannot
     be mixed (the protocol's default)."""
 
+    @locked
     def save(self, path):
         """Write the model (its parameters, nested models and states) to ``path`` in the
         safe format (no pickle; atomic); ``olearn.load`` reads it back."""

@@ -63,6 +63,7 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
 from ._compiled import entry_point as _entry_point
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
 from ._labels import LabelMixin, unique_labels
+from ._locking import locked
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
 from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
@@ -79,7 +80,36 @@ SNAPSHOT_BYTES = 32 * 2**20
 
 
 class DivergenceError(ValueError):
-    """The model's scores or weights became non-finite (NaN or infinity)."""
+    """The model's scores or weights became non-finite (NaN or infinity).
+
+    Where, as fields: ``row``, the 0-based index of the row, counted in what ``where``
+    names: ``"batch"`` (the rows of the call that raised), ``"X"`` (``fit``'s rows, for a
+    shuffled pass) or ``"stream"`` (a one-example call: the examples the model learned
+    before this one); both None when no row is known.  ``learner``: the class name of
+    the model that diverged (a wrapper's member, say).  The message is made from them
+    (or given, without a row)."""
+
+    _PLACES = {"batch": "row {} of this batch", "X": "row {} of X (shuffled pass)",
+               "stream": "example {} of the stream"}
+
+    def __init__(self, message=None, row=None, where=None, learner=None, note=""):
+        self.row, self.where, self.learner, self.note = row, where, learner, note
+        if message is None:
+            place = self._PLACES[where].format(row + 1 if where == "stream" else row)
+            message = (f"{learner} diverged at {place}: the weights became non-finite (try "
+                       "a smaller step, a stronger regularisation or scaled features; call "
+                       f"fit() to start afresh){note}")
+        super().__init__(message)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.row, self.where, self.learner, self.note)
+
+    def moved(self, rows):
+        """The same error for a batch of which the raising call's rows were a part,
+        after ``rows`` rows (a wrapper that passes its batch on in pieces)."""
+        if self.row is None or self.where != "batch":
+            return self
+        return DivergenceError(None, self.row + rows, "batch", self.learner, self.note)
 
 
 class _OneCall:
@@ -169,6 +199,7 @@ class OnlineLearner(StateMixin, Estimator):
         state = self.__dict__.copy()
         state.pop("_one_cache", None)
         state.pop("_row_buf", None)
+        state.pop("_lock", None)  # (a copy gets its own: olearn._locking)
         return state
 
     def _n_weights(self, n_features):
@@ -212,27 +243,26 @@ class OnlineLearner(StateMixin, Estimator):
         return scores, pred
 
     # ------------------------------------------------------------ divergence
-    def _diverged(self, where):
+    def _diverged(self, row, where):
+        """The :class:`DivergenceError` of 0-based row ``row`` of ``where`` ("batch",
+        "X" or "stream": see the class)."""
         left = (" (this model is too big to copy before every call: it is left diverged)"
                 if self.__dict__.get("_in_atomic") == "uncopied" else "")
-        return DivergenceError(
-            f"{type(self).__name__} diverged at {where}: the weights became non-finite "
-            "(try a smaller step, a stronger regularisation or scaled features; call fit() "
-            f"to start afresh){left}")
+        return DivergenceError(None, row, where, type(self).__name__, left)
 
     def _check_finite(self, scores, order=None):
-        """O(n K): every pre-update score finite, and the learner's own O(1) test of the
-        weights after the pass (``_weights_finite``)."""
+        """The one divergence check of a batch: every pre-update score finite (O(n K)),
+        and the learner's own cheap test of the weights after the pass
+        (``_weights_finite``, O(1) for the linear learners).  The error names the row in
+        its fields (the command line reads them)."""
         if not np.isfinite(scores).all():
             i = int(np.argmin(np.isfinite(scores).all(axis=1)))
-            where = f"row {i} of this batch" if order is None else \
-                f"row {int(order[i])} of X (shuffled pass)"
-            raise self._diverged(where)
-        if not self._weights_finite():
-            n = scores.shape[0] - 1
-            where = f"row {n} of this batch" if order is None else \
-                f"row {int(order[n])} of X (shuffled pass)"
-            raise self._diverged(where)
+        elif not self._weights_finite():
+            i = scores.shape[0] - 1
+        else:
+            return
+        raise self._diverged(i, "batch") if order is None else \
+            self._diverged(int(order[i]), "X")
 
     def _weights_finite(self):
         """Whether every state array is finite, after a batch (O(size of the model), as
@@ -256,6 +286,7 @@ class OnlineLearner(StateMixin, Estimator):
         self.__dict__.pop("_row_buf", None)
         self._new_state(1, self._n_weights(n_features))
 
+    @locked
     def widen(self, n_features):
         """Take ``n_features`` columns from now on, if more than now (a stream whose
         width grows: ``read_libsvm`` on standard input without ``n_features``): the new
@@ -283,6 +314,7 @@ class OnlineLearner(StateMixin, Estimator):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------ public API
+    @locked
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue learning from a batch, one row at a time, in order.  ``classes``
         (classifiers): every label the model may meet; a later unknown label is an
@@ -291,6 +323,7 @@ class OnlineLearner(StateMixin, Estimator):
             self._partial(X, y, classes, sample_weight)
         return self
 
+    @locked
     def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
         """The online protocol in one compiled pass.
 
@@ -346,12 +379,14 @@ class OnlineLearner(StateMixin, Estimator):
         try:
             yield
         except BaseException:
-            d.clear()
+            for k in [k for k in d if k not in saved]:  # (never without its _lock)
+                del d[k]
             d.update(saved)
             raise
         finally:
             d.pop("_in_atomic", None)
 
+    @locked
     def fit(self, X, y, sample_weight=None):
         """Start afresh, then ``epochs`` passes over the data, each in a random order
         seeded by ``random_state`` when ``shuffle`` (the default), else in order."""
@@ -492,11 +527,12 @@ class OnlineLearner(StateMixin, Estimator):
         fitted = self.__dict__  # counters: skip __setattr__ on the per-example path
         if not (math.isfinite(out_[0]) if call.K == 1 else
                 all(map(math.isfinite, out_.tolist()))):  # (the kernel did not update)
-            raise self._diverged(f"example {fitted['t_'] + 1} of the stream")
+            raise self._diverged(fitted["t_"], "stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
         return call
 
+    @locked
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
         self._check_one_label(y)  # (before the example can grow the model)
@@ -530,12 +566,14 @@ class OnlineLearner(StateMixin, Estimator):
         return sp.csr_matrix((data[b:n].copy(), indices[b:n] - b, np.array([0, n - b])),
                              shape=(1, self.n_features_in_))
 
+    @locked
     def predict_one(self, x):
         """Prediction for one example (dict or 1-D array) from the current model: a
         classifier answers None until it knows a class, a regressor 0.0."""
         return self._predict_from_scores(self._scores_one(x))
 
     # ------------------------------------------------------------ persistence
+    @locked
     def save(self, path):
         """Write the model to ``path`` (arrays + JSON metadata, no pickle; atomic)."""
         from .persistence import save
@@ -650,11 +688,13 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         pred = np.minimum(pred, len(self.classes_) - 1)
         return self.classes_[pred]
 
+    @locked
     def decision_function(self, X):
         """The model's scores: shape (n,) for two classes (> 0 means ``classes_[1]``),
         (n, K) for K > 2 classes (``w.x + b`` for a linear model)."""
         return self._decision(X)
 
+    @locked
     def predict(self, X):
         """Predicted labels (among the classes seen so far)."""
         scores = self.decision_function(X)
@@ -668,6 +708,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
             return classes[min(int(scores[0] > 0), len(classes) - 1)]
         return classes[self._class_of(scores.reshape(1, -1))[0]]
 
+    @locked
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""
@@ -683,6 +724,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return classes[min(call.views[3][0], len(classes) - 1)]
 
     @available_if(_has_proba)
+    @locked
     def predict_proba_one(self, x):
         """``{label: probability}`` for one example ({} before any class is known)."""
         if self._is_fresh() or not len(self.__dict__.get("classes_", ())):
@@ -719,6 +761,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
     def _progressive_output(self, scores, pred, return_scores):
         return scores[:, 0].copy()
 
+    @locked
     def predict(self, X):
         """Predicted targets (the model's score)."""
         return self._decision(X)
@@ -728,6 +771,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
             return 0.0
         return float(scores[0])
 
+    @locked
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call."""

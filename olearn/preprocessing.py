@@ -33,6 +33,7 @@ from ._estimator import Estimator, clone, estimator_kind, widen
 
 from ._compiled import njit
 from ._nested import SavesNested, nested
+from ._locking import locked
 
 
 @njit(cache=True, nogil=True)
@@ -121,6 +122,7 @@ class Scaled(SavesNested, Estimator):
                 raise ValueError(f"X has {n_features} features, but Scaled was fed "
                                  f"{self._count.shape[0]} before")
 
+    @locked
     def widen(self, n_features):
         """More columns from now on (see ``olearn._estimator.widen``): the statistics of
         the new ones start empty, as the learner's weights do."""
@@ -186,15 +188,18 @@ class Scaled(SavesNested, Estimator):
             raise
 
     # ------------------------------------------------------------ batches
+    @locked
     def partial_fit(self, X, y, **kwargs):
         """Scale each row with the statistics including it, then learn it, in order."""
         self._batch(X, "partial_fit", y, **kwargs)
         return self
 
+    @locked
     def predict_learn(self, X, y, **kwargs):
         """The learner's pre-update predictions of the scaled rows, learning as it goes."""
         return self._batch(X, "predict_learn", y, **kwargs)
 
+    @locked
     def fit(self, X, y, **kwargs):
         """Start afresh: the statistics of all of ``X``, then the learner's ``fit``."""
         for name in ("model_", "n_seen_", "_dict_stats", "_count", "_mean", "_m2"):
@@ -210,15 +215,19 @@ class Scaled(SavesNested, Estimator):
             raise NotFittedError("this Scaled model has not learned anything yet")
         return self.model_
 
+    @locked
     def predict(self, X):
         return self._fitted().predict(self._scaled(X, update=False))
 
+    @locked
     def decision_function(self, X):
         return self._fitted().decision_function(self._scaled(X, update=False))
 
+    @locked
     def predict_proba(self, X):
         return self._fitted().predict_proba(self._scaled(X, update=False))
 
+    @locked
     def score(self, X, y):
         return self._fitted().score(self._scaled(X, update=False), y)
 
@@ -253,15 +262,18 @@ class Scaled(SavesNested, Estimator):
             self.n_seen_ = n
         return out
 
+    @locked
     def predict_one(self, x):
         """The learner's prediction of ``x`` scaled with the statistics as they are."""
         self._check()
         return self.model_.predict_one(self._scaled_one(x, update=False))
 
+    @locked
     def learn_one(self, x, y, **kwargs):
         self.predict_learn_one(x, y, **kwargs)
         return self
 
+    @locked
     def predict_learn_one(self, x, y, **kwargs):
         """Update the statistics with ``x``, scale it, predict it, then learn it."""
         self._check()

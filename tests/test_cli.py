@@ -425,6 +425,9 @@ def test_diverging_model_is_not_saved(tmp_path, chunk):
     assert proc.returncode != 0
     assert len(err) == 1 and err[0].startswith("olearn: error: ogd-reg"), proc.stderr
     assert "diverged" in err[0] and "not saved" in err[0]
+    # the file's row, from the error's fields: one row at a time, the update of row 2
+    # makes the weights non-finite; in one batch, row 3 is the first non-finite score
+    assert f"at row {2 if chunk == '1' else 3} of big.svm (counting from 1)" in err[0]
     assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr
     assert sorted(os.listdir(tmp_path)) == ["big.svm"]     # no model, no temporary file
 

@@ -146,13 +146,29 @@ def test_divergence_names_the_row():
     X[20:] *= 1e100
     y = X[:, 0]
     m = olearn.make("ogd-reg", schedule="constant", eta=1.0)
-    with pytest.raises(DivergenceError, match=r"OGDRegressor diverged at row 2\d of this batch"):
+    with pytest.raises(DivergenceError, match=r"OGDRegressor diverged at row 2\d of this batch") \
+            as batch:
         m.partial_fit(X, y)
+    # the row as fields, the message made from them
+    assert batch.value.where == "batch" and 20 <= batch.value.row < 30
+    assert f"at row {batch.value.row} of this batch" in str(batch.value)
+    assert batch.value.learner == "OGDRegressor"
     one = olearn.make("ogd-reg", schedule="constant", eta=1.0)
-    with pytest.raises(DivergenceError, match="diverged at example"):
+    with pytest.raises(DivergenceError, match="diverged at example") as stream:
         for xi, yi in zip(X, y):
             one.learn_one(xi, yi)
+    assert stream.value.where == "stream" and stream.value.row == one.t_
+    assert f"example {one.t_ + 1} of the stream" in str(stream.value)
+    shuffled = olearn.make("ogd-reg", schedule="constant", eta=1.0, random_state=0)
+    with pytest.raises(DivergenceError, match="shuffled pass") as fit:
+        shuffled.fit(X, y)
+    assert fit.value.where == "X" and 0 <= fit.value.row < len(y)
+    assert f"row {fit.value.row} of X (shuffled pass)" in str(fit.value)
     assert issubclass(DivergenceError, ValueError)
+    import pickle
+    again = pickle.loads(pickle.dumps(batch.value))
+    assert (again.row, again.where, str(again)) == (batch.value.row, "batch", str(batch.value))
+    assert batch.value.moved(100).row == batch.value.row + 100
 
 
 def test_ogd_regressor_diverges_on_cpusmall_with_defaults(data_dir):

@@ -521,10 +521,11 @@ def divergence_message(algo, model, where, saved_note):
 
 
 class guarded:
-    """``chunks`` passed through, checking after each one that the model's weights are
-    finite: a diverged model stops the stream with a :class:`Diverged` error.  ``start``
-    is the number of rows before the chunk being learned (to place a learner's own
-    ``DivergenceError``, whose row counts from the start of its batch)."""
+    """``chunks`` passed through, counting the rows learned: ``start`` is the number of
+    rows before the chunk being learned, to place a learner's ``DivergenceError`` (whose
+    ``row`` counts from the start of its batch) in the file.  A learner checks its
+    weights after every chunk itself (``olearn.base``); the command line checks the
+    whole model once, at the end (:func:`check_finite`), not after every chunk."""
 
     def __init__(self, model, chunks, algo, saved_note=""):
         self.model, self.chunks, self.algo, self.note = model, chunks, algo, saved_note
@@ -534,21 +535,19 @@ class guarded:
         for chunk in self.chunks:
             yield chunk
             self.start += len(chunk[1])
-            if non_finite(self.model) is not None:
-                raise Diverged(divergence_message(self.algo, self.model,
-                                                  f"by row {self.start:,}", self.note))
 
     def error(self, exc, data):
-        """A :class:`CLIError` for the learner's ``DivergenceError`` ``exc``."""
-        import re
-        text = one_line(exc)
+        """A :class:`CLIError` for the learner's ``DivergenceError`` ``exc``: the row of
+        the file from its fields (``row`` of ``where="batch"``), else its message."""
         name = os.path.basename(os.fspath(data)) if data not in (None, "-") else "the input"
-        text = re.sub(r"at row (\d+) of this batch",          # 0-based in the batch
-                      lambda m: f"at row {self.start + int(m.group(1)) + 1:,} of {name} "
-                                "(counting from 1)", text)
-        text = re.sub(r";\s*call fit\(\) to start afresh", "", text)
-        if "smaller" not in text:
-            text += f" ({_step_hint(self.model)})"
+        hint = _step_hint(self.model)
+        if getattr(exc, "where", None) == "batch" and exc.row is not None:
+            text = (f"{exc.learner} diverged at row {self.start + exc.row + 1:,} of {name} "
+                    f"(counting from 1): the weights became non-finite ({hint})")
+        else:
+            text = one_line(exc)
+            if "smaller" not in text:
+                text += f" ({hint})"
         return Diverged(f"{self.algo}: {text}{self.note}")
 
 

@@ -3,6 +3,7 @@ online protocol (``partial_fit`` updates, ``fit`` starts afresh), coordinates ch
 for ``inverse_transform``, and save/load of the fitted arrays named in ``_saved``."""
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from .._locking import locked
 
 
 def check_rows(est, X, reset):
@@ -23,6 +24,7 @@ class RowDecomposition(TransformerMixin, BaseEstimator):
     ``save`` writes: ``(name in the file, attribute, shape)``, ``"d"`` the width."""
     _saved = ()
 
+    @locked
     def partial_fit(self, X, y=None):
         """Update the model with the rows of ``X``.  Returns self."""
         self._check_params()
@@ -33,6 +35,7 @@ class RowDecomposition(TransformerMixin, BaseEstimator):
         self._update(X)
         return self
 
+    @locked
     def fit(self, X, y=None):
         """The model of the rows of ``X`` alone (forgetting what was seen before)."""
         for name in ("_V", "n_features_in_"):
@@ -48,6 +51,7 @@ class RowDecomposition(TransformerMixin, BaseEstimator):
                              f"{Z.shape}")
         return Z, C
 
+    @locked
     def save(self, path):
         """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
         from ..persistence import save

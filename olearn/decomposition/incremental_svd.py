@@ -19,6 +19,7 @@ from .._validation import check_number
 from ..persistence import persistable
 from ._base import RowDecomposition, check_count, check_rows
 from ._brand import brand_update, flip_signs
+from .._locking import locked
 
 __all__ = ["IncrementalSVD"]
 
@@ -84,12 +85,14 @@ class IncrementalSVD(RowDecomposition):
         """The current rank (at most ``rank``)."""
         return len(self.singular_values_) if hasattr(self, "_V") else 0
 
+    @locked
     def transform(self, X):
         """Coordinates of the rows of ``X`` in the basis: ``X V``."""
         C = self.components_
         X = check_rows(self, X, reset=False)
         return X @ C.T
 
+    @locked
     def inverse_transform(self, Z):
         """Rows back from their coordinates: ``Z V^T``."""
         Z, C = self._coordinates(Z)

@@ -23,6 +23,7 @@ from .._validation import check_choice, check_number
 from ..persistence import persistable
 from ._base import RowDecomposition, check_count, check_rows
 from ._brand import brand_update, flip_signs
+from .._locking import locked
 
 __all__ = ["OnlinePCA"]
 
@@ -134,12 +135,14 @@ class OnlinePCA(RowDecomposition):
         return self.explained_variance_ / (total / max(int(self.n_samples_seen_) - 1, 1)) \
             if total > 0 else np.zeros_like(self.explained_variance_)
 
+    @locked
     def transform(self, X):
         """Coordinates of the centred rows on the components."""
         C = self.components_
         X = check_rows(self, X, reset=False)
         return (X - self.mean_) @ C.T
 
+    @locked
     def inverse_transform(self, Z):
         """Rows back from their coordinates (plus the mean)."""
         Z, C = self._coordinates(Z)

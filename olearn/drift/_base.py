@@ -15,6 +15,7 @@ import numpy as np
 
 from .._params import store_params  # noqa: F401 (the subclasses' __init__)
 from .._compiled import entry_point as _entry_point
+from .._locking import locked
 
 NONE, WARNING, DRIFT = 0, 1, 2
 
@@ -73,6 +74,7 @@ class DriftDetector:
         return type(self)(**self.get_params())
 
     # ------------------------------------------------------------ state
+    @locked
     def reset(self):
         """Forget everything seen (the parameters stay)."""
         for name in ("_state", "_params_arr", "_one"):
@@ -96,6 +98,7 @@ class DriftDetector:
         return int(type(self)._kernel(values, *st, self._params_arr, flags, stop))
 
     # ------------------------------------------------------------ public API
+    @locked
     def update(self, value):
         """Feed one value; returns True when a drift is detected at this value."""
         one = self.__dict__.get("_one")
@@ -125,6 +128,7 @@ class DriftDetector:
         self.n_detections_ += flag == DRIFT
         return self.drift_detected
 
+    @locked
     def update_many(self, values, return_warnings=False):
         """Feed a whole stream in one compiled call; returns the indices (into ``values``)
         at which a drift was detected: the same as calling ``update`` on each value in
@@ -162,6 +166,7 @@ class DriftDetector:
         return flags
 
     # ------------------------------------------------------------ persistence
+    @locked
     def save(self, path):
         """Write the detector (parameters and state) to ``path`` (safe format)."""
         from ..persistence import save

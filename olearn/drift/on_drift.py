@@ -34,6 +34,8 @@ import numpy as np
 from .._estimator import Estimator, clone, estimator_kind, is_classifier, widen
 
 from .._nested import SavesNested, nested
+from .._locking import locked
+from ..base import DivergenceError
 
 
 @nested
@@ -75,6 +77,7 @@ class OnDrift(SavesNested, Estimator):
             return (np.asarray(pred) != np.asarray(y)).astype(np.float64)
         return np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(y, dtype=np.float64))
 
+    @locked
     def widen(self, n_features):
         """More columns from now on (see ``olearn._estimator.widen``)."""
         model = self.__dict__.get("model_")
@@ -82,6 +85,7 @@ class OnDrift(SavesNested, Estimator):
 
     _widen = widen  # round 2's name
 
+    @locked
     def predict_learn(self, X, y, sample_weight=None):
         """The pre-update prediction of each row, learning as it goes (``sample_weight``
         goes to the learner)."""
@@ -94,8 +98,11 @@ class OnDrift(SavesNested, Estimator):
         start = 0
         while start < n:
             Xs, ys = X[start:], y[start:]
-            pred = self.model_.predict_learn(Xs, ys) if w is None else \
-                self.model_.predict_learn(Xs, ys, sample_weight=w[start:])
+            try:
+                pred = self.model_.predict_learn(Xs, ys) if w is None else \
+                    self.model_.predict_learn(Xs, ys, sample_weight=w[start:])
+            except DivergenceError as exc:  # its row counted in this batch
+                raise exc.moved(start) from None
             flags = self.detector_._flags(self.detector_._values(self._errors(pred, ys)),
                                           stop=True)
             k = flags.shape[0]
@@ -109,26 +116,32 @@ class OnDrift(SavesNested, Estimator):
                 self.model_ = clone(self.learner)
         return out
 
+    @locked
     def partial_fit(self, X, y, **kwargs):
         self.predict_learn(X, y)
         return self
 
+    @locked
     def fit(self, X, y):
         for name in ("model_", "detector_", "drifts_", "t_"):
             self.__dict__.pop(name, None)
         return self.partial_fit(X, y)
 
+    @locked
     def predict(self, X):
         return self.model_.predict(X)
 
+    @locked
     def predict_one(self, x):
         self._check()
         return self.model_.predict_one(x)
 
+    @locked
     def learn_one(self, x, y):
         self.predict_learn_one(x, y)
         return self
 
+    @locked
     def predict_learn_one(self, x, y):
         """Predict ``x``, feed the error to the detector, learn ``x`` (reset on a drift)."""
         self._check()

@@ -62,6 +62,7 @@ from .._validation import check_choice, check_number
 from .._validation import check_random_state as _rng
 from ..base import DivergenceError, OnlineLearner
 from .._nested import SavesNested, nested
+from .._locking import locked
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
 CLASSIFY_LOSSES = ("zero-one", "hinge")
@@ -407,11 +408,13 @@ class ExpertAdvice(SavesNested, Estimator):
             raise ValueError("sample_weight must be finite and non-negative")
         return sample_weight
 
+    @locked
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue learning from a batch, one row at a time, in order."""
         self._partial(X, y, classes, sample_weight)
         return self
 
+    @locked
     def fit(self, X, y, sample_weight=None):
         """Start afresh, then ``epochs`` passes (shuffled when ``shuffle``)."""
         self._reset()
@@ -432,6 +435,7 @@ class ExpertAdvice(SavesNested, Estimator):
                 self._pass(X, y, classes, sample_weight)
         return self
 
+    @locked
     def widen(self, n_features):
         """More columns from now on, for every member (see ``olearn._estimator.widen``)."""
         if "members_" not in self.__dict__:
@@ -444,6 +448,7 @@ class ExpertAdvice(SavesNested, Estimator):
 
     _widen = widen  # round 2's name
 
+    @locked
     def predict_learn(self, X, y, return_scores=False, sample_weight=None):
         """The ensemble's pre-update prediction of each row (or with ``return_scores``
         its scores), learning as it goes (``sample_weight`` as in ``partial_fit``)."""
@@ -482,6 +487,7 @@ class ExpertAdvice(SavesNested, Estimator):
         return self._combine(votes, values, np.zeros((X.shape[0], len(self.members_))),
                              False)
 
+    @locked
     def predict(self, X):
         """The ensemble's predictions with the current weights (learns nothing)."""
         out_cls, out_val, scores = self._predict_raw(X)
@@ -552,15 +558,18 @@ class ExpertAdvice(SavesNested, Estimator):
             return self.classes_[min(int(out[0]), len(self.classes_) - 1)]
         return float(val[0])
 
+    @locked
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example (dict or 1-D array)."""
         self._one(x, y, True)
         return self
 
+    @locked
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Predict one example, then learn from it (one call per member)."""
         return self._one(x, y, True)
 
+    @locked
     def predict_one(self, x):
         """The ensemble's prediction for one example (None / 0.0 before any)."""
         if self._is_fresh():

@@ -247,7 +247,7 @@ class SupportModel:
         n = self._pass(row, call.y, call.sw, call.scores, call.pred, call.task, call.params,
                        call.work)
         if not np.isfinite(call.out).all():  # (the pass did not update)
-            raise self._diverged(f"example {d['t_'] + 1} of the stream")
+            raise self._diverged(d["t_"], "stream")
         d["n_updates_"] += n
         d["t_"] += 1
         return call

@@ -4,6 +4,7 @@ logistic loss fits.  One mixin for every such learner (OGD, COCOB, NDAG, the spa
 learners), public as ``olearn.linear.LogisticProba`` and ``olearn.linear.logistic_proba``."""
 import numpy as np
 from .._estimator import available_if
+from .._locking import locked
 
 
 def logistic_proba(model, scores):
@@ -36,10 +37,12 @@ class LogisticProba:
     _tags = {"probabilistic": True}     # with the logistic loss
 
     @available_if(_logistic)
+    @locked
     def predict_proba(self, X):
         """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
         return logistic_proba(self, self.decision_function(X))
 
     @available_if(_logistic)
+    @locked
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))

@@ -52,6 +52,7 @@ from ..linear._linear import LinearDecision
 from .._compiled.declare import OVR, Kernels
 from .._nested import SavesNested, nested
 from .._compiled.driver import BINARY, MULTICLASS
+from .._locking import locked
 
 
 # ---------------------------------------------------------------- estimator
@@ -224,6 +225,7 @@ class OneVsRest(SavesNested, LinearDecision, OnlineClassifier):
         self._resize_state(n, self._d)
 
     # -------------------------------------------------------- prediction
+    @locked
     def decision_function(self, X):
         """The K binary scores, (n, K); for two classes the scikit-learn convention,
         (n,) ``score_1 - score_0`` (> 0 means ``classes_[1]``, the arg-max)."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._params import store_params  # noqa: F401  (re-exported for the strategy files)
 from .._validation import check_number
+from .._locking import locked
 
 
 def check_window(window):
@@ -108,6 +109,7 @@ class Strategy:
                      *self._kernel_params())
         self.t_ += X.shape[0]
 
+    @locked
     def predict_one(self, n_assets=None):
         """The portfolio for the coming period (a copy), decided before its relatives
         are seen.  A strategy that has seen nothing yet needs ``n_assets`` and answers
@@ -119,6 +121,7 @@ class Strategy:
             self._ensure_state(int(n_assets))
         return self.state_["b"].copy()
 
+    @locked
     def learn_one(self, x):
         """Learn one period's price relatives ``x`` (one per asset, positive)."""
         X = check_relatives(np.asarray(x, dtype=np.float64).reshape(1, -1), "x",
@@ -147,6 +150,7 @@ class Strategy:
                                  f"{sorted(expected)}")
         return model
 
+    @locked
     def save(self, path):
         """Write the strategy (parameters and state) to ``path`` (olearn's safe format)."""
         from ..persistence import save

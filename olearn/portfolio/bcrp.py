@@ -19,6 +19,7 @@ from ._base import Strategy, check_relatives, store_params
 from ._simplex import project_simplex_norm
 from .crp import _hold_run
 from ..persistence import persistable
+from .._locking import locked
 
 
 @njit(cache=True)
@@ -88,6 +89,7 @@ class BCRP(Strategy):
                 or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
 
+    @locked
     def fit(self, relatives):
         self._check_params()
         X = check_relatives(relatives)

@@ -6,6 +6,7 @@ import numpy as np
 from ._base import Strategy, check_relatives, store_params
 from .crp import _hold_run
 from ..persistence import persistable
+from .._locking import locked
 
 
 @persistable
@@ -23,6 +24,7 @@ class BestStock(Strategy):
     def __init__(self):
         store_params(self, locals())
 
+    @locked
     def fit(self, relatives):
         X = check_relatives(relatives)
         self.asset_ = int(np.argmax(np.log(X).sum(axis=0)))

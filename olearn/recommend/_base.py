@@ -15,6 +15,7 @@ import numpy as np
 from .._estimator import Estimator
 
 from ._ids import IdMap, first_positions
+from .._locking import locked
 
 
 def check_stream(users, items, ratings=None):
@@ -135,6 +136,7 @@ class Recommender(Estimator):
         self.n_seen_ += len(u)
 
     # -- the online protocol ----------------------------------------------------
+    @locked
     def predict_learn(self, users, items, ratings):
         """Progressive predictions of a whole stream: each rating is predicted by the
         model of the events before it, then learned.  Returns a float64 array."""
@@ -151,16 +153,19 @@ class Recommender(Estimator):
         self._remember(u, i)
         return out
 
+    @locked
     def partial_fit(self, users, items, ratings):
         """Learn a stream of ratings, in order.  Returns self."""
         self.predict_learn(users, items, ratings)
         return self
 
+    @locked
     def learn_one(self, user, item, rating):
         """Learn one rating.  Returns self."""
         self.predict_learn_one(user, item, rating)
         return self
 
+    @locked
     def predict_learn_one(self, user, item, rating):
         """The prediction of one rating before learning it (one compiled call)."""
         try:
@@ -190,6 +195,7 @@ class Recommender(Estimator):
         self._remember(one[0], one[1])
         return float(one[3][0])
 
+    @locked
     def predict(self, users, items):
         """Predicted ratings of pairs (unknown users or items get the prior's value)."""
         check_stream(users, items)
@@ -199,6 +205,7 @@ class Recommender(Estimator):
         i = self._items.encode(items, grow=False)
         return self._clip(self._scores(u, i))
 
+    @locked
     def predict_one(self, user, item):
         """The predicted rating of one pair, as a float."""
         return float(self.predict([user], [item])[0])
@@ -211,6 +218,7 @@ class Recommender(Estimator):
         high = math.inf if self.max_rating is None else self.max_rating
         return np.clip(p, low, high)
 
+    @locked
     def rated_items(self, user):
         """The items ``user`` has rated (ids, in order of first rating)."""
         if not self._started():
@@ -223,6 +231,7 @@ class Recommender(Estimator):
         _, first = np.unique(mine, return_index=True)
         return [self._items.ids[j] for j in mine[np.sort(first)]]
 
+    @locked
     def recommend(self, user, k=10, exclude_rated=True):
         """The ``k`` items of highest predicted rating for ``user`` (ids, best first),
         leaving out the items the user has already rated.  Ties keep the order in which
@@ -245,6 +254,7 @@ class Recommender(Estimator):
         return [self._items.ids[j] for j in top]
 
     # -- persistence ---------------------------------------------------------------
+    @locked
     def save(self, path):
         """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
         from ..persistence import save

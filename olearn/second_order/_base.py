@@ -25,6 +25,7 @@ from .._estimator import available_if, check_is_fitted, is_regressor
 from ..base import Slot
 from ..linear._linear import LinearDecision
 from .._compiled.driver import REGRESSION
+from .._locking import locked
 
 COVARIANCES = ("full", "diag", "auto")
 AUTO_MAX_FULL = 1000
@@ -208,6 +209,7 @@ class ProbitMixin:
     }
 
     @available_if(_binary_or_unfitted)
+    @locked
     def predict_proba(self, X):
         """Probabilities of ``classes_`` (binary): ``Phi(margin / its standard deviation)``."""
         check_is_fitted(self, "state_")
