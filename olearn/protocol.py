@@ -76,8 +76,17 @@ state export and import, the scikit-learn contract) comes from the base.
 """
 from typing import Protocol, runtime_checkable
 
-from ._compiled.driver import BINARY, MULTICLASS, REGRESSION
 from ._state import Slot
+
+
+def __getattr__(name):
+    """The task codes (``BINARY``, ``MULTICLASS``, ``REGRESSION``) from the compiled
+    driver, imported on first use: importing the protocol (and ``CannotMixError``) loads
+    no numba."""
+    if name in ("BINARY", "MULTICLASS", "REGRESSION"):
+        from ._compiled import driver
+        return getattr(driver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "declare", "BINARY",
            "MULTICLASS", "REGRESSION"]
