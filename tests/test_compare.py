@@ -152,6 +152,17 @@ def test_sparse_input_gives_the_dense_numbers():
     assert a.params == b.params
 
 
+def test_a_learners_figures_do_not_depend_on_the_others_compared():
+    """The orders come from the seed alone: the default comparison's figures are those
+    of the full one for the same learners."""
+    X, y = two_blobs(100, seed=5)
+    alone = compare(["pa1"], X, y, permutations=3, random_state=2)
+    among = compare(["perceptron", "pa1", "arow"], X, y, permutations=3, random_state=2)
+    np.testing.assert_array_equal(alone.scores["pa1"], among.scores["pa1"])
+    np.testing.assert_array_equal(alone.orders, among.orders)
+    assert alone.params["pa1"] == among.params["pa1"]
+
+
 # ---------------------------------------------------------------- learners and grids
 def test_every_registered_binary_classifier_takes_part_by_default():
     X, y = two_blobs(60)
