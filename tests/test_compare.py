@@ -420,6 +420,27 @@ def test_precompile_says_a_line_per_learner_then_is_silent(no_stamps):
     assert set(precompile(["pa1"], X, np.arange(len(y)) % 3, jobs=1)) == {"pa1"}
 
 
+class FailsOnFewRows(PAClassifier):
+    def predict_learn(self, X, y, return_scores=False):
+        if len(y) < 10:
+            raise ValueError("needs 10 rows\nat least")
+        return super().predict_learn(X, y, return_scores)
+
+
+def test_a_learner_that_fails_to_compile_is_said_and_left_to_the_runs(no_stamps):
+    from olearn.evaluate.compare import precompile
+    X, y = two_blobs(60)
+    lines = []
+    done = precompile({"bad": FailsOnFewRows(), "pa1": "pa1"}, X, y, jobs=1,
+                      say=lines.append)
+    assert set(done) == {"pa1"}
+    assert "  bad not compiled (ValueError: needs 10 rows)" in lines
+    assert len(list(no_stamps.iterdir())) == 1
+    with pytest.raises(ValueError, match="needs 10 rows"):   # the runs say it in full
+        compare({"bad": FailsOnFewRows()}, X, y, permutations=2, tune=False,
+                compile_jobs=1, progress=False)
+
+
 def test_compiling_in_worker_processes_gives_the_same_comparison(no_stamps, capsys):
     X, y = two_blobs(90, seed=2)
     b = compare(["pa1", "perceptron", "arow"], X, y, permutations=2, random_state=3,

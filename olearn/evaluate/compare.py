@@ -240,7 +240,11 @@ def _warm(est, X, y, classifier):
         return
     _WARMED.add(key)
     rows = _warm_rows(y, classifier)
-    clone(est).predict_learn(X[rows], y[rows])
+    try:
+        clone(est).predict_learn(X[rows], y[rows])
+    except BaseException:
+        _WARMED.discard(key)
+        raise
 
 
 def _pass(est, X, y, order, classifier, checkpoints, metric=None):
@@ -321,12 +325,17 @@ def _holds_learners(est):
 
 def _compile_job(group, X, y, classifier):
     """In a worker: compile (or load) the kernels of each ``(name, est, key)`` of
-    ``group`` for this data; returns ``[(name, key, seconds)]``."""
+    ``group`` for this data; returns ``[(name, key, seconds, error or None)]`` (a
+    learner that fails here fails again, with its usual message, in the runs)."""
     out = []
     for name, est, key in group:
         t0 = time.perf_counter()
-        _warm(est, X, y, classifier)
-        out.append((name, key, time.perf_counter() - t0))
+        try:
+            _warm(est, X, y, classifier)
+            error = None
+        except Exception as exc:  # reported, not raised: the comparison raises it
+            error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        out.append((name, key, time.perf_counter() - t0, error))
     return out
 
 
@@ -363,7 +372,10 @@ def _precompile(named, X, y, classifier, jobs, say=None):
 
     def record(results):
         for result in results:
-            for name, key, seconds in result:
+            for name, key, seconds, error in result:
+                if error is not None:
+                    say(f"  {name:<{width}} not compiled ({error})")
+                    continue
                 _write_stamp(key)
                 done[name] = seconds
                 say(f"  {name:<{width}} {seconds:5.1f} s")
