@@ -168,6 +168,8 @@ def run(args):
     X, y, label, task = load_data(args)
     if algos is None:
         algos = _default_algos(y, task, args.all)
+        if metric is not None and algos:
+            _check_learners_metric(algos, metric)
     if plot is None and not args.no_plot:
         plot = f"olearn-compare-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}.png"
     if plot is not None:

@@ -404,7 +404,9 @@ def precompile(learners=None, X=None, y=None, jobs=None, say=None):
     from sklearn.base import is_classifier
     X, y = _check_data(X, y)
     named = _resolve_learners(learners, y)
-    return _precompile(named, X, y, is_classifier(named[0][1]), jobs, say)
+    classifier = is_classifier(named[0][1])
+    return _precompile(named, X, y if classifier else y.astype(np.float64), classifier,
+                       jobs, say)
 
 
 def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar, metric=None):
