@@ -470,3 +470,18 @@ def test_olearn_compare_says_what_it_compiles(no_stamps, tmp_path, capsys):
     assert main(["compare", str(path), "--algos", "pa1,perceptron", "--n-jobs", "1",
                  "--permutations", "1", "--no-plot", "--quiet"]) == 0
     assert "compiling" not in capsys.readouterr().err
+
+
+def test_learners_that_share_kernels_compile_in_one_task():
+    """Two workers compiling the same kernels at once would pay twice (the kernel
+    expansions' support pass: about 12 s)."""
+    from olearn.evaluate.compare import _holds_learners, _shared_kernels
+    key = {n: _shared_kernels(olearn.make(n)) for n in
+           ("pa1", "pa2", "ogd", "adagrad", "arow", "scw", "scw2", "kernel-pa",
+            "kernel-perceptron", "norma", "fogd", "auto")}
+    assert key["pa1"] == key["pa2"] and key["ogd"] == key["adagrad"]
+    assert key["scw"] == key["scw2"] != key["arow"]
+    assert key["kernel-pa"] == key["kernel-perceptron"] == key["norma"] != key["fogd"]
+    assert len({key[n] for n in ("pa1", "ogd", "arow", "scw", "kernel-pa", "fogd",
+                                 "auto")}) == 7
+    assert _holds_learners(olearn.make("auto")) and not _holds_learners(olearn.make("pa1"))

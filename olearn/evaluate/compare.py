@@ -43,7 +43,7 @@ for a few; cached on disk afterwards).  :func:`precompile` (``compare(compile_jo
 and ``olearn compare``) compiles those not yet cached up front, one learner per task in
 ``jobs`` worker processes that write numba's disk cache, from which this process then
 loads them: on a cold cache the wall time is divided by about the number of CPUs.
-Learners of one class share their kernels and go to one task; learners that hold
+Learners that share their kernels go to one task; learners that hold
 other learners (a ``learners`` or ``estimator(s)`` parameter: the ensembles) go last,
 so that they find their members' kernels cached.  What was compiled is remembered by a
 stamp in olearn's cache folder, so a later run spawns no process.
@@ -323,6 +323,24 @@ def _holds_learners(est):
         any(hasattr(v, "get_params") for v in params.values())
 
 
+def _shared_kernels(est):
+    """Learners with equal keys share compiled code, so one task compiles it for all:
+    the name of the declared kernels (ogd and adagrad, pa1 and pa2), else, for kernels
+    not declared by name, the learner's package (the kernel expansions' one support
+    pass), else the class."""
+    from collections.abc import Mapping
+    try:
+        kernels = getattr(est, "_kernels", None)
+    except Exception:           # a property that needs more than a fresh estimator
+        kernels = None
+    name = getattr(kernels, "name", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(kernels, Mapping) and not kernels and not _holds_learners(est):
+        return type(est).__module__.rpartition(".")[0]
+    return type(est)
+
+
 def _compile_job(group, X, y, classifier):
     """In a worker: compile (or load) the kernels of each ``(name, est, key)`` of
     ``group`` for this data; returns ``[(name, key, seconds, error or None)]`` (a
@@ -361,8 +379,11 @@ def _precompile(named, X, y, classifier, jobs, say=None):
             todo.append((name, est, key))
     if not todo:
         return {}
-    jobs = min(_cpus() if jobs is None or jobs < 0 else max(1, int(jobs)),
-               len({type(est) for _, est, _ in todo}))
+    groups = {}  # one task per set of shared kernels (see below)
+    for t in todo:
+        groups.setdefault(_shared_kernels(t[1]), []).append(t)
+    groups = sorted(groups.values(), key=lambda g: (_holds_learners(g[0][1]), -len(g)))
+    jobs = min(_cpus() if jobs is None or jobs < 0 else max(1, int(jobs)), len(groups))
     say = say or (lambda line: None)
     where = "in this process" if jobs == 1 else f"{jobs} processes at a time"
     say(f"compiling the kernels of {len(todo)} learner{'s' if len(todo) > 1 else ''} "
@@ -380,18 +401,15 @@ def _precompile(named, X, y, classifier, jobs, say=None):
                 done[name] = seconds
                 say(f"  {name:<{width}} {seconds:5.1f} s")
 
-    # one task per class (its learners share their kernels: one compiles, the others
-    # load), the ensembles' last: by the time a worker takes one, its members' kernels
-    # are cached or compiling in the other workers
-    groups = {}
-    for t in sorted(todo, key=lambda t: _holds_learners(t[1])):
-        groups.setdefault(type(t[1]), []).append(t)
+    # learners that share kernels in one task (one compiles them, the others load them),
+    # larger tasks first; the ensembles last: by the time a worker takes one, its
+    # members' kernels are cached or compiling in the other workers
     if jobs == 1:
-        record(_compile_job(group, Xr, yr, classifier) for group in groups.values())
+        record(_compile_job(group, Xr, yr, classifier) for group in groups)
         return done
     from joblib import Parallel, delayed
     record(Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(
-        delayed(_compile_job)(group, Xr, yr, classifier) for group in groups.values()))
+        delayed(_compile_job)(group, Xr, yr, classifier) for group in groups))
     return done
 
 
