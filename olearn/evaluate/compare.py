@@ -408,8 +408,11 @@ def _precompile(named, X, y, classifier, jobs, say=None):
         record(_compile_job(group, Xr, yr, classifier) for group in groups)
         return done
     from joblib import Parallel, delayed
-    record(Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(
-        delayed(_compile_job)(group, Xr, yr, classifier) for group in groups))
+    try:
+        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+    except (TypeError, ValueError):   # joblib < 1.4: the lines come at the end
+        parallel = Parallel(n_jobs=jobs, batch_size=1)
+    record(parallel(delayed(_compile_job)(group, Xr, yr, classifier) for group in groups))
     return done
 
 
