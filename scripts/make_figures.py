@@ -11,7 +11,7 @@
 * regret_ogd.png: regret of online gradient descent (steps 1/sqrt(t)) against the
   best fixed linear predictor of each prefix, next to the Perceptron's;
 * compare_breast_cancer.png, compare_breast_cancer_bars.png: the comparison that
-  ``olearn compare`` runs by default (every registered classifier, 20 orders);
+  ``olearn compare --all`` runs (every registered classifier, 20 orders);
 * compare_a9a.png (only when asked: ``make_figures.py a9a``, a few minutes): the same
   on a9a (needs the data mirror, OLEARN_DATA_MIRROR or ../shared/data; 5 orders).
 

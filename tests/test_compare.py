@@ -2,6 +2,7 @@
 equal to running each learner by hand, grids, outputs, and the ``olearn compare``
 command."""
 import csv
+import importlib
 import io
 
 import numpy as np
@@ -151,6 +152,17 @@ def test_sparse_input_gives_the_dense_numbers():
     assert a.params == b.params
 
 
+def test_a_learners_figures_do_not_depend_on_the_others_compared():
+    """The orders come from the seed alone: the default comparison's figures are those
+    of the full one for the same learners."""
+    X, y = two_blobs(100, seed=5)
+    alone = compare(["pa1"], X, y, permutations=3, random_state=2)
+    among = compare(["perceptron", "pa1", "arow"], X, y, permutations=3, random_state=2)
+    np.testing.assert_array_equal(alone.scores["pa1"], among.scores["pa1"])
+    np.testing.assert_array_equal(alone.orders, among.orders)
+    assert alone.params["pa1"] == among.params["pa1"]
+
+
 # ---------------------------------------------------------------- learners and grids
 def test_every_registered_binary_classifier_takes_part_by_default():
     X, y = two_blobs(60)
@@ -291,14 +303,38 @@ def test_olearn_compare_on_a_file(tmp_path, capsys, monkeypatch):
 def test_olearn_compare_without_arguments_uses_the_embedded_data(tmp_path, capsys,
                                                                   monkeypatch):
     pytest.importorskip("matplotlib")
+    from olearn.cli.compare import DEFAULT_CLASSIFIERS
     monkeypatch.chdir(tmp_path)
     code = main(["compare", "--permutations", "1", "--no-tune", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0
     assert "breast_cancer: 569 rows, 30 features" in out
-    for name in olearn.available("classifier"):
-        assert f"\n{name} " in out
+    shown = {line.split()[0] for line in out.splitlines()[3:] if " ± " in line}
+    assert shown == set(DEFAULT_CLASSIFIERS)
     assert (tmp_path / "olearn-compare-breast_cancer.png").exists()
+
+
+def test_the_default_comparison_has_every_family_and_all_has_every_learner(capsys):
+    """The README's main job shows a learner of every family of its table (issue 28:
+    a first run in seconds, not every learner); --all still compares every one."""
+    from olearn.cli.compare import DEFAULT_CLASSIFIERS, DEFAULT_REGRESSORS
+    from olearn.datasets.embedded import load_embedded
+    from olearn.evaluate.compare import _resolve_learners
+    from olearn.registry import lookup
+    for names, kind in ((DEFAULT_CLASSIFIERS, "classifier"),
+                        (DEFAULT_REGRESSORS, "regressor")):
+        assert set(names) <= set(olearn.available(kind))
+        packages = {lookup(n)[0].__module__.split(".")[1] for n in names}
+        assert packages == {"linear", "second_order", "sparse", "kernel", "ensemble"}
+    assert main(["compare", "--all", "--permutations", "1", "--no-tune", "--no-plot",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    shown = {line.split()[0] for line in out.splitlines()[3:] if " ± " in line}
+    assert shown == set(olearn.available("classifier"))
+    _, y = load_embedded("iris")                     # every default learner: multiclass
+    assert set(DEFAULT_CLASSIFIERS) <= {n for n, _ in _resolve_learners(None, y)}
+    assert main(["compare", "--all", "--algos", "pa1"]) == 2
+    assert "--all" in capsys.readouterr().err
 
 
 def test_olearn_compare_errors_are_one_line(tmp_path, capsys):
@@ -317,7 +353,8 @@ def test_olearn_compare_on_an_embedded_regression_set(tmp_path, capsys, monkeypa
                  "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "mean squared error" in out and "diabetes: 442 rows" in out
-    for name in olearn.available("regressor"):
+    from olearn.cli.compare import DEFAULT_REGRESSORS
+    for name in DEFAULT_REGRESSORS:
         assert f"\n{name} " in out
     assert list(tmp_path.iterdir()) == []
 
@@ -350,3 +387,101 @@ def test_the_progress_line_is_drawn_when_asked_and_ends_its_line(capsys):
     quiet.step(3)
     quiet.close()
     assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------- compiling up front
+@pytest.fixture
+def no_stamps(tmp_path, monkeypatch):
+    """An empty record of compiled kernels: stamps in tmp_path, nothing loaded here."""
+    mod = importlib.import_module("olearn.evaluate.compare")
+    monkeypatch.setattr(mod, "_WARMED", set())
+    monkeypatch.setattr(mod, "_stamp", lambda key: str(tmp_path / "stamps" /
+                                                        str(abs(hash(repr(key))))))
+    return tmp_path / "stamps"
+
+
+def test_precompile_says_a_line_per_learner_then_is_silent(no_stamps):
+    from olearn.evaluate.compare import precompile
+    X, y = two_blobs(60)
+    lines = []
+    done = precompile(["auto", "pa1", "pa2"], X, y, jobs=1, say=lines.append)
+    assert set(done) == {"auto", "pa1", "pa2"} and all(s >= 0 for s in done.values())
+    assert lines[0].startswith("compiling the kernels of 3 learners not yet in the cache")
+    # one line per learner; the ensemble after the learners it is made of
+    assert [line.split()[0] for line in lines[1:]] == ["pa1", "pa2", "auto"]
+    assert len(list(no_stamps.iterdir())) == 3
+    # stamped: a later run (another process, say) compiles nothing and says nothing
+    mod = importlib.import_module("olearn.evaluate.compare")
+    mod._WARMED.clear()
+    assert precompile(["pa1", "auto"], X, y, jobs=1, say=lines.append) == {}
+    assert len(lines) == 4
+    # another layout or number of labels is another set of kernels
+    assert set(precompile(["pa1"], sp.csr_matrix(X), y, jobs=1)) == {"pa1"}
+    assert set(precompile(["pa1"], X, np.arange(len(y)) % 3, jobs=1)) == {"pa1"}
+
+
+class FailsOnFewRows(PAClassifier):
+    def predict_learn(self, X, y, return_scores=False):
+        if len(y) < 10:
+            raise ValueError("needs 10 rows\nat least")
+        return super().predict_learn(X, y, return_scores)
+
+
+def test_a_learner_that_fails_to_compile_is_said_and_left_to_the_runs(no_stamps):
+    from olearn.evaluate.compare import precompile
+    X, y = two_blobs(60)
+    lines = []
+    done = precompile({"bad": FailsOnFewRows(), "pa1": "pa1"}, X, y, jobs=1,
+                      say=lines.append)
+    assert set(done) == {"pa1"}
+    assert "  bad not compiled (ValueError: needs 10 rows)" in lines
+    assert len(list(no_stamps.iterdir())) == 1
+    with pytest.raises(ValueError, match="needs 10 rows"):   # the runs say it in full
+        compare({"bad": FailsOnFewRows()}, X, y, permutations=2, tune=False,
+                compile_jobs=1, progress=False)
+
+
+def test_compiling_in_worker_processes_gives_the_same_comparison(no_stamps, capsys):
+    X, y = two_blobs(90, seed=2)
+    b = compare(["pa1", "perceptron", "arow"], X, y, permutations=2, random_state=3,
+                compile_jobs=2)
+    err = capsys.readouterr().err
+    a = compare(["pa1", "perceptron", "arow"], X, y, permutations=2, random_state=3,
+                progress=False)
+    assert "compiling the kernels of 3 learners not yet in the cache, 2 processes" in err
+    assert {line.split()[1] for line in err.splitlines()[1:]} == \
+        {"pa1", "perceptron", "arow"}
+    assert len(list(no_stamps.iterdir())) == 3
+    for name in a.names:
+        np.testing.assert_array_equal(a.scores[name], b.scores[name])
+    assert a.params == b.params
+
+
+def test_olearn_compare_says_what_it_compiles(no_stamps, tmp_path, capsys):
+    X, y = two_blobs(50)
+    path = tmp_path / "b.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.6f")
+    assert main(["compare", str(path), "--algos", "pa1,perceptron", "--n-jobs", "1",
+                 "--permutations", "1", "--no-plot", "--quiet"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert "compiling the kernels of 2 learners not yet in the cache, in this process" \
+        in err[1]
+    assert [line.split()[2] for line in err[2:4]] == ["pa1", "perceptron"]
+    assert main(["compare", str(path), "--algos", "pa1,perceptron", "--n-jobs", "1",
+                 "--permutations", "1", "--no-plot", "--quiet"]) == 0
+    assert "compiling" not in capsys.readouterr().err
+
+
+def test_learners_that_share_kernels_compile_in_one_task():
+    """Two workers compiling the same kernels at once would pay twice (the kernel
+    expansions' support pass: about 12 s)."""
+    from olearn.evaluate.compare import _holds_learners, _shared_kernels
+    key = {n: _shared_kernels(olearn.make(n)) for n in
+           ("pa1", "pa2", "ogd", "adagrad", "arow", "scw", "scw2", "kernel-pa",
+            "kernel-perceptron", "norma", "fogd", "auto")}
+    assert key["pa1"] == key["pa2"] and key["ogd"] == key["adagrad"]
+    assert key["scw"] == key["scw2"] != key["arow"]
+    assert key["kernel-pa"] == key["kernel-perceptron"] == key["norma"] != key["fogd"]
+    assert len({key[n] for n in ("pa1", "ogd", "arow", "scw", "kernel-pa", "fogd",
+                                 "auto")}) == 7
+    assert _holds_learners(olearn.make("auto")) and not _holds_learners(olearn.make("pa1"))

@@ -7,10 +7,17 @@ online mistake rate (squared error for regression), the number of updates and th
 seconds per pass are printed as a table, and the cumulative mistake rate along the
 stream (mean and one standard deviation) is drawn to a PNG in the current folder.
 
-Without DATA: every registered classifier on the breast-cancer data that ships with
-scikit-learn (569 rows, 30 features; nothing downloaded), each column standardized
-to mean 0 and variance 1 over the whole dataset (a fixed affine map: the raw columns
-span 0.001 to 4,000, and first-order learners suffer from that).  DATA may be a file
+Without --algos: a default set of learners, one or more of every family (first-order,
+second-order, sparse, kernel on a budget, ensemble): perceptron, pa1, ogd, adagrad,
+ndag, cocob, arow, scw, ftrl, nogd and auto for classes (pa1-reg, adagrad-reg,
+ndag-reg, cocob-reg, arow-reg, rls, ftrl-reg, nogd-reg and auto-reg for a regression);
+--all compares every registered learner suited to the labels instead.  Kernels not yet
+cached compile first, in one process per CPU (--n-jobs), a line per learner on stderr.
+
+Without DATA: the breast-cancer data that ships with scikit-learn (569 rows, 30
+features; nothing downloaded), each column standardized to mean 0 and variance 1 over
+the whole dataset (a fixed affine map: the raw columns span 0.001 to 4,000, and
+first-order learners suffer from that).  DATA may be a file
 (LIBSVM, or CSV for .csv/.tsv/.data names), a registered dataset name (see 'olearn
 datasets'; --part picks train, test or all) or an embedded one (breast_cancer,
 diabetes, digits, iris, wine; standardized the same way).
@@ -27,6 +34,17 @@ import sys
 from ._common import (CLIError, add_data_args, check_algos, check_writable, learning,
                       open_data, split_algos)
 
+#: the learners compared without --algos: every family of the README's table, at a
+#: first-run cost of seconds (the ensemble's members are among them, so its kernels
+#: are compiled once); --all compares every registered one
+DEFAULT_CLASSIFIERS = ("perceptron", "pa1", "ogd", "adagrad", "ndag", "cocob",  # first order
+                       "arow", "scw",                                          # second order
+                       "ftrl",                                                 # sparse
+                       "nogd",                                                 # kernel, budget
+                       "auto")                                                 # ensemble
+DEFAULT_REGRESSORS = ("pa1-reg", "adagrad-reg", "ndag-reg", "cocob-reg", "arow-reg", "rls",
+                      "ftrl-reg", "nogd-reg", "auto-reg")
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser("compare", help="compare learners the LIBOL way, with a plot",
@@ -34,8 +52,11 @@ def add_parser(subparsers):
     add_data_args(p, data_required=False)
     g = p.add_argument_group("comparison")
     g.add_argument("--algos", default=None, metavar="A,B,C",
-                   help="comma-separated learner names (default: every registered "
-                        "learner suited to the labels)")
+                   help="comma-separated learner names (default: a set of every family, "
+                        "listed above)")
+    g.add_argument("--all", action="store_true",
+                   help="every registered learner suited to the labels (a first run "
+                        "compiles for minutes)")
     g.add_argument("--permutations", type=int, default=20, metavar="N",
                    help="random orders evaluated (default 20; one more is drawn for tuning)")
     g.add_argument("--seed", type=int, default=0, help="seed of the orders (default 0)")
@@ -44,7 +65,8 @@ def add_parser(subparsers):
     g.add_argument("--holdout", type=float, default=None, metavar="FRACTION",
                    help="tune on this fraction of the rows, evaluate on the others")
     g.add_argument("--n-jobs", type=int, default=None, metavar="N",
-                   help="worker processes (default: run in this process; -1: all cores)")
+                   help="worker processes (default: the runs in this process, kernels "
+                        "not yet cached compiled one process per CPU; -1: all cores)")
     g.add_argument("--metric", default=None, metavar="M",
                    help="the table's figure (and the tuning criterion): accuracy, "
                         "balanced-accuracy, precision, recall, f1, auc, logloss; mae, rmse, "
@@ -117,6 +139,8 @@ def run(args):
     if args.permutations < 1:
         raise CLIError(f"--permutations must be >= 1, got {args.permutations}")
     algos = split_algos(args.algos) or None
+    if algos and args.all:
+        raise CLIError("--algos and --all: give one of them")
     check_algos(algos or ())                   # unknown names fail before any work
     metric = None
     if args.metric is not None:
@@ -140,22 +164,25 @@ def run(args):
     if (not args.no_plot or args.bars) and importlib.util.find_spec("matplotlib") is None:
         raise CLIError("plotting needs matplotlib (pip install matplotlib), "
                        "or run with --no-plot")
-    from ..evaluate.compare import compare
+    from ..evaluate.compare import compare, precompile
     X, y, label, task = load_data(args)
-    if algos is None and task == "regression":
-        from ..registry import available
-        algos = available("regressor")
+    if algos is None:
+        algos = _default_algos(y, task, args.all)
+        if metric is not None and algos:
+            _check_learners_metric(algos, metric)
     if plot is None and not args.no_plot:
         plot = f"olearn-compare-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}.png"
     if plot is not None:
         check_writable(plot, "plot")
-    who = ", ".join(algos) if algos else "every registered learner suited to the labels"
+    who = (f"{len(algos)} learners" if args.all else ", ".join(algos)) if algos else \
+        "every registered learner suited to the labels"
     how = "registered parameters (no tuning)" if args.no_tune else \
         f"parameters tuned on {args.holdout:g} of the rows" if args.holdout else \
         "parameters tuned on one more random order"
     _say(f"{who} on {label} ({X.shape[0]:,} rows, {X.shape[1]:,} features); "
          f"{args.permutations} random orders (seed {args.seed}), {how}"
          + (f"; plot to {plot}" if plot else ""))
+    precompile(algos, X, y, jobs=args.n_jobs, say=_say)   # not yet cached: in parallel
     with learning("the kernels of the learners not yet in the cache",
                   "from seconds to a few minutes"):
         result = compare(algos, X, y, permutations=args.permutations,
@@ -175,6 +202,18 @@ def run(args):
         result.plot_bars(args.bars)
         print(f"bars: {args.bars}")
     return 0
+
+
+def _default_algos(y, task, every):
+    """The learners compared without --algos: the default set of the labels' kind, or
+    with --all every registered one (None: every classifier suited to the labels)."""
+    from sklearn.utils.multiclass import type_of_target
+    regression = task == "regression" or (task is None and
+                                          type_of_target(y) == "continuous")
+    if every:
+        from ..registry import available
+        return available("regressor") if regression else None
+    return list(DEFAULT_REGRESSORS if regression else DEFAULT_CLASSIFIERS)
 
 
 def _check_learners_metric(algos, metric):

@@ -37,16 +37,28 @@ error).
 Every registered learner takes part through :mod:`olearn.registry` (``learners=None``:
 all classifiers, or regressors, suited to ``y``); nothing here names an algorithm.
 Results are identical for a seed whatever ``n_jobs`` (only the seconds vary).
+
+Compiling.  A learner's kernels compile on its first use (about 1 to 3 s each, more
+for a few; cached on disk afterwards).  :func:`precompile` (``compare(compile_jobs=)``,
+and ``olearn compare``) compiles those not yet cached up front, one learner per task in
+``jobs`` worker processes that write numba's disk cache, from which this process then
+loads them: on a cold cache the wall time is divided by about the number of CPUs.
+Learners that share their kernels go to one task; learners that hold
+other learners (a ``learners`` or ``estimator(s)`` parameter: the ensembles) go last,
+so that they find their members' kernels cached.  What was compiled is remembered by a
+stamp in olearn's cache folder, so a later run spawns no process.
 """
+import hashlib
 import itertools
 import json
 import math
+import os
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["compare", "ComparisonResult", "DEFAULT_GRIDS", "tuning_grid"]
+__all__ = ["compare", "precompile", "ComparisonResult", "DEFAULT_GRIDS", "tuning_grid"]
 
 _POW2 = tuple(2.0 ** k for k in range(-4, 5))
 
@@ -128,7 +140,7 @@ def _supports(est, task):
 
     from .._compiled.driver import BINARY, MULTICLASS
     try:
-        kernels = getattr(est, "_kernels", None)
+        kernels = getattr(est, "kernels", None)  # the protocol's declared entry points
     except Exception:           # a property that needs more than a fresh estimator
         return True
     if not isinstance(kernels, Mapping) or not kernels:
@@ -202,21 +214,37 @@ def _grid_points(grid):
 _WARMED = set()
 
 
+def _warm_key(est, X, y, classifier):
+    """What decides the kernels a pass loads: the learner's class and parameters, the
+    input layout and the number of labels."""
+    cls = type(est)
+    return (f"{cls.__module__}.{cls.__qualname__}",
+            repr(sorted(est.get_params(deep=False).items())), sp.issparse(X),
+            len(np.unique(y)) if classifier else 0)
+
+
+def _warm_rows(y, classifier):
+    """A few rows that show a pass every label: the first row of each (two for a
+    regressor)."""
+    if classifier:
+        return np.sort(np.unique(y, return_index=True)[1])
+    return np.arange(min(2, len(y)))
+
+
 def _warm(est, X, y, classifier):
     """Compile or load every kernel this pass needs, untimed, on a few rows (once per
     process, learner, parameters and input layout)."""
     from sklearn.base import clone
-    key = (type(est), repr(sorted(est.get_params(deep=False).items())), sp.issparse(X),
-           len(np.unique(y)) if classifier else 0)
+    key = _warm_key(est, X, y, classifier)
     if key in _WARMED:
         return
     _WARMED.add(key)
-    if classifier:
-        _, first = np.unique(y, return_index=True)
-        rows = np.sort(first)
-    else:
-        rows = np.arange(min(2, len(y)))
-    clone(est).predict_learn(X[rows], y[rows])
+    rows = _warm_rows(y, classifier)
+    try:
+        clone(est).predict_learn(X[rows], y[rows])
+    except BaseException:
+        _WARMED.discard(key)
+        raise
 
 
 def _pass(est, X, y, order, classifier, checkpoints, metric=None):
@@ -267,16 +295,139 @@ def _task_run(tasks, X, y, classifier, checkpoints, metric=None):
     return out
 
 
-def _warm_job(est, X, y, classifier):
-    _warm(est, X, y, classifier)
+# ---------------------------------------------------------------- compiling up front
+def _stamp(key):
+    """The file that says the kernels of ``key`` (:func:`_warm_key`) are in the disk
+    cache: in olearn's cache folder, which is keyed on the compiled sources, so an edit
+    or an emptied cache forgets it."""
+    from .._compiled import cache_dir
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
+    return os.path.join(cache_dir(), "compare-warm", digest)
 
 
-def _warm_all(named, X, y, classifier, n_jobs):
-    """In parallel runs, compile (or load) each learner's kernels in one worker first:
-    compiled kernels go to numba's disk cache, from which the other workers load them,
-    so a cold cache costs one compilation per learner, shared among the workers."""
+def _write_stamp(key):
+    path = _stamp(key)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(repr(key) + "\n")
+    except OSError:         # a read-only cache: the next run compiles up front again
+        pass
+
+
+def _holds_learners(est):
+    """True for a learner made of other learners (an ensemble): its members' kernels
+    are compiled first, so that its own task loads them instead of compiling them again."""
+    params = est.get_params(deep=False)
+    return any(p in params for p in ("learners", "estimators", "estimator")) or \
+        any(hasattr(v, "get_params") for v in params.values())
+
+
+def _shared_kernels(est):
+    """Learners with equal keys share compiled code, so one task compiles it for all:
+    the name of the declared kernels (ogd and adagrad, pa1 and pa2), else, for kernels
+    not declared by name, the learner's package (the kernel expansions' one support
+    pass), else the class."""
+    from collections.abc import Mapping
+    try:
+        kernels = getattr(est, "kernels", None)  # the protocol's declared entry points
+    except Exception:           # a property that needs more than a fresh estimator
+        kernels = None
+    name = getattr(kernels, "name", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(kernels, Mapping) and not kernels and not _holds_learners(est):
+        return type(est).__module__.rpartition(".")[0]
+    return type(est)
+
+
+def _compile_job(group, X, y, classifier):
+    """In a worker: compile (or load) the kernels of each ``(name, est, key)`` of
+    ``group`` for this data; returns ``[(name, key, seconds, error or None)]`` (a
+    learner that fails here fails again, with its usual message, in the runs)."""
+    out = []
+    for name, est, key in group:
+        t0 = time.perf_counter()
+        try:
+            _warm(est, X, y, classifier)
+            error = None
+        except Exception as exc:  # reported, not raised: the comparison raises it
+            error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        out.append((name, key, time.perf_counter() - t0, error))
+    return out
+
+
+def _cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on every platform)
+        return os.cpu_count() or 1
+
+
+def _precompile(named, X, y, classifier, jobs, say=None):
+    """Compile the kernels that the passes over ``X, y`` will need, for the learners
+    whose kernels are neither loaded in this process nor stamped as cached, ``jobs``
+    learners at a time in worker processes (``jobs`` 1: here); ``say(line)`` hears
+    of it, one line first and one per learner as it is done.  Returns
+    ``{name: seconds}`` of the learners compiled."""
+    rows = _warm_rows(y, classifier)
+    Xr, yr = X[rows], y[rows]
+    todo = []
+    for name, est in named:
+        key = _warm_key(est, Xr, yr, classifier)
+        if key not in _WARMED and not os.path.exists(_stamp(key)):
+            todo.append((name, est, key))
+    if not todo:
+        return {}
+    groups = {}  # one task per set of shared kernels (see below)
+    for t in todo:
+        groups.setdefault(_shared_kernels(t[1]), []).append(t)
+    groups = sorted(groups.values(), key=lambda g: (_holds_learners(g[0][1]), -len(g)))
+    jobs = min(_cpus() if jobs is None or jobs < 0 else max(1, int(jobs)), len(groups))
+    say = say or (lambda line: None)
+    where = "in this process" if jobs == 1 else f"{jobs} processes at a time"
+    say(f"compiling the kernels of {len(todo)} learner{'s' if len(todo) > 1 else ''} "
+        f"not yet in the cache, {where} (once: they are cached on disk)")
+    width = max(len(name) for name, _, _ in todo)
+    done = {}
+
+    def record(results):
+        for result in results:
+            for name, key, seconds, error in result:
+                if error is not None:
+                    say(f"  {name:<{width}} not compiled ({error})")
+                    continue
+                _write_stamp(key)
+                done[name] = seconds
+                say(f"  {name:<{width}} {seconds:5.1f} s")
+
+    # learners that share kernels in one task (one compiles them, the others load them),
+    # larger tasks first; the ensembles last: by the time a worker takes one, its
+    # members' kernels are cached or compiling in the other workers
+    if jobs == 1:
+        record(_compile_job(group, Xr, yr, classifier) for group in groups)
+        return done
     from joblib import Parallel, delayed
-    Parallel(n_jobs=n_jobs)(delayed(_warm_job)(est, X, y, classifier) for _, est in named)
+    try:
+        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+    except (TypeError, ValueError):   # joblib < 1.4: the lines come at the end
+        parallel = Parallel(n_jobs=jobs, batch_size=1)
+    record(parallel(delayed(_compile_job)(group, Xr, yr, classifier) for group in groups))
+    return done
+
+
+def precompile(learners=None, X=None, y=None, jobs=None, say=None):
+    """Compile up front, in ``jobs`` worker processes (None or -1: one per CPU; 1: in
+    this process), the kernels that ``compare(learners, X, y)`` will need and that are
+    not cached yet (module docstring); ``say(line)``, when given, hears of it: a line
+    first, then one per learner as it is done.  Returns ``{name: seconds}`` of the
+    learners compiled (empty when all were cached)."""
+    from sklearn.base import is_classifier
+    X, y = _check_data(X, y)
+    named = _resolve_learners(learners, y)
+    classifier = is_classifier(named[0][1])
+    return _precompile(named, X, y if classifier else y.astype(np.float64), classifier,
+                       jobs, say)
 
 
 def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar, metric=None):
@@ -295,6 +446,11 @@ def _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar, metric=None):
         out.append(res)
         bar.step(len(job))
     return out
+
+
+def _say(line):
+    import sys
+    print(f"compare: {line}", file=sys.stderr, flush=True)
 
 
 class _Progress:
@@ -322,9 +478,20 @@ class _Progress:
 
 
 # ---------------------------------------------------------------- the protocol
+def _check_data(X, y):
+    from sklearn.utils.validation import check_array, column_or_1d
+    if X is None or y is None:
+        raise ValueError("compare needs X and y")
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C")
+    y = column_or_1d(np.asarray(y))
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    return X, y
+
+
 def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_state=0,
             n_jobs=None, holdout=None, progress=None, n_points=200, dataset=None,
-            metric=None):
+            metric=None, compile_jobs=None):
     """LIBOL's comparison protocol with a separate tuning order (module docstring).
 
     Parameters
@@ -346,19 +513,17 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
     dataset : a label for titles and tables.
     metric : None (mistake rate, or squared error) or a metric name (module docstring):
         the table's figure and the tuning criterion.
+    compile_jobs : None (each learner's kernels compile in this process on first use;
+        with ``n_jobs``, in that many workers up front) or a number of worker processes
+        that compile the kernels not yet cached up front (-1: one per CPU), with a line
+        on stderr per learner unless ``progress`` is False (:func:`precompile`).
 
     Returns
     -------
     ComparisonResult
     """
     from sklearn.base import clone, is_classifier
-    from sklearn.utils.validation import check_array, column_or_1d
-    if X is None or y is None:
-        raise ValueError("compare needs X and y")
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C")
-    y = column_or_1d(np.asarray(y))
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    X, y = _check_data(X, y)
     n = X.shape[0]
     if n < 2:
         raise ValueError("compare needs at least 2 rows")
@@ -414,13 +579,12 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
     total = sum(len(p) if len(p) > 1 else 0 for p in points.values()) + \
         len(named) * permutations
     bar = _Progress(total, progress)
+    if compile_jobs is not None:
+        _precompile(named, X, y, classifier, compile_jobs,
+                    None if progress is False else _say)
+    elif n_jobs is not None and n_jobs != 1:   # each learner compiles once, in one worker;
+        _precompile(named, X, y, classifier, n_jobs)          # the others load it
     try:
-        if n_jobs is not None and n_jobs != 1:
-            if classifier:
-                rows = np.sort(np.unique(y, return_index=True)[1])
-            else:
-                rows = np.arange(2)
-            _warm_all(named, X[rows], y[rows], classifier, n_jobs)
         # 1. tuning, on the tuning order only
         tune_jobs = [[(clone(est).set_params(**pt), tune_order) for pt in points[name]]
                      for name, est in named if len(points[name]) > 1]
