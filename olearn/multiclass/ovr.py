@@ -47,8 +47,8 @@ import copy
 import numpy as np
 from .._estimator import check_is_fitted, clone
 
-from ..base import OnlineClassifier, Slot
-from ..linear._linear import LinearDecision
+from ..base import OnlineClassifier, OnlineLearner, Slot
+from ..linear import LinearDecision
 from .._compiled.declare import OVR, Kernels
 from .._nested import SavesNested, nested
 from .._compiled.driver import BINARY, MULTICLASS

@@ -23,7 +23,7 @@ from scipy.special import ndtr
 from .._estimator import available_if, check_is_fitted, is_regressor
 
 from ..base import Slot
-from ..linear._linear import LinearDecision
+from ..linear import LinearDecision
 from .._compiled.driver import REGRESSION
 from .._locking import locked
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._compiled.lazy import AUX_COLUMNS, FREE_, HYPER_, P_, Q_, T_
 from .._state import Slot
-from ..linear._linear import LinearDecision
+from ..linear import LinearDecision
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
