@@ -45,6 +45,7 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
                          check_is_fitted)
 
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
+from ._compiled.declare import pack_params
 from ._labels import LabelMixin, unique_labels
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
@@ -125,6 +126,11 @@ class OnlineLearner(StateMixin, Estimator):
     def _check_params(self):
         pass
 
+    def _packed_params(self):
+        """``_kernel_params()`` as the kernels take them: a declared learner's named tuple,
+        checked against its declaration's names (``Kernels.pack``), once per call."""
+        return pack_params(self, self._kernels, self._kernel_params())
+
     def _state_changed(self):
         self.__dict__.pop("_one_cache", None)
 
@@ -173,7 +179,7 @@ class OnlineLearner(StateMixin, Estimator):
     def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
         rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
-        params = tuple(float(p) for p in self._kernel_params())
+        params = self._packed_params()
         kernel = self._kernels[self._task()]
         self.n_updates_ += int(kernel(rows, y, sw, self._state_tuple(), params, self._seen(),
                                       scores, pred))
@@ -455,7 +461,7 @@ class OnlineLearner(StateMixin, Estimator):
             task = self._task()
             call = self._one_cache = _OneCall(
                 task, self._kernels[task], self._state_tuple(),
-                tuple(float(p) for p in self._kernel_params()), self._seen())
+                self._packed_params(), self._seen())
         return call
 
     def _one_label(self, y):

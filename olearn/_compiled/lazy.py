@@ -57,7 +57,9 @@ import math
 
 from numba import njit
 
-R_, G_, T_, P_, Q_, FREE_ = 0, 1, 2, 3, 4, 5
+from .losses import G_, R_
+
+T_, P_, Q_, FREE_ = 2, 3, 4, 5
 HYPER_ = 6
 AUX_COLUMNS = 12
 FOLD_BELOW = 1e-100

@@ -190,7 +190,7 @@ class OneVsRest(SavesNested, OnlineClassifier):
                 prime({name: arr[k] for name, arr in state.items()})
 
     def _kernel_params(self):
-        return self._synced()._kernel_params()
+        return self._synced()._packed_params()
 
     def _fill(self, slot):
         return self._layout()._fill(slot)
