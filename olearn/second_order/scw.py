@@ -34,7 +34,7 @@ from .._compiled.declare import declare
 from .._params import store_params
 from ..registry import register
 from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
-from .cw import probit_params
+from .cw import PROBIT, probit_params
 
 VARIANTS = ("I", "II")
 
@@ -46,7 +46,8 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    phi, psi, zeta, C, variant = params
+    phi, psi, zeta = params.phi, params.psi, params.zeta
+    C, variant = params.C, params.variant
     if not phi * math.sqrt(v) - m > 0.0:
         return False, 0.0, 0.0
     C = C * sw
@@ -62,7 +63,8 @@ def _step(params, m, v, sw):
     return True, alpha, cw_precision(alpha, v, phi)
 
 
-KERNELS = declare("second_order.scw", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.scw", params=PROBIT + ("C", "variant"), score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
@@ -89,7 +91,8 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
         probit_params(self.eta)
 
     def _kernel_params(self):
-        return probit_params(self.eta) + (float(self.C), 1.0 if self.variant == "I" else 2.0)
+        return dict(zip(PROBIT, probit_params(self.eta)), C=self.C,
+                    variant=1.0 if self.variant == "I" else 2.0)
 
 
 register("scw", SCWClassifier, variant="I")
