@@ -53,6 +53,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .declare import round_start
 from .losses import G_, R_
 
 T_, SUM_, SQ_, SCALE_, FREE_ = 2, 3, 4, 5, 6
@@ -120,6 +121,9 @@ def avg_begin(state, idx, val, out):
     A = state[2]
     begin_round(A)
     raw_scores(state[0], state[1], A, idx, val, out)
+
+
+round_start(avg_scores, avg_begin)
 
 
 @njit(inline="always")

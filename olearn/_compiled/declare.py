@@ -43,6 +43,7 @@ Python functions.  Nothing reads source code, writes modules or touches
 point, the cache folder is keyed on a hash of every olearn file that holds compiled
 code (``olearn._compiled.cache_dir``).
 """
+import copyreg
 import hashlib
 import inspect
 import re
@@ -79,18 +80,23 @@ class Declaration(NamedTuple):
     losses: dict       # loss name -> grad, or {} when the rules take no loss
     begin: object = no_begin
     params: type = None  # the named tuple of the rules' parameters
+    scratch: tuple = ()  # slots the score may fill (a row's features), by name
 
 
 _DECLARED = {}
+_ROUND_STARTS = {}
 _BOUND = {}
 _ENTRIES = {}
 
 
 def declare(name, *, score, binary=None, multiclass=None, regression=None, begin=None,
-            after=None, losses=None, params=()):
+            after=None, losses=None, params=(), scratch=()):
     """Register a learner's compiled parts under ``name``; returns its :class:`Kernels`.
 
     ``params``: the names of the rules' hyper-parameters (identifiers), in order.
+    ``scratch``: the names of the slots the score fills with the row's features (a
+    feature map's work vectors, recomputed every row and read by the rule: FOGD's,
+    NOGD's); the score changes no other slot.
     A learner declared outside the olearn package (a user's own) gets the hash of its
     source files in its name, so that an edit to them compiles afresh: the cache
     folder's hash covers only olearn's own files."""
@@ -98,27 +104,50 @@ def declare(name, *, score, binary=None, multiclass=None, regression=None, begin
                                (REGRESSION, regression)) if r is not None}
     parts = [score, begin, after, *rules.values(), *(losses or {}).values()]
     name = name + _outside_digest(p for p in parts if p is not None)
+    begin = begin or _ROUND_STARTS.get(score, no_begin)
     _DECLARED[name] = Declaration(name, score, rules, after or no_after, dict(losses or {}),
-                                  begin or no_begin, _params_class(name, params))
+                                  begin, _params_class(name, params),
+                                  tuple(scratch))
     return Kernels(name)
 
 
+def round_start(score, begin):
+    """Make ``begin`` the round start of every declaration with this shared ``score``
+    that names none (the linear learners' ``avg_scores`` goes with ``avg_begin``, so a
+    rule declared outside olearn with ``score=avg_scores`` reads its raw scores)."""
+    _ROUND_STARTS[score] = begin
+
+
 def _params_class(name, fields):
-    """The named tuple of a declaration's parameters.  It lives in this module under a
-    name made from the declaration's, so that numba's disk cache, which pickles the
-    argument types of an entry point, finds it again in a later process (the learner's
-    module, imported before any of its kernels runs, declares it again)."""
+    """The named tuple of a declaration's parameters, checked: identifiers, each once."""
     fields = tuple(fields)
     if isinstance(fields, str) or not all(isinstance(f, str) and f.isidentifier() and
                                           not f.startswith("_") for f in fields):
         raise ValueError(f"{name}: params must be a tuple of parameter names, got {fields!r}")
     if len(set(fields)) != len(fields):
         raise ValueError(f"{name}: a parameter is named twice in {fields!r}")
-    cls_name = "params_" + re.sub(r"\W", "_", name)
-    cls = namedtuple(cls_name, fields)
-    cls.__module__ = __name__
-    globals()[cls_name] = cls
+    return params_class("params_" + re.sub(r"\W", "_", name), fields)
+
+
+class _ParamsType(type):
+    """The class of the declared parameter tuples.  Such a tuple is an argument of the
+    entry points, and numba's disk cache pickles the argument types of every entry point
+    it holds into one index, which any process loads: a ``_ParamsType`` class pickles as
+    its name and fields, and loads as the class of that name (made then if its
+    declaring module was not imported), so that the index loads everywhere."""
+
+
+def params_class(cls_name, fields):
+    """The parameter tuple class ``cls_name`` with these fields (one per name)."""
+    cls = globals().get(cls_name)
+    if not isinstance(cls, _ParamsType) or cls._fields != fields:
+        base = namedtuple(cls_name, fields)
+        cls = _ParamsType(cls_name, (base,), {"__slots__": (), "__module__": __name__})
+        globals()[cls_name] = cls
     return cls
+
+
+copyreg.pickle(_ParamsType, lambda cls: (params_class, (cls.__name__, cls._fields)))
 
 
 def _outside_digest(parts):
@@ -223,6 +252,26 @@ def scorer(name):
     return kernel
 
 
+def check_names(owner, name, fields, given):
+    """Raise unless ``given`` maps exactly the declared parameter names ``fields`` (of the
+    declaration ``name``) to values; the error names the learner ``owner`` and the
+    parameter."""
+    who = f"{owner if isinstance(owner, str) else type(owner).__name__} ({name})"
+    if not fields and not isinstance(given, Mapping) and len(given) == 0:
+        return  # (no parameters: the base's default ``()`` names none)
+    if not isinstance(given, Mapping):
+        raise TypeError(f"{who}: _kernel_params() must map the declared parameter names "
+                        f"{fields} to numbers, got {type(given).__name__}")
+    for field in fields:
+        if field not in given:
+            raise ValueError(f"{who}: kernel parameter {field!r} is declared but "
+                             f"_kernel_params() does not give it")
+    for field in given:
+        if field not in fields:
+            raise ValueError(f"{who}: _kernel_params() gives {field!r}, which is not "
+                             f"a declared kernel parameter {fields}")
+
+
 def pack_params(owner, kernels, given):
     """The parameters a learner ``owner`` gives (``given``: its ``_kernel_params()``) as
     its kernels take them: for declared kernels the declared named tuple
@@ -259,18 +308,7 @@ class Kernels(Mapping):
         cls = self.declaration.params
         if isinstance(given, cls):
             return given
-        who = f"{owner if isinstance(owner, str) else type(owner).__name__} ({self.name})"
-        if not isinstance(given, Mapping):
-            raise TypeError(f"{who}: _kernel_params() must map the declared parameter names "
-                            f"{cls._fields} to numbers, got {type(given).__name__}")
-        for field in cls._fields:
-            if field not in given:
-                raise ValueError(f"{who}: kernel parameter {field!r} is declared but "
-                                 f"_kernel_params() does not give it")
-        for field in given:
-            if field not in cls._fields:
-                raise ValueError(f"{who}: _kernel_params() gives {field!r}, which is not "
-                                 f"a declared kernel parameter {cls._fields}")
+        check_names(owner, self.name, cls._fields, given)
         return cls(*(float(given[f]) for f in cls._fields))
 
     @property

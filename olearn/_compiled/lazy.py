@@ -66,6 +66,8 @@ T_, P_, Q_, FREE_ = 2, 3, 4, 5
 HYPER_ = 6
 AUX_COLUMNS = 12
 FOLD_BELOW = 1e-100
+#: the parameters of ``shrink_rule`` (FOBOS's and truncated gradient's declarations)
+SHRINK_PARAMS = ("eta", "invsqrt", "l1", "l2", "gravity", "period", "theta", "eps")
 
 
 @njit(inline="always")

@@ -10,7 +10,8 @@ The state puts the weights ``W`` (K, n_features) first and the row's features
   highest-scoring wrong class ``s`` when ``f_y - f_s < 1``;
 * regression: squared loss, ``w += eta (y - f) z``.
 
-``params.eta`` is the step (declared ``params=("eta",)``); a sample weight multiplies it.  ``project`` is the
+``params.eta`` is the step (declared ``params=("eta",)``); a sample weight multiplies
+it.  ``project`` is the
 sparse product ``P = x U`` (U (d, m) stored by feature, so a row reads contiguous
 rows of ``U``), shared by FOGD's random directions and NOGD's landmarks.
 """

@@ -153,13 +153,6 @@ class _NDAG(LossModel, LinearModel):
             X = self._clip(np.arange(b, b + X.shape[1]), X)
         return super()._decision(X)
 
-    def _scores_one(self, x):
-        if self._is_fresh():
-            return None
-        row, n = self._one_row(x, grow=False)
-        clipped = self._clip(row[1][:n], row[2][:n])  # O(non-zeros), never O(d)
-        return self._row_scores((row[0], row[1], clipped), n).copy()
-
     def _extra_slots(self):
         return (Slot("S", ("d",), 0.0), Slot("G", ("K", "d"), 0.0))
 

@@ -64,7 +64,8 @@ from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 @njit(inline="always")
 def _ogd(state, params, idx, val, y, sw, seen, grad):
-    eta, kind, power, alpha, t0, radius, eps = params.eta, params.kind, params.power, params.alpha, params.t0, params.radius, params.eps
+    eta, kind, power, alpha = params.eta, params.kind, params.power, params.alpha
+    t0, radius, eps = params.t0, params.radius, params.eps
     W = state[0]
     U = state[1]
     A = state[2]

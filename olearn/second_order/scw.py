@@ -46,12 +46,11 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    phi, psi, zeta = params.phi, params.psi, params.zeta
-    C, variant = params.C, params.variant
+    phi = params.phi
     if not phi * math.sqrt(v) - m > 0.0:
         return False, 0.0, 0.0
-    C = C * sw
-    if variant == 1.0:
+    psi, zeta, C = params.psi, params.zeta, params.C * sw
+    if params.variant == 1.0:
         alpha = min(C, max(0.0, cw_alpha(m, v, phi, psi, zeta)))
     else:
         n = v + 0.5 / C

@@ -25,7 +25,7 @@ import math
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.lazy import shrink_begin, shrink_rule, shrink_scores
+from .._compiled.lazy import SHRINK_PARAMS, shrink_begin, shrink_rule, shrink_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
@@ -33,7 +33,7 @@ from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_choice, check_number
 
-KERNELS = declare("sparse.fobos", params=("eta", "invsqrt", "l1", "l2", "gravity", "period", "theta", "eps"),
+KERNELS = declare("sparse.fobos", params=SHRINK_PARAMS,
                   score=shrink_scores, begin=shrink_begin, binary=shrink_rule,
                   multiclass=shrink_rule, regression=shrink_rule, losses=GRADS)
 SCHEDULES = ("constant", "invsqrt")

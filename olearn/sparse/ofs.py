@@ -141,16 +141,16 @@ def _add(W, M, A, k, c, idx, val, partial, explore, F, frac, eps, cand, n):
 
 @njit(inline="always")
 def ofs_rule(state, params, idx, val, y, sw, out, seen):
-    """One OFS round (see the module docstring); ``params = (eta, lam, B, partial,
-    epsilon)``.  A sample weight multiplies the step."""
-    eta, lam, Bf = params.eta, params.lam, params.B
-    partial_f, eps = params.partial, params.epsilon
+    """One OFS round (see the module docstring); ``params``: ``eta``, ``lam``, ``B``,
+    ``partial``, ``epsilon``.  A sample weight multiplies the step."""
     W = state[0]
     M = state[1]
     S = state[2]
     F = state[3]
     E = state[4]
     A = state[5]
+    eta, lam, Bf = params.eta, params.lam, params.B
+    partial_f, eps = params.partial, params.epsilon
     K = W.shape[0]
     B = int(Bf)
     partial = partial_f != 0.0

@@ -31,7 +31,7 @@ import math
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.lazy import shrink_begin, shrink_rule, shrink_scores
+from .._compiled.lazy import SHRINK_PARAMS, shrink_begin, shrink_rule, shrink_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
 from ..registry import register
@@ -39,7 +39,7 @@ from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_number
 
-KERNELS = declare("sparse.truncated", params=("eta", "invsqrt", "l1", "l2", "gravity", "period", "theta", "eps"),
+KERNELS = declare("sparse.truncated", params=SHRINK_PARAMS,
                   score=shrink_scores, begin=shrink_begin, binary=shrink_rule,
                   multiclass=shrink_rule, regression=shrink_rule, losses=GRADS)
 
