@@ -116,7 +116,7 @@ def penalised_from(idx, A):
 
 @njit(inline="always")
 def store_hyper(A, values):
-    """``A[0, 6:6 + n] = values``: the hyper-parameters the score reads (a rule writes
+    """``A[0, HYPER_:HYPER_ + n] = values``: the hyper-parameters the score reads (a rule writes
     them every round; ``olearn.sparse._sparse.SparseModel._prime`` before every call)."""
     for i in range(len(values)):
         A[0, HYPER_ + i] = values[i]
@@ -348,7 +348,7 @@ def rda_weight(S, n, lam_n, denom):
 
 @njit(inline="always")
 def rda_scores(state, idx, val, out):
-    """Score of RDA from the gradient sums (``A[0, 6:9] = lambda, gamma, rho``)."""
+    """Score of RDA from the gradient sums (``A[0, HYPER_:]``: lambda, gamma, rho)."""
     W = state[0]
     A = state[1]
     n = A[0, T_]
@@ -416,7 +416,7 @@ def ada_rda_weight(S, G, n, eta, lam, delta):
 
 @njit(inline="always")
 def ada_rda_scores(state, idx, val, out):
-    """Score of AdaRDA (``A[0, 6:9] = eta, lambda, delta``)."""
+    """Score of AdaRDA (``A[0, HYPER_:]``: eta, lambda, delta)."""
     S = state[0]
     G = state[1]
     A = state[2]
@@ -474,8 +474,8 @@ def ftrl_weight(z, r, inv_alpha, beta, l1, l2):
 
 @njit(inline="always")
 def ftrl_scores(state, idx, val, out):
-    """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, 6:10] = alpha, beta,
-    l1, l2``)."""
+    """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha, beta,
+    l1, l2)."""
     Z = state[0]
     R = state[1]
     A = state[2]

@@ -43,7 +43,7 @@ class SparseModel:
         """Validate the learner's own hyper-parameters (override)."""
 
     def _hyper(self):
-        """The values the compiled score reads from ``A[0, 6:]`` (override)."""
+        """The values the compiled score reads from ``A[0, HYPER_:]`` (override)."""
         return ()
 
     def _check_params(self):

@@ -301,7 +301,7 @@ class OFSClassifier(SparseModel, OnlineClassifier):
         return {"eta": self.eta, "lam": self.lam, "B": self.n_selected,
                 "partial": self.partial, "epsilon": self.epsilon}
 
-    _free_intercept = False  # (A[0, 5] is the generator's state here)
+    _free_intercept = False  # (A[0, RNG_] is the generator's state here)
 
     def _weights_at(self, cols):
         A = self.state_["A"]
