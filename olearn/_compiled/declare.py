@@ -120,7 +120,7 @@ def round_start(score, begin):
 
 def _params_class(name, fields):
     """The named tuple of a declaration's parameters, checked: identifiers, each once."""
-    fields = tuple(fields)
+    fields = fields if isinstance(fields, str) else tuple(fields)
     if isinstance(fields, str) or not all(isinstance(f, str) and f.isidentifier() and
                                           not f.startswith("_") for f in fields):
         raise ValueError(f"{name}: params must be a tuple of parameter names, got {fields!r}")
