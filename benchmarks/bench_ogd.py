@@ -133,7 +133,7 @@ def olearn_breakdown(X, y, loss, repeats):
         m = OGDClassifier(loss=loss, schedule="invsqrt", eta=ETA)
         m.partial_fit(X[:1], y[:1], classes=[-1.0, 1.0])
         state = tuple(m.state_[s.name] for s in m._slots)
-        params = tuple(float(p) for p in m._kernel_params())
+        params = m._packed_params()
         args = (rows, y, np.ones(n), state, params, m._seen(), np.empty((n, 1)),
                 np.zeros(n, dtype=np.int64))
         t = time.perf_counter()

@@ -112,7 +112,7 @@ def section_scaling():
                 m.partial_fit(X[:10], y[:10], classes=[-1, 1])  # compile, allocate
                 kernel = m._kernels[BINARY]
                 args = (kernel_rows(X, True, 1.0), yk, np.ones(n), m._state_tuple(),
-                        tuple(float(p) for p in m._kernel_params()), m._seen(),
+                        m._packed_params(), m._seen(),
                         np.empty((n, 1)), np.zeros(n, dtype=np.int64))
                 r = timed(lambda: kernel(*args), 1)
                 rates[D] = max(rates[D], n / r["cpu"])

@@ -62,6 +62,7 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
 
 from ._compiled import entry_point as _entry_point
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
+from ._compiled.declare import pack_params
 from ._labels import LabelMixin, unique_labels
 from ._locking import locked
 from ._rows import OneRow, kernel_rows
@@ -166,7 +167,9 @@ class OnlineLearner(StateMixin, Estimator):
         return self._kernels
 
     def kernel_params(self):
-        """The hyper-parameters the compiled rule reads, as a tuple of floats (override)."""
+        """The hyper-parameters the compiled rules read, ``{declared name: number}``
+        (override; ``declare(..., params=NAMES)`` names them).  Checked against the
+        declaration once per call (``_packed_params``)."""
         return self._kernel_params()
 
     def check_params(self):
@@ -184,6 +187,11 @@ class OnlineLearner(StateMixin, Estimator):
             f"{type(self).__name__} declares no scorer: define batch_scores(X) (see "
             "olearn.protocol), or derive from a family base (a linear rule: "
             "LinearModel; a model over a feature map: olearn.feature_map.FeatureMapModel)")
+
+    def _packed_params(self):
+        """``kernel_params()`` as the kernels take them: a declared learner's named tuple,
+        checked against its declaration's names (``Kernels.pack``), once per call."""
+        return pack_params(self, self.kernels, self.kernel_params())
 
     def _state_changed(self):
         self.__dict__.pop("_one_cache", None)
@@ -234,7 +242,7 @@ class OnlineLearner(StateMixin, Estimator):
     def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
         rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
-        params = tuple(float(p) for p in self.kernel_params())
+        params = self._packed_params()
         kernel = self.kernels[self._task()]
         self.n_updates_ += int(kernel(rows, y, sw, self._state_tuple(), params, self._seen(),
                                       scores, pred))
@@ -507,7 +515,7 @@ class OnlineLearner(StateMixin, Estimator):
             task = self._task()
             call = self._one_cache = _OneCall(
                 task, self.kernels[task], self._state_tuple(),
-                tuple(float(p) for p in self.kernel_params()), self._seen(), self._n_rows)
+                self._packed_params(), self._seen(), self._n_rows)
         return call
 
     def _one_label(self, y):

@@ -57,11 +57,15 @@ and writes only these public names, never a private hook:
     slots are negated when the binary labels swap sides and halve into the first two
     class rows at a third class (right for a layer whose output is linear in them).
 ``kernels``
-    ``declare(name, score=..., binary=..., multiclass=..., regression=...)``: the
-    compiled rule and score (numba, ``@njit(inline="always")``), one entry point per
-    task made by the base's driver.
+    ``declare(name, params=..., score=..., begin=..., binary=..., multiclass=...,
+    regression=..., scratch=...)``: the compiled rule and a pure score (numba,
+    ``@njit(inline="always")``; the score writes the K scores and changes no state but
+    the ``scratch`` slots it fills with the row's features), one entry point per task
+    made by the base's driver.
 ``kernel_params()``, ``check_params()``
-    the hyper-parameters the rule reads (a tuple of floats), and their validation
+    the hyper-parameters the rules read, ``{name: number}`` by the names the
+    declaration gives (``declare(..., params=("eta",))``; the rules read ``params.eta``;
+    a missing or unknown name is an error naming the model), and their validation
     (``olearn._validation`` checkers; raise ``ValueError``), once per call.
 ``init_state(name, array, start)``
     fill what a constant cannot (random initial weights): called with each slot's

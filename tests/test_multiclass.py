@@ -175,7 +175,7 @@ def test_binary_behaviour_is_unchanged_with_two_labels(name):
     pred = np.zeros(250, dtype=np.int64)
     rows = kernel_rows(X, ref.fit_intercept, ref._constant())
     ref._kernels[BINARY](rows, signs.astype(float), np.ones(250),
-                         state, tuple(float(p) for p in ref._kernel_params()),
+                         state, ref._packed_params(),
                          np.zeros(1, np.uint8), scores, pred)
     _same_state(_state(a), _state(ref), rtol=0, atol=0)
     np.testing.assert_array_equal(s_words, scores[:, 0])
@@ -329,7 +329,7 @@ def _ovr_reference(name, X, y, K, chunk, declared=False):
         first = 0 if declared else int(np.argmax(y == k))
         b = _binary_learner(name, X)
         state = tuple(b.state_[s.name] for s in b._slots)
-        params = tuple(float(p) for p in b._kernel_params())
+        params = b._packed_params()
         cuts = [first] + list(range((first // chunk + 1) * chunk, n, chunk)) + [n]
         count = 0
         for lo, hi in zip(cuts[:-1], cuts[1:]):
@@ -487,7 +487,7 @@ def test_one_vs_rest_sklearn_contract_and_errors():
     assert b._kernel_params() == (1e-3, 0.0)
     a.partial_fit(X2, y2)
     b.partial_fit(X2, y2)
-    direct = [olearn.make("pa1", C=1e-3)._kernel_params()]
+    direct = [olearn.make("pa1", C=1e-3)._packed_params()]
     assert b._kernel_params() == direct[0] and not np.allclose(a.coef_, b.coef_)
     for bad in (None, "pa1", olearn.make("pa-reg"), OneVsRest(olearn.make("pa1"))):
         with pytest.raises(ValueError, match="base must be a binary olearn classifier"):

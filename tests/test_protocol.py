@@ -64,7 +64,7 @@ def _binary(state, params, idx, val, y, sw, out, seen):
     """Logistic loss, ``y`` in {-1, +1}: ``delta = y sigma(-y f)``."""
     delta = np.empty(1)
     delta[0] = y / (1.0 + math.exp(y * out[0]))
-    _backprop(state, params[0] * sw, idx, val, delta)
+    _backprop(state, params.eta * sw, idx, val, delta)
     return 1
 
 
@@ -85,7 +85,7 @@ def _multiclass(state, params, idx, val, y, sw, out, seen):
     for k in range(K):
         delta[k] = -delta[k] / total
     delta[int(y)] += 1.0
-    _backprop(state, params[0] * sw, idx, val, delta)
+    _backprop(state, params.eta * sw, idx, val, delta)
     return 1
 
 
@@ -100,8 +100,8 @@ class TinyNet(FeatureMapModel, OnlineClassifier):
         ``OnlineLearner`` (random_state also seeds the initial hidden weights).
     """
 
-    kernels = declare("tests.tiny_net", score=_score, binary=_binary,
-                      multiclass=_multiclass)
+    kernels = declare("tests.tiny_net", params=("eta",), scratch=("Z",), score=_score,
+                      binary=_binary, multiclass=_multiclass)
 
     def __init__(self, hidden=8, eta=0.5, fit_intercept=True, intercept_scaling=1.0,
                  epochs=1, shuffle=True, random_state=0):
@@ -132,7 +132,7 @@ class TinyNet(FeatureMapModel, OnlineClassifier):
                              "afresh")
 
     def kernel_params(self):
-        return (float(self.eta),)
+        return {"eta": self.eta}
 
     def init_state(self, name, array, start):
         """Hidden biases ~ N(0, 1), seeded by ``random_state``: they make the hidden

@@ -5,11 +5,13 @@ Every learner of ``olearn.linear`` starts its state tuple with the same three ar
 
 * ``W`` (K, d): the weights, in units of the scale ``s``: ``w = s W``;
 * ``U`` (K, d): the averaging accumulator, ``(K, 0)`` when averaging is off;
-* ``A`` (K, 7): per class row ``k``, ``A[k, 0]`` the raw score ``w_k . x`` of the
-  current row and ``A[k, 1]`` the loss gradient with respect to it (scratch); in row 0,
-  ``A[0, 2]`` the rounds begun ``t``, ``A[0, 3]`` the scale sum ``S`` (below),
-  ``A[0, 4]`` ``||W||_F^2`` (in scale units), ``A[0, 5]`` the scale ``s`` (0 before
-  the first round, read as 1), ``A[0, 6]`` free for the learner (a counter, a sum).
+* ``A`` (K, 7): per class row ``k``, ``A[k, R_]`` the raw score ``w_k . x`` of the
+  current row and ``A[k, G_]`` the loss gradient with respect to it (scratch of the
+  rule: ``avg_begin`` writes ``R_``, a loss writes ``G_``); in row 0, ``A[0, T_]`` the
+  rounds begun ``t``, ``A[0, SUM_]`` the scale sum ``S`` (below), ``A[0, SQ_]``
+  ``||W||_F^2`` (in scale units), ``A[0, SCALE_]`` the scale ``s`` (0 before the first
+  round, read as 1), ``A[0, FREE_]`` free for the learner (a counter, a sum).  Code
+  names the columns by these constants (compile-time constants: free), never by number.
 
 Why so few arrays: numba reference-counts every array of a tuple each time the tuple
 is handed to an inlined function, twice a row at least (score and update), so each
@@ -51,7 +53,10 @@ import math
 import numpy as np
 from numba import njit
 
-R_, G_, T_, SUM_, SQ_, SCALE_, FREE_ = 0, 1, 2, 3, 4, 5, 6
+from .declare import round_start
+from .losses import G_, R_
+
+T_, SUM_, SQ_, SCALE_, FREE_ = 2, 3, 4, 5, 6
 AUX_COLUMNS = 7
 FOLD_LOW, FOLD_HIGH = 1e-3, 1e3
 
@@ -67,13 +72,18 @@ def begin_round(A):
 
 
 @njit(inline="always")
-def row_scores(W, U, A, idx, val, out):
-    """Raw scores into ``A[:, 0]``; progressive scores (averaged if averaging) into
-    ``out``.  Call after ``begin_round``: the average is over the earlier rounds."""
-    t = A[0, T_] - 1.0
-    s = A[0, SCALE_]
-    S = A[0, SUM_]
+def avg_scores(state, idx, val, out):
+    """The score of the linear learners: the progressive prediction of the model after
+    the rounds so far, ``s W x``, or with averaging ``(S W x - U x) / t`` (the mean of the
+    iterates ``w_1 .. w_t``; the raw weights before the first round).  It changes
+    nothing: the pass, ``predict`` and ``predict_one`` share it."""
+    W = state[0]
+    U = state[1]
+    A = state[2]
+    t = A[0, T_]
+    s = A[0, SCALE_] if t > 0.0 else 1.0
     averaged = U.shape[1] > 0 and t > 0.0
+    S = A[0, SUM_] + s
     for k in range(W.shape[0]):
         a = 0.0
         if averaged:
@@ -86,15 +96,34 @@ def row_scores(W, U, A, idx, val, out):
             for j in range(idx.shape[0]):
                 a += W[k, idx[j]] * val[j]
             out[k] = s * a
-        A[k, R_] = s * a
 
 
 @njit(inline="always")
-def avg_scores(state, idx, val, out):
-    """The ``score_fn`` of the linear learners (see the module docstring)."""
+def raw_scores(W, U, A, idx, val, out):
+    """``A[k, R_]``: the raw score ``s W_k . x`` the rule learns from, after
+    ``begin_round``: the progressive score ``out[k]`` itself, unless the model
+    averages (then one more product with the row)."""
+    if U.shape[1] > 0 and A[0, T_] > 1.0:
+        s = A[0, SCALE_]
+        for k in range(W.shape[0]):
+            a = 0.0
+            for j in range(idx.shape[0]):
+                a += W[k, idx[j]] * val[j]
+            A[k, R_] = s * a
+    else:
+        for k in range(W.shape[0]):
+            A[k, R_] = out[k]
+
+
+@njit(inline="always")
+def avg_begin(state, idx, val, out):
+    """The round start of the linear learners: count the round, keep the raw scores."""
     A = state[2]
     begin_round(A)
-    row_scores(state[0], state[1], A, idx, val, out)
+    raw_scores(state[0], state[1], A, idx, val, out)
+
+
+round_start(avg_scores, avg_begin)
 
 
 @njit(inline="always")
@@ -132,14 +161,14 @@ def add_at(W, U, A, k, i, a):
 @njit(inline="always")
 def adagrad_rows(W, U, A, G, S, rate, sw, idx, val):
     """The per-coordinate AdaGrad step of every class row with a loss gradient
-    ``A[k, 1]`` (Duchi, Hazan and Singer 2011, diagonal, delta = 0): for each non-zero
-    ``g = sw A[k, 1] x_i``, ``G[k, i] += g^2`` and ``w[k, i] -= rate g / (s_i
+    ``A[k, G_]`` (Duchi, Hazan and Singer 2011, diagonal, delta = 0): for each non-zero
+    ``g = sw A[k, G_] x_i``, ``G[k, i] += g^2`` and ``w[k, i] -= rate g / (s_i
     sqrt(G[k, i]))``, with ``s_i = S[i]`` (NDAG's feature scales) or 1 when ``S`` is
     empty (OGD's "adagrad" schedule)."""
     scaled = S.shape[0] > 0
     for k in range(A.shape[0]):
-        if A[k, 1] != 0.0:
-            gk = sw * A[k, 1]
+        if A[k, G_] != 0.0:
+            gk = sw * A[k, G_]
             for j in range(idx.shape[0]):
                 gj = gk * val[j]
                 if gj != 0.0:

@@ -2,12 +2,23 @@
 
 A learner module declares its compiled parts by name, once::
 
-    KERNELS = declare("pa", score=avg_scores, binary=_binary_rule,
-                      multiclass=_multiclass_rule)
+    KERNELS = declare("linear.pa", params=("c", "D"), score=avg_scores,
+                      begin=avg_begin, binary=_binary_rule, multiclass=_multiclass_rule)
 
-* ``score(state, idx, val, out)``: the ``K`` scores of one row (the progressive
-  prediction); ``rule(state, params, idx, val, y, sw, out, seen) -> 0/1`` per task;
+* ``score(state, idx, val, out)``: the ``K`` scores of one row, written into ``out``
+  and nothing else (it changes no state: the same scorer gives the pass's progressive
+  prediction, ``predict`` and ``predict_one``; :attr:`Kernels.scorer`);
+* ``begin(state, idx, val, out)`` (optional): the round's start, run by the driver after
+  the score and before the rule: it counts the round, keeps what the rule needs from the
+  scores (the raw scores of an averaged model), settles what a lazy state owes on the
+  row; it may refine ``out``, the round's recorded prediction (OFS's partial
+  observation);
+* ``rule(state, params, idx, val, y, sw, out, seen) -> 0/1`` per task;
   ``after(state, n_updates) -> n_updates``: an end-of-pass step (optional);
+* ``params=("c", "D")``: the names of the hyper-parameters, in the order of the tuple
+  the rules receive, a named tuple (``params.c``; ``Kernels.pack`` builds it from the
+  learner's ``kernel_params()``, a mapping by name, and refuses a missing or unknown
+  name);
 * ``losses={"hinge": hinge_grad, ...}``: a learner whose rule takes a loss declares
   its rule as ``rule(state, params, idx, val, y, sw, seen, grad)``; each loss then
   gives its own kernels (``KERNELS.loss("hinge")``), with no rule or entry point
@@ -32,8 +43,11 @@ Python functions.  Nothing reads source code, writes modules or touches
 point, the cache folder is keyed on a hash of every olearn file that holds compiled
 code (``olearn._compiled.cache_dir``).
 """
+import copyreg
 import hashlib
 import inspect
+import re
+from collections import namedtuple
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -41,7 +55,7 @@ from typing import NamedTuple
 from numba import njit, types
 from numba.extending import overload
 
-from .driver import BINARY, MULTICLASS, REGRESSION, online_pass, ovr_pass
+from .driver import BINARY, MULTICLASS, REGRESSION, online_pass, ovr_pass, score_pass
 
 NATIVE, OVR = "native", "ovr"
 TASK_NAMES = {BINARY: "binary", MULTICLASS: "multiclass", REGRESSION: "regression"}
@@ -53,32 +67,87 @@ def no_after(state, n_updates):
     return n_updates
 
 
+@njit(inline="always")
+def no_begin(state, idx, val, out):
+    """The round start of a learner that keeps nothing per round."""
+
+
 class Declaration(NamedTuple):
     name: str
     score: object
     rules: dict        # task -> rule
     after: object
     losses: dict       # loss name -> grad, or {} when the rules take no loss
+    begin: object = no_begin
+    params: type = None  # the named tuple of the rules' parameters
+    scratch: tuple = ()  # slots the score may fill (a row's features), by name
 
 
 _DECLARED = {}
+_ROUND_STARTS = {}
 _BOUND = {}
 _ENTRIES = {}
 
 
-def declare(name, *, score, binary=None, multiclass=None, regression=None, after=None,
-            losses=None):
+def declare(name, *, score, binary=None, multiclass=None, regression=None, begin=None,
+            after=None, losses=None, params=(), scratch=()):
     """Register a learner's compiled parts under ``name``; returns its :class:`Kernels`.
 
+    ``params``: the names of the rules' hyper-parameters (identifiers), in order.
+    ``scratch``: the names of the slots the score fills with the row's features (a
+    feature map's work vectors, recomputed every row and read by the rule: FOGD's,
+    NOGD's); the score changes no other slot.
     A learner declared outside the olearn package (a user's own) gets the hash of its
     source files in its name, so that an edit to them compiles afresh: the cache
     folder's hash covers only olearn's own files."""
     rules = {t: r for t, r in ((BINARY, binary), (MULTICLASS, multiclass),
                                (REGRESSION, regression)) if r is not None}
-    parts = [score, after, *rules.values(), *(losses or {}).values()]
+    parts = [score, begin, after, *rules.values(), *(losses or {}).values()]
     name = name + _outside_digest(p for p in parts if p is not None)
-    _DECLARED[name] = Declaration(name, score, rules, after or no_after, dict(losses or {}))
+    begin = begin or _ROUND_STARTS.get(score, no_begin)
+    _DECLARED[name] = Declaration(name, score, rules, after or no_after, dict(losses or {}),
+                                  begin, _params_class(name, params),
+                                  tuple(scratch))
     return Kernels(name)
+
+
+def round_start(score, begin):
+    """Make ``begin`` the round start of every declaration with this shared ``score``
+    that names none (the linear learners' ``avg_scores`` goes with ``avg_begin``, so a
+    rule declared outside olearn with ``score=avg_scores`` reads its raw scores)."""
+    _ROUND_STARTS[score] = begin
+
+
+def _params_class(name, fields):
+    """The named tuple of a declaration's parameters, checked: identifiers, each once."""
+    fields = fields if isinstance(fields, str) else tuple(fields)
+    if isinstance(fields, str) or not all(isinstance(f, str) and f.isidentifier() and
+                                          not f.startswith("_") for f in fields):
+        raise ValueError(f"{name}: params must be a tuple of parameter names, got {fields!r}")
+    if len(set(fields)) != len(fields):
+        raise ValueError(f"{name}: a parameter is named twice in {fields!r}")
+    return params_class("params_" + re.sub(r"\W", "_", name), fields)
+
+
+class _ParamsType(type):
+    """The class of the declared parameter tuples.  Such a tuple is an argument of the
+    entry points, and numba's disk cache pickles the argument types of every entry point
+    it holds into one index, which any process loads: a ``_ParamsType`` class pickles as
+    its name and fields, and loads as the class of that name (made then if its
+    declaring module was not imported), so that the index loads everywhere."""
+
+
+def params_class(cls_name, fields):
+    """The parameter tuple class ``cls_name`` with these fields (one per name)."""
+    cls = globals().get(cls_name)
+    if not isinstance(cls, _ParamsType) or cls._fields != fields:
+        base = namedtuple(cls_name, fields)
+        cls = _ParamsType(cls_name, (base,), {"__slots__": (), "__module__": __name__})
+        globals()[cls_name] = cls
+    return cls
+
+
+copyreg.pickle(_ParamsType, lambda cls: (params_class, (cls.__name__, cls._fields)))
 
 
 def _outside_digest(parts):
@@ -132,14 +201,30 @@ def _run_declared(key, X, y, sw, state, params, seen, scores, pred):
     if not isinstance(key, types.Literal):
         return None  # numba retries with the literal string
     decl, task, rule, reduction = _parts(key.literal_value)
-    score, after = decl.score, decl.after
+    score, begin, after = decl.score, decl.begin, decl.after
     if reduction == OVR:
         def impl(key, X, y, sw, state, params, seen, scores, pred):
-            return ovr_pass(X, y, sw, state, params, seen, scores, pred, score, rule, after)
+            return ovr_pass(X, y, sw, state, params, seen, scores, pred, score, begin, rule,
+                            after)
     else:
         def impl(key, X, y, sw, state, params, seen, scores, pred):
             return after(state, online_pass(X, y, sw, state, params, seen, scores, pred,
-                                            task, score, rule))
+                                            task, score, begin, rule))
+    return impl
+
+
+def score_declared(key, X, state, scores):
+    """The declared score of the learner named by the constant ``key`` on every row."""
+
+
+@overload(score_declared)
+def _score_declared(key, X, state, scores):
+    if not isinstance(key, types.Literal):
+        return None
+    score = _DECLARED[key.literal_value.split("|")[0]].score
+
+    def impl(key, X, state, scores):
+        score_pass(X, state, scores, score)
     return impl
 
 
@@ -155,6 +240,50 @@ def entry(name, task, loss="", reduction=NATIVE):
     return kernel
 
 
+def scorer(name):
+    """The cached scorer of a declared learner: ``(X, state, scores)`` writes the declared
+    score of every row of ``X`` into ``scores`` (n, K) and changes nothing else."""
+    key = f"{name}|score||"
+    kernel = _ENTRIES.get(key)
+    if kernel is None:
+        def run(X, state, scores):
+            score_declared(key, X, state, scores)
+        kernel = _ENTRIES[key] = njit(cache=True, nogil=True)(run)
+    return kernel
+
+
+def check_names(owner, name, fields, given):
+    """Raise unless ``given`` maps exactly the declared parameter names ``fields`` (of the
+    declaration ``name``) to values; the error names the learner ``owner`` and the
+    parameter."""
+    who = f"{owner if isinstance(owner, str) else type(owner).__name__} ({name})"
+    if not fields and not isinstance(given, Mapping) and len(given) == 0:
+        return  # (no parameters: the base's default ``()`` names none)
+    if not isinstance(given, Mapping):
+        raise TypeError(f"{who}: kernel_params() must map the declared parameter names "
+                        f"{fields} to numbers, got {type(given).__name__}")
+    for field in fields:
+        if field not in given:
+            raise ValueError(f"{who}: kernel parameter {field!r} is declared but "
+                             f"kernel_params() does not give it")
+    for field in given:
+        if field not in fields:
+            raise ValueError(f"{who}: kernel_params() gives {field!r}, which is not "
+                             f"a declared kernel parameter {fields}")
+
+
+def pack_params(owner, kernels, given):
+    """The parameters a learner ``owner`` gives (``given``: its ``kernel_params()``) as
+    its kernels take them: for declared kernels the declared named tuple
+    (:meth:`Kernels.pack`), a named tuple already packed as it is, else a tuple of
+    floats (kernels that are not declared: a learner's own entry points)."""
+    if isinstance(kernels, Kernels):
+        return kernels.pack(owner, given)
+    if isinstance(given, tuple) and hasattr(given, "_fields"):
+        return given
+    return tuple(float(p) for p in given)
+
+
 class Kernels(Mapping):
     """A declared learner's entry points by task (compiled on first call)."""
 
@@ -165,6 +294,27 @@ class Kernels(Mapping):
     @property
     def declaration(self):
         return _DECLARED[self.name]
+
+    @property
+    def params(self):
+        """The named tuple of the rules' parameters (fields: the declared names)."""
+        return self.declaration.params
+
+    def pack(self, owner, given):
+        """The rules' parameters from ``given``, a mapping ``{name: number}`` (a
+        learner's ``kernel_params()``), as the declared named tuple of floats: every
+        declared name must be given, and no other (``owner`` names the learner in the
+        error)."""
+        cls = self.declaration.params
+        if isinstance(given, cls):
+            return given
+        check_names(owner, self.name, cls._fields, given)
+        return cls(*(float(given[f]) for f in cls._fields))
+
+    @property
+    def scorer(self):
+        """The compiled scorer ``(X, state, scores)`` (see :func:`scorer`)."""
+        return scorer(self.name)
 
     def loss(self, loss):
         """The kernels of one of the declared losses."""

@@ -5,10 +5,14 @@ score (the progressive prediction), then apply the learner's update rule.  A lea
 supplies only
 
 * ``state``: a tuple of arrays it mutates in place (``state[0]`` is the weight
-  matrix ``W`` of shape ``(K, d)`` for every linear learner), and ``params``: a tuple of
-  floats (hyper-parameters are arguments, never globals: numba would freeze globals
-  into the on-disk cache);
-* ``score_fn(state, idx, val, out)``: writes the ``K`` scores of one row into ``out``;
+  matrix ``W`` of shape ``(K, d)`` for every linear learner), and ``params``: a named
+  tuple of floats (hyper-parameters are arguments, never globals: numba would freeze
+  globals into the on-disk cache);
+* ``score_fn(state, idx, val, out)``: writes the ``K`` scores of one row into ``out``
+  and changes nothing else (the same function scores rows outside the pass:
+  :func:`score_pass`);
+* ``begin_fn(state, idx, val, out)``: the round's start (its bookkeeping: the round
+  counter, what the rule needs from the scores, lazy debts settled on the row);
 * ``update_fn(state, params, idx, val, y, sw, out, seen) -> int``: the update rule,
   returning 1 when it changed the model, 0 otherwise.
 
@@ -221,7 +225,8 @@ def _n_rows(X):
 
 
 @njit(inline="always")
-def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, update_fn):
+def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, begin_fn,
+                update_fn):
     """Run the online protocol over every row of ``X``; return the number of updates.
 
     ``scores`` (n, K) receives the pre-update scores and ``pred`` (n,) the pre-update
@@ -238,6 +243,7 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
         idx, val = get_row(X, i, rows)
         out = scores[i]
         score_fn(state, idx, val, out)
+        begin_fn(state, idx, val, out)
         if not finite(out):
             return n_updates
         if task == MULTICLASS:
@@ -248,6 +254,19 @@ def online_pass(X, y, sw, state, params, seen, scores, pred, task, score_fn, upd
         n_updates += update_fn(state, params, idx, val, y[i], sw[i], out, seen)
     keep_alive(buffers)
     return n_updates
+
+
+@njit(inline="always")
+def score_pass(X, state, scores, score_fn):
+    """``scores[i]``: the declared score of row ``i`` of ``X`` (no learning, no change to
+    the state): what ``predict`` and ``predict_one`` read."""
+    X, state, scores = borrowed((X, state, scores))
+    buffers = row_source(X)
+    rows = borrowed(buffers)
+    for i in range(n_rows(X)):
+        idx, val = get_row(X, i, rows)
+        score_fn(state, idx, val, scores[i])
+    keep_alive(buffers)
 
 
 # ---------------------------------------------------------------- one-vs-rest
@@ -263,7 +282,8 @@ def _class_state(state, k):
 
 
 @njit(inline="always")
-def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, after_fn):
+def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, begin_fn, update_fn,
+             after_fn):
     """One-vs-rest over every row of ``X``; returns the number of binary updates.
 
     ``state``: the base's slots with a leading class axis; ``y``: class indices;
@@ -290,6 +310,7 @@ def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, update_fn, a
             if seen[k] or k == yi:
                 block = class_state(state, k)
                 score_fn(block, idx, val, out)
+                begin_fn(block, idx, val, out)
                 scores[i, k] = out[0]
                 if not finite(out):
                     return n_updates

@@ -31,22 +31,25 @@ The per-non-zero loops are written out in the score functions, with scalar-only
 helpers (:func:`shrunk`): an inlined helper that takes arrays pays numba's reference
 counting on every call, which cost 6x the row's arithmetic here.
 
-The intercept is free of every penalty.  With an intercept (``A[0, 5]`` = 1, written by
+The intercept is free of every penalty.  With an intercept (``A[0, FREE_]`` = 1, written by
 the estimator), column 0 holds its constant feature, and no l1 or l2 term, truncation
 or shrink touches its weight: it learns by the loss's gradient alone, as scikit-learn's
 and glmnet's intercepts do.  (The papers have no intercept: their penalty covers every
 coordinate of ``w``; a constant column of the data with ``fit_intercept=False`` is
 penalised like any feature, the seed texts' convention.)
 
-Auxiliary array ``A`` (K, 12): per class row ``A[k, 0]`` the raw score and ``A[k, 1]``
-the loss gradient (the layout of ``olearn._compiled.losses``); in row 0: ``A[0, 2]``
-the round ``t``, ``A[0, 3]`` the scale ``P`` (0 before the first round, read as 1),
-``A[0, 4]`` the sum ``Q``, ``A[0, 5]`` 1 when column 0 is the free intercept, else 0,
-``A[0, 6:12]`` the hyper-parameters the score needs (the rule writes them every round
-and the estimator before every call: the score function of the driver takes no
-parameters).
+Auxiliary array ``A`` (K, 12), its columns named by the constants below: per class row
+``A[k, R_]`` the raw score and ``A[k, G_]`` the loss gradient (the layout of
+``olearn._compiled.losses``; the declared round start writes ``R_``); in row 0:
+``A[0, T_]`` the round ``t``, ``A[0, P_]`` the scale ``P`` (0 before the first round,
+read as 1), ``A[0, Q_]`` the sum ``Q``, ``A[0, FREE_]`` 1 when column 0 is the free
+intercept, else 0, ``A[0, HYPER_:]`` the hyper-parameters the score needs (the rule
+writes them every round and the estimator before every call: the score function of the
+driver takes no parameters).  Scores change nothing: the weights a row touches are
+settled (the owed shrink written) by the round start (``shrink_begin``,
+``ada_fobos_begin``), which the driver runs after the score.
 
-Truncated gradient's period.  Trial ``t`` (counted in ``A[0, 2]``, so across calls,
+Truncated gradient's period.  Trial ``t`` (counted in ``A[0, T_]``, so across calls,
 epochs and save/load) truncates before its prediction when ``t`` is a multiple of the
 period ``K``.  Nothing happens between the update of trial ``t - 1`` and that
 truncation, so the rule of trial ``t - 1`` adds ``K gravity eta`` to ``Q`` when ``t`` is
@@ -57,10 +60,14 @@ import math
 
 from numba import njit
 
-R_, G_, T_, P_, Q_, FREE_ = 0, 1, 2, 3, 4, 5
+from .losses import G_, R_
+
+T_, P_, Q_, FREE_ = 2, 3, 4, 5
 HYPER_ = 6
 AUX_COLUMNS = 12
 FOLD_BELOW = 1e-100
+#: the parameters of ``shrink_rule`` (FOBOS's and truncated gradient's declarations)
+SHRINK_PARAMS = ("eta", "invsqrt", "l1", "l2", "gravity", "period", "theta", "eps")
 
 
 @njit(inline="always")
@@ -72,9 +79,24 @@ def begin(A):
 
 
 @njit(inline="always")
+def start_round(A, out):
+    """The round start of every layout here: count the round, keep the raw scores
+    ``out`` for the loss (``A[:, R_]``)."""
+    begin(A)
+    for k in range(out.shape[0]):
+        A[k, R_] = out[k]
+
+
+@njit(inline="always")
+def scale_of(A):
+    """The scale ``P`` (1 before the first round)."""
+    return A[0, P_] if A[0, T_] > 0.0 else 1.0
+
+
+@njit(inline="always")
 def free_column(A):
     """The column a penalty must leave alone: 0 when it holds the free intercept
-    (``A[0, 5]``), else -1 (none).  Loops over columns test ``i != free``."""
+    (``A[0, FREE_]``), else -1 (none).  Loops over columns test ``i != free``."""
     return 0 if A[0, FREE_] != 0.0 else -1
 
 
@@ -94,7 +116,7 @@ def penalised_from(idx, A):
 
 @njit(inline="always")
 def store_hyper(A, values):
-    """``A[0, 6:6 + n] = values``: the hyper-parameters the score reads (a rule writes
+    """``A[0, HYPER_:HYPER_ + n] = values``: the hyper-parameters the score reads (a rule writes
     them every round; ``olearn.sparse._sparse.SparseModel._prime`` before every call)."""
     for i in range(len(values)):
         A[0, HYPER_ + i] = values[i]
@@ -117,14 +139,12 @@ def shrunk(w, dq, theta):
 
 @njit(inline="always")
 def shrink_scores(state, idx, val, out):
-    """Score of FOBOS and truncated gradient: settle the row's weights, then ``P W.x``.
-    Only the row's non-zero values settle a weight, so the raw state does not depend on
-    explicit zeros (dense rows = CSR rows)."""
+    """Score of FOBOS and truncated gradient: ``P W.x`` with the row's weights as
+    settled (computed, not written: ``shrink_begin`` writes them)."""
     W = state[0]
     C = state[1]
     A = state[2]
-    begin(A)
-    P = A[0, P_]
+    P = scale_of(A)
     Q = A[0, Q_]
     theta = A[0, HYPER_]
     first = penalised_from(idx, A)
@@ -134,14 +154,36 @@ def shrink_scores(state, idx, val, out):
             v = val[j]
             if v != 0.0:
                 i = idx[j]
+                w = W[k, i]
                 dq = Q - C[k, i]
-                if dq != 0.0:  # settle the shrink owed since the weight was last settled
+                if dq != 0.0 and j >= first:
+                    w = shrunk(w, dq, theta)
+                a += w * v
+        out[k] = P * a
+
+
+@njit(inline="always")
+def shrink_begin(state, idx, val, out):
+    """The round start of FOBOS and truncated gradient: settle the row's weights (the
+    shrink owed since each was last settled).  Only the row's non-zero values settle a
+    weight, so the raw state does not depend on explicit zeros (dense rows = CSR
+    rows)."""
+    W = state[0]
+    C = state[1]
+    A = state[2]
+    start_round(A, out)
+    Q = A[0, Q_]
+    theta = A[0, HYPER_]
+    first = penalised_from(idx, A)
+    for k in range(W.shape[0]):
+        for j in range(idx.shape[0]):
+            if val[j] != 0.0:
+                i = idx[j]
+                dq = Q - C[k, i]
+                if dq != 0.0:
                     C[k, i] = Q
                     if j >= first:
                         W[k, i] = shrunk(W[k, i], dq, theta)
-                a += W[k, i] * v
-        out[k] = P * a
-        A[k, R_] = P * a
 
 
 @njit
@@ -171,9 +213,10 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
     touched) and, for truncated gradient, when the next trial is a multiple of
     ``period``, that trial's truncation ``period * gravity * eta`` (Langford et al.'s
     step 2, before its prediction: nothing happens in between).  The free intercept
-    (column 0, ``A[0, 5]``) owes nothing: the score skips its shrink, and its weight
+    (column 0, ``A[0, FREE_]``) owes nothing: the score skips its shrink, and its weight
     is multiplied by what the l2 term divides the scale by."""
-    eta, invsqrt, l1, l2, gravity, period, theta, eps = params
+    eta, invsqrt, l1, l2 = params.eta, params.invsqrt, params.l1, params.l2
+    gravity, period, theta, eps = params.gravity, params.period, params.theta, params.eps
     W = state[0]
     C = state[1]
     A = state[2]
@@ -207,13 +250,13 @@ def shrink_rule(state, params, idx, val, y, sw, seen, grad):
 # ------------------------------------------------------------------ AdaFOBOS
 @njit(inline="always")
 def ada_fobos_scores(state, idx, val, out):
-    """Score of AdaFOBOS: settle the row's weights through the last round, ``W.x``."""
+    """Score of AdaFOBOS: ``W.x`` with the row's weights settled through the last
+    round (computed, not written: ``ada_fobos_begin`` writes them)."""
     W = state[0]
     G = state[1]
     C = state[2]
     A = state[3]
-    begin(A)
-    done = A[0, T_] - 1.0
+    done = A[0, T_]
     lam_eta = A[0, HYPER_]
     delta = A[0, HYPER_ + 1]
     first = penalised_from(idx, A)
@@ -221,7 +264,32 @@ def ada_fobos_scores(state, idx, val, out):
         a = 0.0
         for j in range(idx.shape[0]):
             v = val[j]
-            if v != 0.0:  # (explicit zeros settle nothing: dense rows = CSR rows)
+            if v != 0.0:
+                i = idx[j]
+                w = W[k, i]
+                owed = done - C[k, i]
+                if owed > 0.0 and w != 0.0 and j >= first:
+                    w = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])), math.inf)
+                a += w * v
+        out[k] = a
+
+
+@njit(inline="always")
+def ada_fobos_begin(state, idx, val, out):
+    """The round start of AdaFOBOS: settle the row's weights through the last round
+    (explicit zeros settle nothing: dense rows = CSR rows)."""
+    W = state[0]
+    G = state[1]
+    C = state[2]
+    A = state[3]
+    start_round(A, out)
+    done = A[0, T_] - 1.0
+    lam_eta = A[0, HYPER_]
+    delta = A[0, HYPER_ + 1]
+    first = penalised_from(idx, A)
+    for k in range(W.shape[0]):
+        for j in range(idx.shape[0]):
+            if val[j] != 0.0:
                 i = idx[j]
                 owed = done - C[k, i]
                 if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
@@ -230,9 +298,6 @@ def ada_fobos_scores(state, idx, val, out):
                     if w != 0.0 and j >= first:
                         W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
                                          math.inf)
-                a += W[k, i] * v
-        out[k] = a
-        A[k, R_] = a
 
 
 @njit(inline="always")
@@ -241,7 +306,7 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
     ``H_t = delta I + diag(G_t)^(1/2)`` and ``lambda ||w||_1``, Section 5.1):
     ``w_i <- sign(v) [|v| - lambda eta / H_ii]_+`` with ``v = w_i - eta g_i / H_ii``;
     ``params = (eta, lam, delta, eps)``."""
-    eta, lam, delta, eps = params
+    eta, lam, delta, eps = params.eta, params.lam, params.delta, params.eps
     W = state[0]
     G = state[1]
     C = state[2]
@@ -283,15 +348,13 @@ def rda_weight(S, n, lam_n, denom):
 
 @njit(inline="always")
 def rda_scores(state, idx, val, out):
-    """Score of RDA from the gradient sums (``A[0, 6:9] = lambda, gamma, rho``)."""
+    """Score of RDA from the gradient sums (``A[0, HYPER_:]``: lambda, gamma, rho)."""
     W = state[0]
     A = state[1]
-    begin(A)
-    n = A[0, T_] - 1.0
+    n = A[0, T_]
     if n == 0.0:
         for k in range(W.shape[0]):
             out[k] = 0.0
-            A[k, R_] = 0.0
         return
     lam, gamma, rho = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
     sn = math.sqrt(n)
@@ -304,7 +367,11 @@ def rda_scores(state, idx, val, out):
             a += rda_weight(W[k, idx[j]], n, lam_n if j >= first else 0.0,
                             denom) * val[j]
         out[k] = a
-        A[k, R_] = a
+
+
+@njit(inline="always")
+def rda_begin(state, idx, val, out):
+    start_round(state[1], out)
 
 
 @njit(inline="always")
@@ -323,7 +390,7 @@ def rda_rule(state, params, idx, val, y, sw, seen, grad):
     sqrt(t)``, the enhanced l1 ``lambda_t = lambda + gamma rho / sqrt(t)``):
     the gradient sums; the weights are their closed form.  ``params = (lam, gamma,
     rho, eps)``."""
-    lam, gamma, rho, eps = params
+    lam, gamma, rho, eps = params.lam, params.gamma, params.rho, params.eps
     S = state[0]
     A = state[1]
     store_hyper(A, (lam, gamma, rho))
@@ -349,12 +416,11 @@ def ada_rda_weight(S, G, n, eta, lam, delta):
 
 @njit(inline="always")
 def ada_rda_scores(state, idx, val, out):
-    """Score of AdaRDA (``A[0, 6:9] = eta, lambda, delta``)."""
+    """Score of AdaRDA (``A[0, HYPER_:]``: eta, lambda, delta)."""
     S = state[0]
     G = state[1]
     A = state[2]
-    begin(A)
-    n = A[0, T_] - 1.0
+    n = A[0, T_]
     eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
     first = penalised_from(idx, A)
     for k in range(S.shape[0]):
@@ -364,7 +430,11 @@ def ada_rda_scores(state, idx, val, out):
             a += ada_rda_weight(S[k, i], G[k, i], n, eta,
                                 lam if j >= first else 0.0, delta) * val[j]
         out[k] = a
-        A[k, R_] = a
+
+
+@njit(inline="always")
+def ada_rda_begin(state, idx, val, out):
+    start_round(state[2], out)
 
 
 @njit(inline="always")
@@ -372,7 +442,7 @@ def ada_rda_rule(state, params, idx, val, y, sw, seen, grad):
     """AdaRDA (Duchi, Hazan, Singer 2011, primal-dual subgradient with the diagonal
     ``H_t`` and ``lambda ||w||_1``, Section 5.1): gradient sums ``S`` and squared
     sums ``G``.  ``params = (eta, lam, delta, eps)``."""
-    eta, lam, delta, eps = params
+    eta, lam, delta, eps = params.eta, params.lam, params.delta, params.eps
     S = state[0]
     G = state[1]
     A = state[2]
@@ -404,12 +474,11 @@ def ftrl_weight(z, r, inv_alpha, beta, l1, l2):
 
 @njit(inline="always")
 def ftrl_scores(state, idx, val, out):
-    """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, 6:10] = alpha, beta,
-    l1, l2``)."""
+    """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha, beta,
+    l1, l2)."""
     Z = state[0]
     R = state[1]
     A = state[2]
-    begin(A)
     alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
     l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
     inv_alpha = 1.0 / alpha
@@ -422,7 +491,11 @@ def ftrl_scores(state, idx, val, out):
             a += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1 if pen else 0.0,
                              l2 if pen else 0.0) * val[j]
         out[k] = a
-        A[k, R_] = a
+
+
+@njit(inline="always")
+def ftrl_begin(state, idx, val, out):
+    start_round(state[2], out)
 
 
 @njit(inline="always")
@@ -432,7 +505,7 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     the state keeps ``r = sqrt(n)`` (one square root a non-zero, where ``n`` itself
     needs three: 17% more rows a second on a9a and w8a).  ``params = (alpha, beta, l1,
     l2, eps)``."""
-    alpha, beta, l1, l2, eps = params
+    alpha, beta, l1, l2, eps = params.alpha, params.beta, params.l1, params.l2, params.eps
     Z = state[0]
     R = state[1]
     A = state[2]

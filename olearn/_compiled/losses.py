@@ -1,8 +1,8 @@
 """Losses and step-size schedules of the first-order linear learners (inline helpers).
 
 A loss enters a rule through its gradient with respect to the scores: a function
-``grad(A, seen, y, eps)`` that reads the raw scores ``r_k = A[k, 0]`` of one row
-(``olearn._compiled.averaging``), writes ``g_k = dL/dr_k`` into ``A[k, 1]`` and returns
+``grad(A, seen, y, eps)`` that reads the raw scores ``r_k = A[k, R_]`` of one row
+(``olearn._compiled.averaging``), writes ``g_k = dL/dr_k`` into ``A[k, G_]`` and returns
 1 when some ``g_k`` is not zero.  A learner declares its rule once with ``GRADS``
 (``olearn._compiled.declare``); each loss is bound into it when its kernel is built,
 never chosen by a switch per row.
@@ -46,6 +46,10 @@ import math
 from numba import njit
 
 from .driver import top_wrong
+
+#: the scratch columns of every loss-based state (``A`` of ``olearn._compiled.averaging``
+#: and of ``olearn._compiled.lazy``): per class row, the raw score and its gradient
+R_, G_ = 0, 1
 
 
 CLASSIFICATION_LOSSES = ("hinge", "squared_hinge", "logistic", "perceptron",
@@ -92,18 +96,18 @@ def modified_huber_dz(z):
 def margin_grad(A, seen, y, dz):
     """Binary: ``g = y phi'(y r)``; multiclass: the max-score margin form."""
     if A.shape[0] == 1:
-        d = dz(y * A[0, 0])
-        A[0, 1] = y * d
+        d = dz(y * A[0, R_])
+        A[0, G_] = y * d
         return 1 if d != 0.0 else 0
     for k in range(A.shape[0]):
-        A[k, 1] = 0.0
+        A[k, G_] = 0.0
     yi = int(y)
-    s = top_wrong(A[:, 0], seen, yi)
+    s = top_wrong(A[:, R_], seen, yi)
     if s < 0:
         return 0
-    d = dz(A[yi, 0] - A[s, 0])
-    A[yi, 1] = d
-    A[s, 1] = -d
+    d = dz(A[yi, R_] - A[s, R_])
+    A[yi, G_] = d
+    A[s, G_] = -d
     return 1 if d != 0.0 else 0
 
 
@@ -111,23 +115,23 @@ def margin_grad(A, seen, y, dz):
 def softmax_grad(A, seen, y):
     """``g_k = p_k - [k = y]`` over the seen classes (0 for the others)."""
     yi = int(y)
-    top = A[yi, 0]
+    top = A[yi, R_]
     for k in range(A.shape[0]):
-        if seen[k] and A[k, 0] > top:
-            top = A[k, 0]
+        if seen[k] and A[k, R_] > top:
+            top = A[k, R_]
     z = 0.0
     for k in range(A.shape[0]):
         if seen[k]:
-            A[k, 1] = math.exp(A[k, 0] - top)
-            z += A[k, 1]
+            A[k, G_] = math.exp(A[k, R_] - top)
+            z += A[k, G_]
         else:
-            A[k, 1] = 0.0
+            A[k, G_] = 0.0
     any_ = 0
     for k in range(A.shape[0]):
-        A[k, 1] /= z
+        A[k, G_] /= z
         if k == yi:
-            A[k, 1] -= 1.0
-        if A[k, 1] != 0.0:
+            A[k, G_] -= 1.0
+        if A[k, G_] != 0.0:
             any_ = 1
     return any_
 
@@ -162,29 +166,29 @@ def modified_huber_grad(A, seen, y, eps):
 # ------------------------------------------------------------------ regression losses
 @njit(inline="always")
 def squared_grad(A, seen, y, eps):
-    A[0, 1] = A[0, 0] - y
-    return 1 if A[0, 1] != 0.0 else 0
+    A[0, G_] = A[0, R_] - y
+    return 1 if A[0, G_] != 0.0 else 0
 
 
 @njit(inline="always")
 def absolute_grad(A, seen, y, eps):
-    e = A[0, 0] - y
-    A[0, 1] = 1.0 if e > 0.0 else (-1.0 if e < 0.0 else 0.0)
-    return 1 if A[0, 1] != 0.0 else 0
+    e = A[0, R_] - y
+    A[0, G_] = 1.0 if e > 0.0 else (-1.0 if e < 0.0 else 0.0)
+    return 1 if A[0, G_] != 0.0 else 0
 
 
 @njit(inline="always")
 def epsilon_insensitive_grad(A, seen, y, eps):
-    e = A[0, 0] - y
-    A[0, 1] = 1.0 if e > eps else (-1.0 if e < -eps else 0.0)
-    return 1 if A[0, 1] != 0.0 else 0
+    e = A[0, R_] - y
+    A[0, G_] = 1.0 if e > eps else (-1.0 if e < -eps else 0.0)
+    return 1 if A[0, G_] != 0.0 else 0
 
 
 @njit(inline="always")
 def huber_grad(A, seen, y, eps):
-    e = A[0, 0] - y
-    A[0, 1] = eps if e > eps else (-eps if e < -eps else e)
-    return 1 if A[0, 1] != 0.0 else 0
+    e = A[0, R_] - y
+    A[0, G_] = eps if e > eps else (-eps if e < -eps else e)
+    return 1 if A[0, G_] != 0.0 else 0
 
 
 #: every loss by name: the gradient a learner declares its rule with (``declare(...,

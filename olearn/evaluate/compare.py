@@ -171,7 +171,7 @@ def _reaches_kernel(est, param, values):
         try:
             c = clone(est).set_params(**{param: v})
             c._new_state(1, 3)
-            key = (tuple(c.kernel_params()),
+            key = (repr(c.kernel_params()),
                    tuple((k, np.asarray(a).tobytes()) for k, a in sorted(c.state_.items())))
         except Exception:  # anything unexpected: search the parameter
             return True

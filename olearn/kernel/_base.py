@@ -74,14 +74,19 @@ class SupportModel:
 
     _tags = {"kernel": "support"}
 
-    _algo = S.PERCEPTRON
+    _expansion = None       # the learner's declared expansion (``S.declare_expansion``)
     _policies = ()          # budget policies a learner supports
     _binary_policies = ("forgetron", "projectron", "projectron++")
 
     # ------------------------------------------------------------ parameters
     def _rule_params(self):
-        """(p0, p1, p2, p3) of the learner's rule (override)."""
-        return (0.0, 0.0, 0.0, 0.0)
+        """The rule's own parameters by their declared names (override)."""
+        return {}
+
+    def _bound(self):
+        """The budget policy's bound: the Projectron's threshold, BOGD's largest
+        coefficient (override; 0: none)."""
+        return 0.0
 
     def _check_params(self):
         self._kernel_codes = check_kernel(self)
@@ -94,12 +99,16 @@ class SupportModel:
             check_choice("budget_policy", self.budget_policy, self._policies)
             policy = POLICY_CODES[self.budget_policy]
         self._policy = policy
-        self._rule = tuple(float(p) for p in self._rule_params())
+        self._rule = self._rule_params()
+        self._kbound = float(self._bound())
 
     def _params(self):
+        """The pass's named parameters: the kernel's and the budget's
+        (``S.KernelParams``), and the rule's, checked against its declaration by name."""
         budget = getattr(self, "budget", None)
-        return self._kernel_codes + (float(self._algo), float(self._policy),
-                                     float(budget or 0)) + self._rule
+        kparams = S.KernelParams(*self._kernel_codes, float(self._policy), float(budget or 0),
+                                 self._kbound)
+        return kparams, self._expansion.pack(self, self._rule)
 
     # ------------------------------------------------------------ state
     def _new_state(self, K, d):
@@ -207,9 +216,9 @@ class SupportModel:
 
     def _pass(self, rows, y, sw, scores, pred, task, params, work):
         st = self.state_
-        n_up, alpha, ptr, idx, val, sq, kinv, pmat = S.support_pass(
+        n_up, alpha, ptr, idx, val, sq, kinv, pmat = self._expansion.entry(
             rows, y, sw, st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"], st["sv_sq"],
-            st["ints"], st["floats"], st["kinv"], st["pmat"], work, params, task,
+            st["ints"], st["floats"], st["kinv"], st["pmat"], work, *params, task,
             self._seen(), scores, pred)
         st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"] = alpha, ptr, idx, val
         st["sv_sq"], st["kinv"], st["pmat"] = sq, kinv, pmat
@@ -263,7 +272,7 @@ class SupportModel:
         return out
 
     def _kernel_params_now(self):
-        return check_kernel(self)
+        return S.KernelParams(*check_kernel(self), 0.0, 0.0, 0.0)
 
     def batch_scores(self, X):
         """(n, K) scores ``sum_i alpha[k, i] K(x, x_i)`` of validated rows."""

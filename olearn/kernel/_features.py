@@ -10,7 +10,8 @@ The state puts the weights ``W`` (K, n_features) first and the row's features
   highest-scoring wrong class ``s`` when ``f_y - f_s < 1``;
 * regression: squared loss, ``w += eta (y - f) z``.
 
-``params[0]`` is ``eta``; a sample weight multiplies the step.  ``project`` is the
+``params.eta`` is the step (declared ``params=("eta",)``); a sample weight multiplies
+it.  ``project`` is the
 sparse product ``P = x U`` (U (d, m) stored by feature, so a row reads contiguous
 rows of ``U``), shared by FOGD's random directions and NOGD's landmarks.  The Python
 side is the public :class:`olearn.feature_map.FeatureMapModel`.
@@ -55,7 +56,7 @@ def add(W, k, step, Z):
 def binary(state, params, idx, val, y, sw, out, seen):
     if y * out[0] >= 1.0:
         return 0
-    add(state[0], 0, params[0] * sw * y, state[2][0])
+    add(state[0], 0, params.eta * sw * y, state[2][0])
     return 1
 
 
@@ -65,8 +66,8 @@ def multiclass(state, params, idx, val, y, sw, out, seen):
     s = top_wrong(out, seen, yi)
     if s < 0 or out[yi] - out[s] >= 1.0:
         return 0
-    add(state[0], yi, params[0] * sw, state[2][0])
-    add(state[0], s, -params[0] * sw, state[2][0])
+    add(state[0], yi, params.eta * sw, state[2][0])
+    add(state[0], s, -params.eta * sw, state[2][0])
     return 1
 
 
@@ -75,7 +76,7 @@ def regression(state, params, idx, val, y, sw, out, seen):
     r = y - out[0]
     if r == 0.0:
         return 0
-    add(state[0], 0, params[0] * sw * r, state[2][0])
+    add(state[0], 0, params.eta * sw * r, state[2][0])
     return 1
 
 
@@ -99,7 +100,7 @@ class FeatureModel(FeatureMapModel):
         check_number("gamma", self.gamma, low=0.0, low_open=True)
 
     def _kernel_params(self):
-        return (float(self.eta),)
+        return {"eta": self.eta}
 
     def _chunk_scores(self, X):
         """(n, K) scores of a few validated rows (override)."""

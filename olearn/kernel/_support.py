@@ -10,10 +10,22 @@ other policies).
 Every array is preallocated and doubled when full, inside the pass; the pass returns
 the arrays (new ones when they grew) and the Python layer stores them back.
 
-One entry point serves every kernel learner: the rule (``algo``), the budget policy and
-the kernel are constant float arguments that select a branch (a per-row branch costs
-nothing next to the O(n_support x non-zeros) kernel evaluations), so numba compiles it
-once per row layout instead of once per (rule, policy, kernel).
+Each kernel learner declares its rule (:func:`declare_expansion`), as every other
+learner declares its parts (``olearn._compiled.declare``): the one support-set pass
+(:func:`support_pass`) is generated per declaration, with the rule resolved at compile
+time and inlined.  The budget policy and the kernel, hyper-parameters shared by every
+rule, are fields of the named parameters that select a branch (a per-row branch costs
+nothing next to the O(n_support x non-zeros) kernel evaluations).  The parameters are
+one named tuple: the kernel's (``KERNEL_FIELDS``), the budget's (``BUDGET_FIELDS``),
+then the rule's own declared names.
+
+A rule: ``rule(alpha, kinv, pmat, kv, n, kxx, out, y, w, task, seen, params, coefs,
+dvec) -> (updated, add, kinv, pmat)``: with the row scored (``out``) and its kernel
+values against the support set (``kv``), it may change ``alpha`` (a decay, a
+projection) and writes the new support vector's coefficients into ``coefs``; ``add``:
+the row joins the support set (the budget policy then applies).  Most rules are a
+margin test on the scores: :func:`margin_rule` makes one from
+``test(out, y, w, kxx, task, seen, params, coefs) -> bool``.
 
 Kernel products with a sparse row: the row is scattered into a dense work vector
 (``work``, all zeros between rows), and each support vector gathers from it, so
@@ -24,17 +36,26 @@ import math
 import numpy as np
 from numba import njit
 
+from numba import types
+from numba.extending import overload
+
+from .._compiled.declare import params_class
 from .._compiled.driver import (BINARY, MULTICLASS, REGRESSION, get_row, masked_argmax,
                                 matvec, n_rows, row_source, top_wrong)
 
 LINEAR, POLY, RBF = 0, 1, 2
-PERCEPTRON, PA_CLS, PA_REG, KLMS, NORMA_CLS, NORMA_REG, KRLS = 0, 1, 2, 3, 4, 5, 6
 NONE, RANDOM, FORGETRON, PROJECTRON, TRUNCATE, PROJECTRON_PP, BPA_S, BOGD = range(8)
+#: the kernel's parameters (``kernel``: LINEAR, POLY or RBF) and the budget's
+#: (``policy``: a code above; ``bound``: the Projectron's threshold, BOGD's largest
+#: coefficient), first in every expansion's named parameters
+KERNEL_FIELDS = ("kernel", "gamma", "coef0", "degree")
+BUDGET_FIELDS = ("policy", "budget", "bound")
+KernelParams = params_class("params_kernel", KERNEL_FIELDS + BUDGET_FIELDS)
 RNG_MOD = 2147483647  # Park and Miller's minimal standard generator: s <- 48271 s mod m
 RNG_MUL = 48271
 N_INTS, N_FLOATS = 4, 4
 
-__all__ = ["support_pass", "score_rows"]
+__all__ = ["declare_expansion", "margin_rule", "class_margin", "class_step", "score_rows"]
 
 
 @njit(inline="always")
@@ -59,7 +80,7 @@ def _gather(work, ptr, idx, val, s):
 
 @njit(inline="always")
 def _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv):
-    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    kind, gamma, coef0, degree = params.kernel, params.gamma, params.coef0, params.degree
     for s in range(n):
         kv[s] = _kernel(kind, gamma, coef0, degree, _gather(work, ptr, idx, val, s), sqx,
                         sq[s])
@@ -107,61 +128,50 @@ def _next_random(ints):
     return ints[1]
 
 
-@njit(cache=True)
-def _rule(out, y, w, kxx, task, seen, params, coefs):
-    """The learner's update for one scored row: writes the new support vector's
-    coefficients into ``coefs`` and returns True when there is an update."""
-    algo, p0, p1, p2 = params[4], params[7], params[8], params[9]
-    for k in range(coefs.shape[0]):
-        coefs[k] = 0.0
-    if not (w > 0.0 and kxx != 0.0):
-        return False
+@njit(inline="always")
+def class_margin(out, y, task, seen):
+    """``(m, pos, neg)``: binary, the margin ``y f(x)`` (rows 0 and -1); multiclass,
+    ``f_y - f_s`` against the highest-scoring wrong class ``s`` seen so far (rows ``y``
+    and ``s``; ``m = inf`` when there is none: no update)."""
     if task == MULTICLASS:
         yi = int(y)
         s = top_wrong(out, seen, yi)
         if s < 0:
-            return False
-        m = out[yi] - out[s]
-        if algo == PERCEPTRON and m <= p0:
-            coefs[yi] = w
-            coefs[s] = -w
-            return True
-        if algo == PA_CLS and m < 1.0:
-            tau = min(p0, (1.0 - m) / (2.0 * kxx + p1)) * w
-            coefs[yi] = tau
-            coefs[s] = -tau
-            return True
-        if algo == NORMA_CLS and m < p2:
-            coefs[yi] = p0 * w
-            coefs[s] = -p0 * w
-            return True
-        return False
-    if task == BINARY:
-        m = y * out[0]
-        if algo == PERCEPTRON and m <= p0:
-            coefs[0] = w * y
-            return True
-        if algo == PA_CLS and m < 1.0:
-            coefs[0] = min(p0, (1.0 - m) / (kxx + p1)) * w * y
-            return True
-        if algo == NORMA_CLS and m < p2:
-            coefs[0] = p0 * w * y
-            return True
-        return False
-    r = y - out[0]
-    if algo == PA_REG:
-        loss = abs(r) - p2
-        if loss > 0.0:
-            tau = min(p0, loss / (kxx + p1)) * w
-            coefs[0] = tau if r > 0.0 else -tau
-            return True
-    elif algo == KLMS and r != 0.0:
-        coefs[0] = p0 * r * w
-        return True
-    elif algo == NORMA_REG and abs(r) > p2:
-        coefs[0] = p0 * w if r > 0.0 else -p0 * w
-        return True
-    return False
+            return math.inf, yi, s
+        return out[yi] - out[s], yi, s
+    return y * out[0], 0, -1
+
+
+@njit(inline="always")
+def class_step(coefs, a, y, task, pos, neg):
+    """The new support vector's coefficients for a step ``a``: ``a y`` (binary), ``+a``
+    for class ``pos`` and ``-a`` for ``neg`` (multiclass)."""
+    if task == MULTICLASS:
+        coefs[pos] = a
+        coefs[neg] = -a
+    else:
+        coefs[0] = a * y
+
+
+_MARGIN = {}
+
+
+def margin_rule(test):
+    """The rule of a learner whose update is a test on the row's scores:
+    ``test(out, y, w, kxx, task, seen, params, coefs) -> bool`` writes the new support
+    vector's coefficients (``coefs`` zeroed before) and says whether the row joins;
+    a row with weight 0 or ``K(x, x) = 0`` changes nothing."""
+    if test not in _MARGIN:
+        @njit(inline="always")
+        def rule(alpha, kinv, pmat, kv, n, kxx, out, y, w, task, seen, params, coefs, dvec):
+            for k in range(coefs.shape[0]):
+                coefs[k] = 0.0
+            if not (w > 0.0 and kxx != 0.0):
+                return False, False, kinv, pmat
+            add = test(out, y, w, kxx, task, seen, params, coefs)
+            return add, add, kinv, pmat
+        _MARGIN[test] = rule
+    return _MARGIN[test]
 
 
 @njit(inline="always")
@@ -244,7 +254,7 @@ def _least_degrading(alpha, sq, kv, n, kxx, params):
     """BPA-S's choice (Wang and Vucetic 2010): the support vector ``r`` whose removal,
     with its part projected onto the new vector, moves ``f`` least:
     ``sum_k alpha[k, r]^2 (K(x_r, x_r) - K(x_r, x)^2 / K(x, x))`` (first on ties)."""
-    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    kind, gamma, coef0, degree = params.kernel, params.gamma, params.coef0, params.degree
     best, r = np.inf, 0
     for s in range(n):
         a2 = 0.0
@@ -283,7 +293,7 @@ def _square(M, cap):
 
 
 @njit(cache=True)
-def _krls(alpha, kinv, pmat, kv, n, kxx, err, nu, dvec, coefs):
+def krls_step(alpha, kinv, pmat, kv, n, kxx, err, nu, dvec, coefs):
     """Engel, Mannor, Meir 2004, Table 1 (KRLS with the ALD test), for one row with
     prediction error ``err``: returns (add x to the dictionary?, kinv, pmat); ``coefs[0]``
     is the new vector's coefficient when it is added."""
@@ -375,11 +385,11 @@ def _append(alpha, ptr, idx, val, sq, kinv, pmat, n, ridx, rval, sqx, coefs):
     return alpha, ptr, idx, val, sq, kinv, pmat
 
 
-@njit(cache=True)
+@njit
 def _forget(alpha, ptr, idx, val, sq, n, floats, work, params):
     """The self-tuned Forgetron's shrink and removal of the oldest of ``n`` vectors
     (``work`` all zeros on entry and exit)."""
-    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
+    kind, gamma, coef0, degree = params.kernel, params.gamma, params.coef0, params.degree
     for q in range(ptr[0], ptr[1]):
         work[idx[q]] = val[q]
     fr = 0.0
@@ -406,13 +416,12 @@ def _forget(alpha, ptr, idx, val, sq, n, floats, work, params):
 
 
 @njit(cache=True)
-def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
-               params, task, seen, out, kv, dvec, coefs):
-    """Score one row into ``out``, then update; returns (updated, predicted class (-1
-    when a score is not finite: then nothing is updated),
-    arrays...)."""
-    kind, gamma, coef0, degree = params[0], params[1], params[2], params[3]
-    policy, budget = params[5], int(params[6])
+def _score_row(ridx, rval, yv, alpha, ptr, idx, val, sq, ints, work, kparams, task, seen, out,
+               kv):
+    """Score one row into ``out`` (its kernel values against the support set into
+    ``kv``, the row scattered into ``work``); returns (predicted class, -1 when a score
+    is not finite (``work`` then cleared); ``||x||^2``; ``K(x, x)``).  Shared by every
+    expansion: compiled once per row layout."""
     sqx = 0.0
     big = 0.0
     for j in range(ridx.shape[0]):
@@ -423,61 +432,51 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
                          "values beyond about 1e150 or below 1e-150): scale the features")
     for j in range(ridx.shape[0]):
         work[ridx[j]] = rval[j]
-    n = ints[0]
-    _kernel_values(work, ptr, idx, val, sq, n, sqx, params, kv)
-    _scores(alpha, kv, n, out)
+    _kernel_values(work, ptr, idx, val, sq, ints[0], sqx, kparams, kv)
+    _scores(alpha, kv, ints[0], out)
     z = 0.0
     for k in range(out.shape[0]):
         z += out[k] * 0.0
     if z != z:  # a non-finite score: no update (the caller reports the row)
         for j in range(ridx.shape[0]):
             work[ridx[j]] = 0.0
-        return False, -1, alpha, ptr, idx, val, sq, kinv, pmat
+        return -1, sqx, 0.0
     p = 0
     if task == MULTICLASS:
         p = masked_argmax(out, seen)
         seen[int(yv)] = 1
     elif task == BINARY:
         p = 1 if out[0] > 0.0 else 0
-    kxx = _kernel(kind, gamma, coef0, degree, sqx, sqx, sqx)
-    if params[4] == NORMA_CLS or params[4] == NORMA_REG:
-        decay = 1.0 - params[7] * params[8] * w  # NORMA: f <- (1 - eta lambda) f first
-        for k in range(alpha.shape[0]):
-            for s in range(n):
-                alpha[k, s] *= decay
-    if params[4] == KRLS:
-        add = False
-        for k in range(coefs.shape[0]):
-            coefs[k] = 0.0
-        if w > 0.0 and kxx != 0.0:
-            add, kinv, pmat = _krls(alpha, kinv, pmat, kv, n, kxx, yv - out[0], params[7],
-                                    dvec, coefs)
-            updated = True
-        else:
-            updated = False
-    else:
-        add = _rule(out, yv, w, kxx, task, seen, params, coefs)
-        updated = add
+    return p, sqx, _kernel(kparams.kernel, kparams.gamma, kparams.coef0, kparams.degree,
+                           sqx, sqx, sqx)
+
+
+@njit(cache=True)
+def _budget(updated, add, ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv,
+            pmat, work, kparams, task, out, kv, dvec, coefs, sqx, kxx):
+    """After the rule: the budget policy, the new support vector (when ``add``), ``work``
+    cleared; returns (updated, arrays...).  Shared by every expansion."""
+    policy, budget, bound = kparams.policy, int(kparams.budget), kparams.bound
+    n = ints[0]
     if add and (policy == PROJECTRON or policy == PROJECTRON_PP):
-        projected, kinv = _project(alpha, kinv, kv, n, kxx, coefs, budget, params[10],
-                                   dvec)
+        projected, kinv = _project(alpha, kinv, kv, n, kxx, coefs, budget, bound, dvec)
         add = not projected
     elif (policy == PROJECTRON_PP and task == BINARY and w > 0.0 and kxx != 0.0
           and 0.0 < yv * out[0] < 1.0):
         updated = _margin_project(alpha, kinv, kv, n, kxx, 1.0 - yv * out[0], yv * w,
-                                  params[10], dvec)
+                                  bound, dvec)
     if add and policy == RANDOM and n >= budget:
         _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
         n -= 1
     if add and policy == BPA_S and n >= budget:
-        r = _least_degrading(alpha, sq, kv, n, kxx, params)
+        r = _least_degrading(alpha, sq, kv, n, kxx, kparams)
         for k in range(coefs.shape[0]):  # the removed term, projected onto K(x, .)
             coefs[k] += alpha[k, r] * kv[r] / kxx
         _remove(alpha, ptr, idx, val, sq, n, r)
         n -= 1
     capped = False
     if add and policy == BOGD and n >= budget:
-        capped = params[10] > 0.0
+        capped = bound > 0.0
         _remove(alpha, ptr, idx, val, sq, n, _next_random(ints) % n)
         if n > 1:  # the rest rescaled by B / (B - 1): unbiased for the uniform draw
             scale = n / (n - 1.0)
@@ -490,7 +489,7 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
                                                        n, ridx, rval, sqx, coefs)
         n += 1
         if capped:
-            _cap(alpha, n, params[10])
+            _cap(alpha, n, bound)
         if policy == TRUNCATE and n > budget:
             _remove(alpha, ptr, idx, val, sq, n, 0)  # NORMA's truncation: the oldest term
             n -= 1
@@ -499,22 +498,22 @@ def _learn_row(ridx, rval, yv, w, alpha, ptr, idx, val, sq, ints, floats, kinv, 
             if n > budget:
                 for j in range(ridx.shape[0]):
                     work[ridx[j]] = 0.0
-                _forget(alpha, ptr, idx, val, sq, n, floats, work, params)
+                _forget(alpha, ptr, idx, val, sq, n, floats, work, kparams)
                 n -= 1
         ints[0] = n
     for j in range(ridx.shape[0]):
         work[ridx[j]] = 0.0
-    return updated, p, alpha, ptr, idx, val, sq, kinv, pmat
+    return updated, alpha, ptr, idx, val, sq, kinv, pmat
 
 
-@njit(cache=True)
-def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work, params,
-                 task, seen, scores, pred):
-    """The online protocol over every row of ``X`` for a support-set learner.
-
-    ``params = (kernel, gamma, coef0, degree, algo, policy, budget, p0, p1, p2, p3)``;
-    returns ``(n_updates, alpha, ptr, idx, val, sq, kinv, pmat)``.
-    """
+@njit(inline="always")
+def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work, kparams,
+                 params, task, seen, scores, pred, rule):
+    """The online protocol over every row of ``X`` for a support-set learner with the
+    update ``rule`` (its parameters ``params``; the kernel's and the budget's
+    ``kparams``); returns ``(n_updates, alpha, ptr, idx, val, sq, kinv, pmat)``.  Only
+    the rule is compiled per expansion: the row's scores and the budget are shared
+    (``_score_row``, ``_budget``)."""
     rows = row_source(X)
     kv = np.zeros(alpha.shape[1] + 1)
     dvec = np.zeros(alpha.shape[1] + 1)
@@ -525,12 +524,18 @@ def support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, w
         if kv.shape[0] < alpha.shape[1] + 1:
             kv = np.zeros(alpha.shape[1] + 1)
             dvec = np.zeros(alpha.shape[1] + 1)
-        updated, pred[i], alpha, ptr, idx, val, sq, kinv, pmat = _learn_row(
-            ridx, rval, y[i], sw[i], alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
-            params, task, seen, scores[i], kv, dvec, coefs)
-        if pred[i] < 0:
+        out = scores[i]
+        p, sqx, kxx = _score_row(ridx, rval, y[i], alpha, ptr, idx, val, sq, ints, work,
+                                 kparams, task, seen, out, kv)
+        if p < 0:
             pred[i] = 0
             break  # the pass ends at a row whose scores are not finite
+        pred[i] = p
+        updated, add, kinv, pmat = rule(alpha, kinv, pmat, kv, ints[0], kxx, out, y[i],
+                                        sw[i], task, seen, params, coefs, dvec)
+        updated, alpha, ptr, idx, val, sq, kinv, pmat = _budget(
+            updated, add, ridx, rval, y[i], sw[i], alpha, ptr, idx, val, sq, ints, floats,
+            kinv, pmat, work, kparams, task, out, kv, dvec, coefs, sqx, kxx)
         n_updates += updated
     return n_updates, alpha, ptr, idx, val, sq, kinv, pmat
 
@@ -553,3 +558,63 @@ def score_rows(X, alpha, ptr, idx, val, sq, n, work, params, out):
 
 
 TASKS = (REGRESSION, BINARY, MULTICLASS)
+
+
+# ---------------------------------------------------------------- declared expansions
+_EXPANSIONS = {}
+_ENTRIES = {}
+
+
+class Expansion:
+    """A declared kernel expansion: its rule, the named tuple of its parameters, and its
+    cached support-set pass (``entry``, compiled on first call)."""
+
+    def __init__(self, name, rule, params):
+        self.name, self.rule = name, rule
+        self.params = params_class("params_kernel_" + name.replace(".", "_"), tuple(params))
+
+    def pack(self, owner, given):
+        """The parameters as the pass takes them, from a mapping by name; a missing or
+        unknown name is an error naming the learner ``owner`` and the parameter."""
+        from .._compiled.declare import check_names
+        check_names(owner, self.name, self.params._fields, given)
+        return self.params(*(float(given[f]) for f in self.params._fields))
+
+    @property
+    def entry(self):
+        key = self.name
+        kernel = _ENTRIES.get(key)
+        if kernel is None:
+            def run(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
+                    kparams, params, task, seen, scores, pred):
+                return run_expansion(key, X, y, sw, alpha, ptr, idx, val, sq, ints, floats,
+                                     kinv, pmat, work, kparams, params, task, seen, scores,
+                                     pred)
+            kernel = _ENTRIES[key] = njit(cache=True)(run)
+        return kernel
+
+
+def declare_expansion(name, rule, params=()):
+    """Register a kernel learner's ``rule`` (see the module docstring) and the names of
+    its own parameters under ``name``; returns its :class:`Expansion`."""
+    _EXPANSIONS[name] = Expansion(name, rule, params)
+    return _EXPANSIONS[name]
+
+
+def run_expansion(key, X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
+                  kparams, params, task, seen, scores, pred):
+    """The support-set pass of the expansion named by the constant string ``key``."""
+
+
+@overload(run_expansion)
+def _run_expansion(key, X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
+                   kparams, params, task, seen, scores, pred):
+    if not isinstance(key, types.Literal):
+        return None  # numba retries with the literal string
+    rule = _EXPANSIONS[key.literal_value].rule
+
+    def impl(key, X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat, work,
+             kparams, params, task, seen, scores, pred):
+        return support_pass(X, y, sw, alpha, ptr, idx, val, sq, ints, floats, kinv, pmat,
+                            work, kparams, params, task, seen, scores, pred, rule)
+    return impl

@@ -21,11 +21,29 @@ starts the dictionary with ``K~^{-1} = 1 / K(x, x)``, ``alpha = y / K(x, x)``.  
 weight of 0 skips a row; other weights are not used (the paper's least squares are
 unweighted).
 """
+from numba import njit
+
 from ..base import OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
 from . import _support as S
 from ._base import KERNEL_DOC, SupportModel
+
+
+@njit(inline="always")
+def _rule(alpha, kinv, pmat, kv, n, kxx, out, y, w, task, seen, params, coefs, dvec):
+    """Table 1 for one row (``olearn.kernel._support._krls``); a row of weight 0 or with
+    ``K(x, x) = 0`` is skipped."""
+    for k in range(coefs.shape[0]):
+        coefs[k] = 0.0
+    if not (w > 0.0 and kxx != 0.0):
+        return False, False, kinv, pmat
+    add, kinv, pmat = S.krls_step(alpha, kinv, pmat, kv, n, kxx, y - out[0], params.nu,
+                                  dvec, coefs)
+    return True, add, kinv, pmat
+
+
+EXPANSION = S.declare_expansion("kernel.krls", _rule, ("nu",))
 
 
 class KernelRLSRegressor(SupportModel, OnlineRegressor):
@@ -39,7 +57,7 @@ class KernelRLSRegressor(SupportModel, OnlineRegressor):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _algo = S.KRLS
+    _expansion = EXPANSION
 
     def __init__(self, nu=0.01, kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
@@ -47,4 +65,4 @@ class KernelRLSRegressor(SupportModel, OnlineRegressor):
         store_params(self, locals())
 
     def _rule_params(self):
-        return (check_number("nu", self.nu, low=0.0), 0.0, 0.0, 0.0)
+        return {"nu": check_number("nu", self.nu, low=0.0)}

@@ -7,11 +7,25 @@ feature space, ``f <- f + eta e K(x, .)``.  With ``kernel="linear"`` it is
 ``olearn.linear.LMSRegressor``'s plain LMS.  Cost per row O(n_support nnz); the set
 grows by one per example (no sparsification, as in the paper's basic algorithm).
 """
+from numba import njit
+
 from ..base import OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
 from . import _support as S
 from ._base import KERNEL_DOC, SupportModel
+
+
+@njit(inline="always")
+def _test(out, y, w, kxx, task, seen, params, coefs):
+    r = y - out[0]
+    if r == 0.0:
+        return False
+    coefs[0] = params.eta * r * w
+    return True
+
+
+EXPANSION = S.declare_expansion("kernel.lms", S.margin_rule(_test), ("eta",))
 
 
 class KernelLMSRegressor(SupportModel, OnlineRegressor):
@@ -24,7 +38,7 @@ class KernelLMSRegressor(SupportModel, OnlineRegressor):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _algo = S.KLMS
+    _expansion = EXPANSION
 
     def __init__(self, eta=0.5, kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
@@ -32,4 +46,4 @@ class KernelLMSRegressor(SupportModel, OnlineRegressor):
         store_params(self, locals())
 
     def _rule_params(self):
-        return (check_number("eta", self.eta, low=0.0, low_open=True), 0.0, 0.0, 0.0)
+        return {"eta": check_number("eta", self.eta, low=0.0, low_open=True)}

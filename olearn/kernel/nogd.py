@@ -138,7 +138,7 @@ def _binary(state, params, idx, val, y, sw, out, seen):
         return F.binary(state, params, idx, val, y, sw, out, seen)
     if y * out[0] >= 1.0:
         return 0
-    _join(state, idx, val, 0, params[0] * sw * y, -1, 0.0)
+    _join(state, idx, val, 0, params.eta * sw * y, -1, 0.0)
     return 1
 
 
@@ -150,7 +150,7 @@ def _multiclass(state, params, idx, val, y, sw, out, seen):
     s = top_wrong(out, seen, yi)
     if s < 0 or out[yi] - out[s] >= 1.0:
         return 0
-    _join(state, idx, val, yi, params[0] * sw, s, -params[0] * sw)
+    _join(state, idx, val, yi, params.eta * sw, s, -params.eta * sw)
     return 1
 
 
@@ -161,11 +161,12 @@ def _regression(state, params, idx, val, y, sw, out, seen):
     r = y - out[0]
     if r == 0.0:
         return 0
-    _join(state, idx, val, 0, params[0] * sw * r, -1, 0.0)
+    _join(state, idx, val, 0, params.eta * sw * r, -1, 0.0)
     return 1
 
 
-KERNELS = F.Native(declare("kernel.nogd", score=_score, binary=_binary,
+KERNELS = F.Native(declare("kernel.nogd", params=("eta",), scratch=("Z", "V"),
+                           score=_score, binary=_binary,
                            multiclass=_multiclass, regression=_regression).name)
 
 

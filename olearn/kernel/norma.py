@@ -36,6 +36,8 @@ sampling is not built.  BOGD is defined for classification; ``NORMARegressor`` a
 (as LIBOKL's regression BOGD).  Cost per row
 O(n_support nnz) plus O(n_support K) for the shrink.
 """
+from numba import njit
+
 from ..base import OnlineClassifier, OnlineRegressor
 from .._params import store_params
 from .._validation import check_number
@@ -61,6 +63,45 @@ DOC = """NORMA: kernel SGD on the regularised {loss}.
     """
 
 
+@njit(inline="always")
+def _classify(out, y, w, kxx, task, seen, params, coefs):
+    m, pos, neg = S.class_margin(out, y, task, seen)
+    if not m < params.rho:
+        return False
+    S.class_step(coefs, params.eta * w, y, task, pos, neg)
+    return True
+
+
+@njit(inline="always")
+def _regress(out, y, w, kxx, task, seen, params, coefs):
+    r = y - out[0]
+    if not abs(r) > params.epsilon:
+        return False
+    coefs[0] = params.eta * w if r > 0.0 else -params.eta * w
+    return True
+
+
+def _norma(test):
+    """NORMA's rule: ``f <- (1 - eta lambda) f`` first (times the sample weight), then the
+    loss's step."""
+    step = S.margin_rule(test)
+
+    @njit(inline="always")
+    def rule(alpha, kinv, pmat, kv, n, kxx, out, y, w, task, seen, params, coefs, dvec):
+        decay = 1.0 - params.eta * params.lam * w
+        for k in range(alpha.shape[0]):
+            for s in range(n):
+                alpha[k, s] *= decay
+        return step(alpha, kinv, pmat, kv, n, kxx, out, y, w, task, seen, params, coefs,
+                    dvec)
+    return rule
+
+
+CLASSIFIER = S.declare_expansion("kernel.norma", _norma(_classify), ("eta", "lam", "rho"))
+REGRESSOR = S.declare_expansion("kernel.norma_regressor", _norma(_regress),
+                                ("eta", "lam", "epsilon"))
+
+
 class _NORMA:
     """The parameters' checks; ``_third`` names the loss's own parameter (``rho`` or
     ``epsilon``, >= 0)."""
@@ -74,15 +115,17 @@ class _NORMA:
         if eta * lam >= 1.0:
             raise ValueError(f"eta * lam must be below 1 (the shrink factor 1 - eta lam is "
                              f"{1.0 - eta * lam!r})")
+        return {"eta": eta, "lam": lam, self._third: third}
+
+    def _bound(self):
         cap = self.max_coef
-        cap = 0.0 if cap is None else check_number("max_coef", cap, low=0.0, low_open=True)
-        return (eta, lam, third, cap)
+        return 0.0 if cap is None else check_number("max_coef", cap, low=0.0, low_open=True)
 
 
 class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
     __doc__ = DOC.format(loss="soft-margin loss", KERNEL_DOC=KERNEL_DOC,
                          third="rho : float, margin of the soft-margin loss (>= 0).")
-    _algo = S.NORMA_CLS
+    _expansion = CLASSIFIER
     _third = "rho"
 
     def __init__(self, eta=0.5, lam=0.01, rho=1.0, kernel="rbf", gamma=0.1, coef0=1.0,
@@ -95,7 +138,7 @@ class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
 class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
     __doc__ = DOC.format(loss="epsilon-insensitive loss", KERNEL_DOC=KERNEL_DOC,
                          third="epsilon : float, width of the insensitive zone (>= 0).")
-    _algo = S.NORMA_REG
+    _expansion = REGRESSOR
     _third = "epsilon"
 
     def __init__(self, eta=0.5, lam=0.01, epsilon=0.1, kernel="rbf", gamma=0.1, coef0=1.0,

@@ -29,12 +29,42 @@ this session: the step is derived from the objective above, and LIBOKL's ``BPAs.
 (read) computes the same ``beta`` and choice for ``K(x, x) = 1``.  Cost per row
 O(n_support nnz) + O(B K).
 """
+from numba import njit
+
 from ..base import OnlineClassifier, OnlineRegressor
+from .._compiled.driver import MULTICLASS
 from .._params import store_params
 from .._validation import check_number
 from ..linear.pa import pa_step_params
 from . import _support as S
 from ._base import KERNEL_DOC, SupportClassifier, SupportModel
+
+
+@njit(inline="always")
+def _classify(out, y, w, kxx, task, seen, params, coefs):
+    m, pos, neg = S.class_margin(out, y, task, seen)
+    if not m < 1.0:
+        return False
+    f = 2.0 if task == MULTICLASS else 1.0
+    S.class_step(coefs, min(params.c, (1.0 - m) / (f * kxx + params.D)) * w, y, task, pos,
+                 neg)
+    return True
+
+
+@njit(inline="always")
+def _regress(out, y, w, kxx, task, seen, params, coefs):
+    r = y - out[0]
+    loss = abs(r) - params.epsilon
+    if not loss > 0.0:
+        return False
+    tau = min(params.c, loss / (kxx + params.D)) * w
+    coefs[0] = tau if r > 0.0 else -tau
+    return True
+
+
+CLASSIFIER = S.declare_expansion("kernel.pa", S.margin_rule(_classify), ("c", "D"))
+REGRESSOR = S.declare_expansion("kernel.pa_regressor", S.margin_rule(_regress),
+                                ("c", "D", "epsilon"))
 
 
 class KernelPAClassifier(SupportClassifier, OnlineClassifier):
@@ -52,7 +82,7 @@ class KernelPAClassifier(SupportClassifier, OnlineClassifier):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _algo = S.PA_CLS
+    _expansion = CLASSIFIER
     _policies = ("random", "bpa-s")
 
     def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
@@ -61,7 +91,8 @@ class KernelPAClassifier(SupportClassifier, OnlineClassifier):
         store_params(self, locals())
 
     def _rule_params(self):
-        return pa_step_params(self.variant, self.C) + (0.0, 0.0)
+        c, D = pa_step_params(self.variant, self.C)
+        return {"c": c, "D": D}
 
 
 class KernelPARegressor(SupportModel, OnlineRegressor):
@@ -78,7 +109,7 @@ class KernelPARegressor(SupportModel, OnlineRegressor):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
     """
-    _algo = S.PA_REG
+    _expansion = REGRESSOR
     _policies = ("random",)
 
     def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", kernel="rbf", gamma=0.1,
@@ -89,4 +120,5 @@ class KernelPARegressor(SupportModel, OnlineRegressor):
 
     def _rule_params(self):
         eps = check_number("epsilon", self.epsilon, low=0.0)
-        return pa_step_params(self.variant, self.C) + (eps, 0.0)
+        c, D = pa_step_params(self.variant, self.C)
+        return {"c": c, "D": D, "epsilon": eps}

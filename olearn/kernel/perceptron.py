@@ -41,11 +41,26 @@ Budgets (``budget=B``, binary unless stated), cost per row O(B nnz) plus:
   form is the paper's as recalled, the rest is confirmed by ``proplus.m``).  Cost per
   row O(B^2), as the Projectron.
 """
+from numba import njit
+
 from ..base import OnlineClassifier
 from .._params import store_params
 from .._validation import check_number
 from . import _support as S
 from ._base import SupportClassifier
+
+
+@njit(inline="always")
+def _test(out, y, w, kxx, task, seen, params, coefs):
+    """A mistake (margin at most ``margin``): the row joins with ``alpha = y``."""
+    m, pos, neg = S.class_margin(out, y, task, seen)
+    if not m <= params.margin:
+        return False
+    S.class_step(coefs, w, y, task, pos, neg)
+    return True
+
+
+EXPANSION = S.declare_expansion("kernel.perceptron", S.margin_rule(_test), ("margin",))
 
 
 class KernelPerceptron(SupportClassifier, OnlineClassifier):
@@ -67,7 +82,7 @@ class KernelPerceptron(SupportClassifier, OnlineClassifier):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner`` (random_state also seeds the random budget policy).
     """
-    _algo = S.PERCEPTRON
+    _expansion = EXPANSION
     _policies = ("random", "forgetron", "projectron", "projectron++")
 
     def __init__(self, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, margin=0.0,
@@ -77,5 +92,7 @@ class KernelPerceptron(SupportClassifier, OnlineClassifier):
 
     def _rule_params(self):
         margin = check_number("margin", self.margin, low=0.0)
-        threshold = check_number("threshold", self.threshold, low=0.0)
-        return (margin, 0.0, 0.0, threshold)
+        return {"margin": margin}
+
+    def _bound(self):
+        return check_number("threshold", self.threshold, low=0.0)

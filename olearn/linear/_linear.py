@@ -14,14 +14,14 @@
   while the raw iterate keeps learning;
 * a check that hyper-parameters which shape the state (``average``, a schedule that
   needs per-coordinate memory) were not changed after learning started;
-* predictions of one example in O(non-zeros) from the lazy state (``_row_scores``),
+* predictions of one example in O(non-zeros) from the lazy state, by the declared
+  score (``_row_scores``),
   and an O(1) test of the weights for the divergence check (``_weights_finite``);
 * the validation helpers, re-exported from ``olearn._validation``.
 """
 import math
 
 import numpy as np
-from numba import njit
 
 from .._compiled.averaging import AUX_COLUMNS, SCALE_, SQ_, SUM_, T_
 from .._compiled.driver import REGRESSION
@@ -125,18 +125,18 @@ class LinearModel(LinearDecision):
         return ((A[0, SUM_] + s) * W - U) / t
 
     def _row_scores(self, row, n):
-        """Scores of one row from the lazy state in O(non-zeros), never materialising
-        the weights (``_one_scores``); a buffer reused by the next call."""
+        """Scores of one row by the declared score (the pass's own) from the lazy state,
+        in O(non-zeros), never materialising the weights; a buffer reused by the next
+        call."""
         call = self.__dict__.get("_one_cache") or self._one_call()
-        state = call.state
-        scorer = call.scorer
-        if scorer is None:
+        if call.scorer is None:
             from .._compiled import entry_point as _entry_point
-            args = (row, state[0], state[1], state[2], call.pout)
-            _one_scores(*args)
-            call.scorer = _entry_point(_one_scores, args)
+            kernel = self.kernels.scorer
+            args = (row, call.state, call.pout[None])
+            kernel(*args)
+            call.scorer = (_entry_point(kernel, args), args[2])
         else:
-            scorer(row, state[0], state[1], state[2], call.pout)
+            call.scorer[0](row, call.state, call.scorer[1])
         return call.pout
 
     def _weights_finite(self):
@@ -178,31 +178,6 @@ class LinearModel(LinearDecision):
         super()._to_multiclass(old_n, n)
         W = self.state_["W"]
         self.state_["A"][0, SQ_] = float(np.sum(W * W))  # -w/2 and +w/2: ||W||^2 halves
-
-
-@njit(cache=True)
-def _one_scores(row, W, U, A, out):
-    """``out[k]``: the prediction score of class ``k`` for the one-row CSR triple ``row``:
-    ``s (W_k . x)``, or with averaging ``((S + s) (W_k . x) - U_k . x) / t`` (the mean of
-    the iterates ``w_1 .. w_t``, see ``olearn._compiled.averaging``)."""
-    n = row[0][1]
-    idx = row[1]
-    val = row[2]
-    t = A[0, T_]
-    s = A[0, SCALE_] if t > 0.0 else 1.0
-    averaged = U.shape[1] > 0 and t > 0.0
-    S = A[0, SUM_] + s
-    for k in range(W.shape[0]):
-        a = 0.0
-        for j in range(n):
-            a += W[k, idx[j]] * val[j]
-        if averaged:
-            b = 0.0
-            for j in range(n):
-                b += U[k, idx[j]] * val[j]
-            out[k] = (S * a - b) / t
-        else:
-            out[k] = s * a
 
 
 # the validation helpers, now in ``olearn._validation`` (one set of checkers)

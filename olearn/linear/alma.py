@@ -32,7 +32,7 @@ import math
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import (add_row, avg_scores, scale_weights,
+from .._compiled.averaging import (FREE_, R_, add_row, avg_begin, avg_scores, scale_weights,
                                  sq_weight_norm)
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
@@ -44,8 +44,8 @@ from ._linear import LinearModel, check_number
 def _alma_step(W, U, A, params, nx, m, k_pos, sign, k_neg, sw, idx, val):
     """ALMA_2 on the normalised example ``Phi / nx`` (``sign x`` in row ``k_pos``,
     ``-x`` in row ``k_neg`` if >= 0) whose normalised margin is ``m``."""
-    alpha, B, C = params
-    k = A[0, 6] + 1.0
+    alpha, B, C = params.alpha, params.B, params.C
+    k = A[0, FREE_] + 1.0
     if m > (1.0 - alpha) * B / math.sqrt(k):
         return 0
     eta = C / math.sqrt(k) * sw / nx
@@ -55,7 +55,7 @@ def _alma_step(W, U, A, params, nx, m, k_pos, sign, k_neg, sw, idx, val):
     sq = sq_weight_norm(A)
     if sq > 1.0:
         scale_weights(W, U, A, 1.0 / math.sqrt(sq))
-    A[0, 6] = k
+    A[0, FREE_] = k
     return 1
 
 
@@ -65,7 +65,7 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
     if nx == 0.0:
         return 0
     A = state[2]
-    return _alma_step(state[0], state[1], A, params, nx, y * A[0, 0] / nx, 0, y, -1, sw,
+    return _alma_step(state[0], state[1], A, params, nx, y * A[0, R_] / nx, 0, y, -1, sw,
                       idx, val)
 
 
@@ -73,18 +73,18 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     A = state[2]
     yi = int(y)
-    s = top_wrong(A[:, 0], seen, yi)
+    s = top_wrong(A[:, R_], seen, yi)
     if s < 0:
         return 0
     nx = math.sqrt(2.0 * sq_norm(val))
     if nx == 0.0:
         return 0
-    return _alma_step(state[0], state[1], A, params, nx, (A[yi, 0] - A[s, 0]) / nx, yi, 1.0,
+    return _alma_step(state[0], state[1], A, params, nx, (A[yi, R_] - A[s, R_]) / nx, yi, 1.0,
                       s, sw, idx, val)
 
 
-KERNELS = declare("linear.alma", score=avg_scores, binary=_binary_rule,
-                  multiclass=_multiclass_rule)
+KERNELS = declare("linear.alma", params=("alpha", "B", "C"), score=avg_scores, begin=avg_begin,
+                  binary=_binary_rule, multiclass=_multiclass_rule)
 
 
 class ALMAClassifier(LinearModel, OnlineClassifier):
@@ -100,7 +100,7 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
     fit_intercept, intercept_scaling, epochs, shuffle, random_state : see
         ``OnlineLearner``.
 
-    The number of updates so far is ``state_["A"][0, 6]``.
+    The number of updates so far is ``state_["A"][0, 6]`` (column ``FREE_``).
     """
     _kernels = KERNELS
 
@@ -119,4 +119,4 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
 
     def _kernel_params(self):
         B = 1.0 / self.alpha if self.B is None else self.B
-        return (float(self.alpha), float(B), float(self.C))
+        return {"alpha": self.alpha, "B": B, "C": self.C}

@@ -29,7 +29,7 @@ so ``T`` follows ``W`` when the labels flip or the model turns multiclass).
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import add_at, avg_scores, weight
+from .._compiled.averaging import G_, add_at, avg_begin, avg_scores, weight
 from .._compiled.declare import declare
 from ._proba import LogisticProba
 from .._compiled.losses import GRADS
@@ -40,7 +40,7 @@ from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 @njit(inline="always")
 def _cocob(state, params, idx, val, y, sw, seen, grad):
-    alpha, eps = params
+    alpha, eps = params.alpha, params.eps
     W = state[0]
     U = state[1]
     A = state[2]
@@ -49,8 +49,8 @@ def _cocob(state, params, idx, val, y, sw, seen, grad):
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
-            if A[k, 1] != 0.0:
-                gk = -sw * A[k, 1]
+            if A[k, G_] != 0.0:
+                gk = -sw * A[k, G_]
                 for j in range(idx.shape[0]):
                     c = gk * val[j]
                     if c != 0.0:
@@ -71,8 +71,8 @@ def _cocob(state, params, idx, val, y, sw, seen, grad):
 
 
 
-KERNELS = declare("linear.cocob", score=avg_scores, binary=_cocob, multiclass=_cocob,
-                  regression=_cocob, losses=GRADS)
+KERNELS = declare("linear.cocob", params=("alpha", "eps"), score=avg_scores, begin=avg_begin,
+                  binary=_cocob, multiclass=_cocob, regression=_cocob, losses=GRADS)
 
 class _COCOB(LossModel, LinearModel):
     _declared = KERNELS
@@ -86,7 +86,7 @@ class _COCOB(LossModel, LinearModel):
         check_number("alpha", self.alpha, low=0.0, low_open=True)
 
     def _kernel_params(self):
-        return (float(self.alpha), float(self.epsilon))
+        return {"alpha": self.alpha, "eps": self.epsilon}
 
 
 class COCOBClassifier(LogisticProba, _COCOB, OnlineClassifier):

@@ -30,7 +30,7 @@ a9a and cpusmall, not on cpusmall as given, whose targets sit far from 0).
 Losses are those of ``olearn._compiled.losses`` (classification: default "logistic";
 multiclass: max-score margin losses, softmax for "logistic"; regression: default
 "squared"); ``G`` is per class row, ``s`` and ``N`` shared (state ``S``, ``G`` and
-``A[0, 6]``).  The round ``t`` counts
+``A[0, FREE_]``).  The round ``t`` counts
 rows; a sample weight multiplies the loss.  Costs O(non-zeros) a row.
 ``average=True``: Polyak-Ruppert averaging (step 1 is part of round ``t``'s change, so
 it does not move the average of the earlier iterates).
@@ -44,7 +44,8 @@ from .._estimator import check_is_fitted
 
 from .._rows import canonical_csr
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import adagrad_rows, add_at, begin_round, weight
+from .._compiled.averaging import (FREE_, R_, SCALE_, SUM_, T_, adagrad_rows, add_at,
+                                   begin_round, weight)
 from .._compiled.declare import declare
 from ._proba import LogisticProba
 from .._compiled.losses import GRADS
@@ -55,18 +56,17 @@ from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 @njit(inline="always")
 def _scores(state, idx, val, out):
-    """Steps 1-2.  The prediction with the rescaled weights equals the current weights
-    applied to ``x`` clipped to ``[-s_i, s_i]`` (``w_i (s_i / |x_i|) x_i = w_i s_i
-    sign(x_i)``), which is how it is computed (so the averaged weights predict the same
-    way); then step 1 is applied to the weights."""
+    """Step 2 as the model predicts now: the prediction with the weights of step 1
+    equals the current weights applied to ``x`` clipped to ``[-s_i, s_i]`` (``w_i (s_i
+    / |x_i|) x_i = w_i s_i sign(x_i)``), which is how it is computed (so the averaged
+    weights predict the same way, and ``predict`` and ``predict_one`` share it)."""
     W = state[0]
     U = state[1]
     A = state[2]
     S = state[3]
-    begin_round(A)
-    t = A[0, 2] - 1.0
-    s = A[0, 5]
-    total = A[0, 3]
+    t = A[0, T_]
+    s = A[0, SCALE_] if t > 0.0 else 1.0
+    total = A[0, SUM_] + s
     averaged = U.shape[1] > 0 and t > 0.0
     for k in range(W.shape[0]):
         a = 0.0
@@ -78,7 +78,27 @@ def _scores(state, idx, val, out):
             if averaged:
                 b += U[k, i] * v
         out[k] = (total * a - b) / t if averaged else s * a
-        A[k, 0] = s * a
+
+
+@njit(inline="always")
+def _begin(state, idx, val, out):
+    """The round's start: count it, keep the raw scores (on the clipped row), then
+    step 1 on the weights."""
+    W = state[0]
+    U = state[1]
+    A = state[2]
+    S = state[3]
+    begin_round(A)
+    if U.shape[1] > 0 and A[0, T_] > 1.0:
+        for k in range(W.shape[0]):
+            a = 0.0
+            for j in range(idx.shape[0]):
+                i = idx[j]
+                a += W[k, i] * min(max(val[j], -S[i]), S[i])
+            A[k, R_] = A[0, SCALE_] * a
+    else:
+        for k in range(W.shape[0]):
+            A[k, R_] = out[k]
     for j in range(idx.shape[0]):
         i = idx[j]
         m = abs(val[j])
@@ -92,7 +112,7 @@ def _scores(state, idx, val, out):
 
 @njit(inline="always")
 def _ndag(state, params, idx, val, y, sw, seen, grad):
-    eta, eps = params
+    eta, eps = params.eta, params.eps
     W = state[0]
     U = state[1]
     A = state[2]
@@ -101,17 +121,17 @@ def _ndag(state, params, idx, val, y, sw, seen, grad):
     for j in range(idx.shape[0]):
         if val[j] != 0.0:
             q = val[j] / S[idx[j]]
-            A[0, 6] += q * q
+            A[0, FREE_] += q * q
     moved = grad(A, seen, y, eps)
-    if moved and A[0, 6] > 0.0:
-        adagrad_rows(W, U, A, G, S, eta * math.sqrt(A[0, 2] / A[0, 6]), sw, idx, val)
+    if moved and A[0, FREE_] > 0.0:
+        adagrad_rows(W, U, A, G, S, eta * math.sqrt(A[0, T_] / A[0, FREE_]), sw, idx, val)
     return moved
 
 
 
 
-KERNELS = declare("linear.ndag", score=_scores, binary=_ndag, multiclass=_ndag,
-                  regression=_ndag, losses=GRADS)
+KERNELS = declare("linear.ndag", params=("eta", "eps"), score=_scores, begin=_begin,
+                  binary=_ndag, multiclass=_ndag, regression=_ndag, losses=GRADS)
 
 class _NDAG(LossModel, LinearModel):
     _declared = KERNELS
@@ -132,13 +152,6 @@ class _NDAG(LossModel, LinearModel):
             X = self._clip(np.arange(b, b + X.shape[1]), X)
         return super()._decision(X)
 
-    def _scores_one(self, x):
-        if self._is_fresh():
-            return None
-        row, n = self._one_row(x, grow=False)
-        clipped = self._clip(row[1][:n], row[2][:n])  # O(non-zeros), never O(d)
-        return self._row_scores((row[0], row[1], clipped), n).copy()
-
     def _extra_slots(self):
         return (Slot("S", ("d",), 0.0, mix="max"), Slot("G", ("K", "d"), 0.0, mix="sum"))
 
@@ -154,7 +167,7 @@ class _NDAG(LossModel, LinearModel):
         check_number("eta", self.eta, low=0.0, low_open=True)
 
     def _kernel_params(self):
-        return (float(self.eta), float(self.epsilon))
+        return {"eta": self.eta, "eps": self.epsilon}
 
 
 class NDAGClassifier(LogisticProba, _NDAG, OnlineClassifier):

@@ -51,8 +51,8 @@ score; the softmax over the classes seen for a multiclass model).
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import adagrad_rows, add_row, avg_scores, project_ball, \
-    scale_weights
+from .._compiled.averaging import G_, T_, adagrad_rows, add_row, avg_begin, avg_scores, \
+    project_ball, scale_weights
 from .._compiled.declare import declare
 from ._proba import LogisticProba
 from .._compiled.losses import ADAGRAD, GRADS, SCHEDULES, step_size
@@ -63,11 +63,12 @@ from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
 @njit(inline="always")
 def _ogd(state, params, idx, val, y, sw, seen, grad):
-    eta, kind, power, alpha, t0, radius, eps = params
+    eta, kind, power, alpha = params.eta, params.kind, params.power, params.alpha
+    t0, radius, eps = params.t0, params.radius, params.eps
     W = state[0]
     U = state[1]
     A = state[2]
-    step = step_size(kind, eta, power, alpha, t0, A[0, 2])
+    step = step_size(kind, eta, power, alpha, t0, A[0, T_])
     if alpha > 0.0:
         scale_weights(W, U, A, max(0.0, 1.0 - step * alpha))
     moved = grad(A, seen, y, eps)
@@ -77,8 +78,8 @@ def _ogd(state, params, idx, val, y, sw, seen, grad):
             adagrad_rows(W, U, A, G, G[0, :0], eta, sw, idx, val)  # no feature scales
         else:
             for k in range(A.shape[0]):
-                if A[k, 1] != 0.0:
-                    add_row(W, U, A, k, -step * sw * A[k, 1], idx, val)
+                if A[k, G_] != 0.0:
+                    add_row(W, U, A, k, -step * sw * A[k, G_], idx, val)
     if radius > 0.0:
         project_ball(W, U, A, radius)
     return moved
@@ -86,7 +87,8 @@ def _ogd(state, params, idx, val, y, sw, seen, grad):
 
 
 
-KERNELS = declare("linear.ogd", score=avg_scores, binary=_ogd, multiclass=_ogd,
+KERNELS = declare("linear.ogd", params=("eta", "kind", "power", "alpha", "t0", "radius", "eps"),
+                  score=avg_scores, begin=avg_begin, binary=_ogd, multiclass=_ogd,
                   regression=_ogd, losses=GRADS)
 
 def optimal_t0(alpha):
@@ -122,9 +124,9 @@ class _OGD(LossModel, LinearModel):
 
     def _kernel_params(self):
         alpha = float(self.alpha)
-        return (float(self.eta), float(SCHEDULES.index(self.schedule)), float(self.power),
-                alpha, optimal_t0(alpha) if alpha > 0 else 0.0,
-                0.0 if self.radius is None else float(self.radius), float(self.epsilon))
+        return {"eta": self.eta, "kind": SCHEDULES.index(self.schedule), "power": self.power,
+                "alpha": alpha, "t0": optimal_t0(alpha) if alpha > 0 else 0.0,
+                "radius": 0.0 if self.radius is None else self.radius, "eps": self.epsilon}
 
 
 class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):

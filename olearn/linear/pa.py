@@ -31,7 +31,7 @@ import numbers
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import add_row, avg_scores
+from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
@@ -68,9 +68,9 @@ def pa_tau(c, D, loss, val, norm_factor, sw):
 
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    c, D = params
+    c, D = params.c, params.D
     A = state[2]
-    tau = pa_tau(c, D, 1.0 - y * A[0, 0], val, 1.0, sw)
+    tau = pa_tau(c, D, 1.0 - y * A[0, R_], val, 1.0, sw)
     if tau < 0.0:
         return 0
     add_row(state[0], state[1], A, 0, tau * y, idx, val)
@@ -79,15 +79,15 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    c, D = params
+    c, D = params.c, params.D
     W = state[0]
     U = state[1]
     A = state[2]
     yi = int(y)
-    s = top_wrong(A[:, 0], seen, yi)
+    s = top_wrong(A[:, R_], seen, yi)
     if s < 0:
         return 0
-    tau = pa_tau(c, D, 1.0 - (A[yi, 0] - A[s, 0]), val, 2.0, sw)
+    tau = pa_tau(c, D, 1.0 - (A[yi, R_] - A[s, R_]), val, 2.0, sw)
     if tau < 0.0:
         return 0
     add_row(W, U, A, yi, tau, idx, val)
@@ -95,8 +95,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-KERNELS = declare("linear.pa", score=avg_scores, binary=_binary_rule,
-                  multiclass=_multiclass_rule)
+KERNELS = declare("linear.pa", params=("c", "D"), score=avg_scores, begin=avg_begin,
+                  binary=_binary_rule, multiclass=_multiclass_rule)
 
 
 class PAClassifier(LinearModel, OnlineClassifier):
@@ -120,4 +120,5 @@ class PAClassifier(LinearModel, OnlineClassifier):
         pa_step_params(self.variant, self.C)
 
     def _kernel_params(self):
-        return pa_step_params(self.variant, self.C)
+        c, D = pa_step_params(self.variant, self.C)
+        return {"c": c, "D": D}

@@ -10,7 +10,7 @@ epsilon = 0 cases.  A row of zeros makes no update; a sample weight multiplies t
 from numba import njit
 
 from ..base import OnlineRegressor
-from .._compiled.averaging import add_row, avg_scores
+from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.declare import declare
 from .._params import store_params
 from ._linear import LinearModel, check_number
@@ -19,9 +19,9 @@ from .pa import pa_step_params, pa_tau
 
 @njit(inline="always")
 def _rule(state, params, idx, val, y, sw, out, seen):
-    c, D, epsilon = params
+    c, D, epsilon = params.c, params.D, params.epsilon
     A = state[2]
-    r = y - A[0, 0]
+    r = y - A[0, R_]
     tau = pa_tau(c, D, abs(r) - epsilon, val, 1.0, sw)
     if tau < 0.0:
         return 0
@@ -29,7 +29,8 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-KERNELS = declare("linear.pa_regressor", score=avg_scores, regression=_rule)
+KERNELS = declare("linear.pa_regressor", params=("c", "D", "epsilon"), score=avg_scores,
+                  begin=avg_begin, regression=_rule)
 
 
 class PARegressor(LinearModel, OnlineRegressor):
@@ -63,4 +64,5 @@ class PARegressor(LinearModel, OnlineRegressor):
         check_number("epsilon", self.epsilon, low=0.0)
 
     def _kernel_params(self):
-        return pa_step_params(self.variant, self.C) + (float(self.epsilon),)
+        c, D = pa_step_params(self.variant, self.C)
+        return {"c": c, "D": D, "epsilon": self.epsilon}

@@ -32,7 +32,7 @@ classic Perceptron makes at most (R/gamma)^2 mistakes.
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import add_row, avg_scores
+from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
@@ -43,9 +43,9 @@ MULTICLASS_UPDATES = ("max", "uniform", "single")
 
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    eta, margin, mode = params
+    eta, margin, mode = params.eta, params.margin, params.mode
     A = state[2]
-    if y * A[0, 0] > margin or sq_norm(val) == 0.0:
+    if y * A[0, R_] > margin or sq_norm(val) == 0.0:
         return 0
     add_row(state[0], state[1], A, 0, eta * sw * y, idx, val)
     return 1
@@ -53,34 +53,34 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
-    eta, margin, mode = params
+    eta, margin, mode = params.eta, params.margin, params.mode
     W = state[0]
     U = state[1]
     A = state[2]
     yi = int(y)
-    s = top_wrong(A[:, 0], seen, yi)
-    if s < 0 or A[yi, 0] - A[s, 0] > margin or sq_norm(val) == 0.0:
+    s = top_wrong(A[:, R_], seen, yi)
+    if s < 0 or A[yi, R_] - A[s, R_] > margin or sq_norm(val) == 0.0:
         return 0
     add_row(W, U, A, yi, eta * sw, idx, val)
     if mode == 0.0:
         add_row(W, U, A, s, -eta * sw, idx, val)
         return 1
-    floor = A[yi, 0] - margin
+    floor = A[yi, R_] - margin
     n_err = 0
     total = 0.0
     for k in range(A.shape[0]):
-        if k != yi and seen[k] and A[k, 0] >= floor:
+        if k != yi and seen[k] and A[k, R_] >= floor:
             n_err += 1
-            total += A[k, 0] - floor
+            total += A[k, R_] - floor
     for k in range(A.shape[0]):
-        if k != yi and seen[k] and A[k, 0] >= floor:
-            tau = (A[k, 0] - floor) / total if mode == 2.0 and total > 0.0 else 1.0 / n_err
+        if k != yi and seen[k] and A[k, R_] >= floor:
+            tau = (A[k, R_] - floor) / total if mode == 2.0 and total > 0.0 else 1.0 / n_err
             add_row(W, U, A, k, -eta * sw * tau, idx, val)
     return 1
 
 
-KERNELS = declare("linear.perceptron", score=avg_scores, binary=_binary_rule,
-                  multiclass=_multiclass_rule)
+KERNELS = declare("linear.perceptron", params=("eta", "margin", "mode"), score=avg_scores,
+                  begin=avg_begin, binary=_binary_rule, multiclass=_multiclass_rule)
 
 
 class Perceptron(LinearModel, OnlineClassifier):
@@ -108,4 +108,5 @@ class Perceptron(LinearModel, OnlineClassifier):
         check_choice("multiclass", self.multiclass, MULTICLASS_UPDATES)
 
     def _kernel_params(self):
-        return (self.eta, self.margin, float(MULTICLASS_UPDATES.index(self.multiclass)))
+        return {"eta": self.eta, "margin": self.margin,
+                "mode": MULTICLASS_UPDATES.index(self.multiclass)}

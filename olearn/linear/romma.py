@@ -32,7 +32,7 @@ Frobenius norm.  LIBOL's first multiclass step is ``Phi`` itself, here ``Phi /
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import (add_row, avg_scores, scale_weights,
+from .._compiled.averaging import (R_, add_row, avg_begin, avg_scores, scale_weights,
                                  sq_weight_norm)
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
@@ -74,8 +74,8 @@ def _romma_step(W, U, A, P, m, k_pos, sign, k_neg, idx, val):
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     A = state[2]
-    m = y * A[0, 0]
-    if not _needs_update(params[0] > 0.0, m) or sw == 0.0:
+    m = y * A[0, R_]
+    if not _needs_update(params.aggressive > 0.0, m) or sw == 0.0:
         return 0
     X = sq_norm(val)
     if X == 0.0:
@@ -87,11 +87,11 @@ def _binary_rule(state, params, idx, val, y, sw, out, seen):
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     A = state[2]
     yi = int(y)
-    s = top_wrong(A[:, 0], seen, yi)
+    s = top_wrong(A[:, R_], seen, yi)
     if s < 0:
         return 0
-    m = A[yi, 0] - A[s, 0]
-    if not _needs_update(params[0] > 0.0, m) or sw == 0.0:
+    m = A[yi, R_] - A[s, R_]
+    if not _needs_update(params.aggressive > 0.0, m) or sw == 0.0:
         return 0
     X = sq_norm(val)
     if X == 0.0:
@@ -99,8 +99,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     return _romma_step(state[0], state[1], A, 2.0 * X, m, yi, 1.0, s, idx, val)
 
 
-KERNELS = declare("linear.romma", score=avg_scores, binary=_binary_rule,
-                  multiclass=_multiclass_rule)
+KERNELS = declare("linear.romma", params=("aggressive",), score=avg_scores, begin=avg_begin,
+                  binary=_binary_rule, multiclass=_multiclass_rule)
 
 
 class ROMMAClassifier(LinearModel, OnlineClassifier):
@@ -124,4 +124,4 @@ class ROMMAClassifier(LinearModel, OnlineClassifier):
         check_bool("aggressive", self.aggressive)
 
     def _kernel_params(self):
-        return (1.0 if self.aggressive else 0.0,)
+        return {"aggressive": 1.0 if self.aggressive else 0.0}

@@ -197,7 +197,7 @@ class OneVsRest(SavesNested, LinearDecision, OnlineClassifier):
                 prime({name: arr[k] for name, arr in state.items()})
 
     def _kernel_params(self):
-        return self._synced().kernel_params()
+        return self._synced()._packed_params()
 
     def _fill(self, slot):
         return self._layout()._fill(slot)

@@ -50,7 +50,7 @@ class SecondOrderMixin(LinearDecision):
 
     A subclass defines ``_sigma0`` (the initial variance, from its own parameters) and
     may add ``_extra_slots``.  Its hyper-parameters: ``_positive`` names those that must
-    be finite numbers > 0 and are the kernel's parameters in that order; a learner with
+    be finite numbers > 0 and are the kernel's parameters (declared by these names); a learner with
     other checks or parameters overrides ``_check_hyper`` and ``_kernel_params``.
     """
     _tags = {"linear": True}
@@ -66,7 +66,7 @@ class SecondOrderMixin(LinearDecision):
         self._check_covariance()
 
     def _kernel_params(self):
-        return tuple(float(getattr(self, name)) for name in self._positive)
+        return {name: getattr(self, name) for name in self._positive}
 
     @property
     def _sigma0(self):

@@ -41,11 +41,12 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    r = params[0] / sw
+    r = params.r / sw
     return True, (1.0 - m) / (v + r), 1.0 / r
 
 
-KERNELS = declare("second_order.arow", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.arow", params=("r",), score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 DOC = f"""AROW {{what}}.

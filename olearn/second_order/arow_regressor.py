@@ -24,7 +24,7 @@ from .arow import DOC, AROWModel
 def _rule(state, params, idx, val, y, sw, out, seen):
     if not sw > 0.0:
         return 0
-    r = params[0] / sw
+    r = params.r / sw
     S = state[1]
     t = cov_x(S, 0, idx, val, row_buffer(state, 0))
     v = quad(S, 0, idx, val, t)
@@ -34,7 +34,8 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-KERNELS = declare("second_order.arow_regressor", score=linear_scores, regression=_rule)
+KERNELS = declare("second_order.arow_regressor", params=("r",), score=linear_scores,
+                  regression=_rule)
 
 
 class AROWRegressor(AROWModel, OnlineRegressor):

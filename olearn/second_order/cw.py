@@ -35,6 +35,10 @@ from .._params import store_params
 from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
 
 
+#: the names of ``probit_params``'s values, the kernel parameters of CW
+PROBIT = ("phi", "psi", "zeta")
+
+
 def probit_params(eta):
     """``(phi, psi, zeta)`` of a confidence level ``eta`` in (0.5, 1)."""
     if not (isinstance(eta, numbers.Real) and 0.5 < eta < 1.0):
@@ -50,7 +54,7 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    phi, psi, zeta = params
+    phi, psi, zeta = params.phi, params.psi, params.zeta
     if not m < phi * math.sqrt(v):      # the constraint holds (alpha would be 0)
         return False, 0.0, 0.0
     alpha = cw_alpha(m, v, phi, psi, zeta)
@@ -59,7 +63,8 @@ def _step(params, m, v, sw):
     return True, sw * alpha, sw * cw_precision(alpha, v, phi)
 
 
-KERNELS = declare("second_order.cw", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.cw", params=PROBIT, score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
@@ -86,4 +91,4 @@ class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
         check_positive("a", self.a)
 
     def _kernel_params(self):
-        return probit_params(self.eta)
+        return dict(zip(PROBIT, probit_params(self.eta)))

@@ -41,14 +41,14 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    ct = params[2]
+    ct, = params  # (this row's c_t: see the rules)
     return True, sw * (1.0 - m) / v, ct / (v * (1.0 - ct))
 
 
 @njit(inline="always")
 def _c_t(state, params, sw):
     """This row's ``c_t``; advances the row counter (the last state array)."""
-    b, c = params
+    b, c = params.b, params.c
     if not sw > 0.0:
         return 0.0
     n = state[-1][0]
@@ -68,20 +68,20 @@ def _rescale(state, updated, ct):
 @njit(inline="always")
 def _binary_rule(state, params, idx, val, y, sw, out, seen):
     ct = _c_t(state, params, sw)
-    updated = cw_binary(state, (params[0], params[1], ct), idx, val, y, sw, out, _wants, _step)
+    updated = cw_binary(state, (ct,), idx, val, y, sw, out, _wants, _step)
     return _rescale(state, updated, ct)
 
 
 @njit(inline="always")
 def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
     ct = _c_t(state, params, sw)
-    updated = cw_multiclass(state, (params[0], params[1], ct), idx, val, y, sw, out, seen,
+    updated = cw_multiclass(state, (ct,), idx, val, y, sw, out, seen,
                             _wants, _step)
     return _rescale(state, updated, ct)
 
 
-KERNELS = declare("second_order.iellip", score=linear_scores, binary=_binary_rule,
-                  multiclass=_multiclass_rule)
+KERNELS = declare("second_order.iellip", params=("b", "c"), score=linear_scores,
+                  binary=_binary_rule, multiclass=_multiclass_rule)
 
 
 class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
@@ -117,4 +117,4 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
                 raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
 
     def _kernel_params(self):
-        return (float(self.b), float(self.c))
+        return {"b": self.b, "c": self.c}

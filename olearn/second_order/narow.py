@@ -45,7 +45,7 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    b = params[0]
+    b = params.b
     if b * v > 1.0:
         r = v / (b * v - 1.0)
         if not m * r / (r + v) < 1.0:
@@ -56,7 +56,8 @@ def _step(params, m, v, sw):
     return True, sw, 0.0
 
 
-KERNELS = declare("second_order.narow", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.narow", params=("b",), score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 class NAROWClassifier(SecondOrderMixin, OnlineClassifier):

@@ -36,11 +36,12 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    C = params[0] * sw
+    C = params.C * sw
     return True, (1.0 - m) / (v + 1.0 / C), C * (2.0 + C * v)
 
 
-KERNELS = declare("second_order.nherd", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.nherd", params=("C",), score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 class NHERDClassifier(SecondOrderMixin, OnlineClassifier):

@@ -54,7 +54,7 @@ def _forget_impl(S, idx, val, f):
 
 @njit(inline="always")
 def _rule(state, params, idx, val, y, sw, out, seen):
-    f = params[0]
+    f = params.forgetting
     if not sw > 0.0:
         return 0
     W = state[0]
@@ -69,7 +69,8 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1 if v > 0.0 else 0
 
 
-KERNELS = declare("second_order.rls", score=linear_scores, regression=_rule)
+KERNELS = declare("second_order.rls", params=("forgetting",), score=linear_scores,
+                  regression=_rule)
 
 
 class RLSRegressor(SecondOrderMixin, OnlineRegressor):
@@ -100,4 +101,4 @@ class RLSRegressor(SecondOrderMixin, OnlineRegressor):
             raise ValueError(f"forgetting must be a number in (0, 1], got {f!r}")
 
     def _kernel_params(self):
-        return (float(self.forgetting),)
+        return {"forgetting": self.forgetting}

@@ -33,7 +33,7 @@ from .._compiled.second_order import cw_alpha, cw_rules, cw_precision
 from .._compiled.declare import declare
 from .._params import store_params
 from ._base import COVARIANCE_DOC, ProbitMixin, SecondOrderMixin, check_positive
-from .cw import probit_params
+from .cw import PROBIT, probit_params
 
 VARIANTS = ("I", "II")
 
@@ -45,11 +45,11 @@ def _wants(params, m):
 
 @njit(inline="always")
 def _step(params, m, v, sw):
-    phi, psi, zeta, C, variant = params
+    phi = params.phi
     if not phi * math.sqrt(v) - m > 0.0:
         return False, 0.0, 0.0
-    C = C * sw
-    if variant == 1.0:
+    psi, zeta, C = params.psi, params.zeta, params.C * sw
+    if params.variant == 1.0:
         alpha = min(C, max(0.0, cw_alpha(m, v, phi, psi, zeta)))
     else:
         n = v + 0.5 / C
@@ -61,7 +61,8 @@ def _step(params, m, v, sw):
     return True, alpha, cw_precision(alpha, v, phi)
 
 
-KERNELS = declare("second_order.scw", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.scw", params=PROBIT + ("C", "variant"), score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
@@ -88,4 +89,5 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
         probit_params(self.eta)
 
     def _kernel_params(self):
-        return probit_params(self.eta) + (float(self.C), 1.0 if self.variant == "I" else 2.0)
+        return dict(zip(PROBIT, probit_params(self.eta)), C=self.C,
+                    variant=1.0 if self.variant == "I" else 2.0)

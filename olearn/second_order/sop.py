@@ -42,7 +42,8 @@ def _step(params, m, v, sw):
     return True, sw * (1.0 - m) / (1.0 + sw * v), sw
 
 
-KERNELS = declare("second_order.sop", score=linear_scores, **cw_rules(_wants, _step))
+KERNELS = declare("second_order.sop", params=("a",), score=linear_scores,
+                  **cw_rules(_wants, _step))
 
 
 class SOPClassifier(SecondOrderMixin, OnlineClassifier):

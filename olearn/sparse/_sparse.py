@@ -54,7 +54,7 @@ class SparseModel(LinearDecision):
         """Validate the learner's own hyper-parameters (override)."""
 
     def _hyper(self):
-        """The values the compiled score reads from ``A[0, 6:]`` (override)."""
+        """The values the compiled score reads from ``A[0, HYPER_:]`` (override)."""
         return ()
 
     def _check_params(self):

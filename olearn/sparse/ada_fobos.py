@@ -22,13 +22,14 @@ import numpy as np
 
 from ..base import OnlineClassifier
 from .._compiled.declare import declare
-from .._compiled.lazy import ada_fobos_rule, ada_fobos_scores
+from .._compiled.lazy import ada_fobos_begin, ada_fobos_rule, ada_fobos_scores
 from .._compiled.losses import GRADS
 from ._adagrad import DOC, AdaGradL1Model
 from ._proba import LogisticProba
 from ._sparse import shrink
 
-KERNELS = declare("sparse.ada_fobos", score=ada_fobos_scores, binary=ada_fobos_rule,
+KERNELS = declare("sparse.ada_fobos", params=("eta", "lam", "delta", "eps"),
+                  score=ada_fobos_scores, begin=ada_fobos_begin, binary=ada_fobos_rule,
                   multiclass=ada_fobos_rule, losses=GRADS)
 
 
@@ -43,7 +44,7 @@ class AdaFOBOSClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
         return (float(self.lam) * float(self.eta), float(self.delta))
 
     def _kernel_params(self):
-        return (float(self.eta), float(self.lam), float(self.delta), 0.0)
+        return {"eta": self.eta, "lam": self.lam, "delta": self.delta, "eps": 0.0}
 
     def _owed(self, cols):
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,13 +19,14 @@ import numpy as np
 
 from ..base import OnlineClassifier
 from .._compiled.declare import declare
-from .._compiled.lazy import ada_rda_rule, ada_rda_scores
+from .._compiled.lazy import ada_rda_begin, ada_rda_rule, ada_rda_scores
 from .._compiled.losses import GRADS
 from ._adagrad import DOC, AdaGradL1Model
 from ._proba import LogisticProba
 from ._sparse import shrink
 
-KERNELS = declare("sparse.ada_rda", score=ada_rda_scores, binary=ada_rda_rule,
+KERNELS = declare("sparse.ada_rda", params=("eta", "lam", "delta", "eps"),
+                  score=ada_rda_scores, begin=ada_rda_begin, binary=ada_rda_rule,
                   multiclass=ada_rda_rule, losses=GRADS)
 
 
@@ -50,7 +51,7 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
         return (float(self.eta), float(self.lam), float(self.delta))
 
     def _kernel_params(self):
-        return self._hyper() + (0.0,)
+        return {"eta": self.eta, "lam": self.lam, "delta": self.delta, "eps": 0.0}
 
     def _weights(self, cols, penalised):
         eta, lam, delta = self._hyper()

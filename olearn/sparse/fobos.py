@@ -25,14 +25,15 @@ import math
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.lazy import shrink_rule, shrink_scores
+from .._compiled.lazy import SHRINK_PARAMS, shrink_begin, shrink_rule, shrink_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
 from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_choice, check_number
 
-KERNELS = declare("sparse.fobos", score=shrink_scores, binary=shrink_rule,
+KERNELS = declare("sparse.fobos", params=SHRINK_PARAMS,
+                  score=shrink_scores, begin=shrink_begin, binary=shrink_rule,
                   multiclass=shrink_rule, regression=shrink_rule, losses=GRADS)
 SCHEDULES = ("constant", "invsqrt")
 
@@ -48,8 +49,9 @@ class _FOBOS(LossModel, ShrinkModel):
         check_number("l2", self.l2, low=0.0)
 
     def _kernel_params(self):
-        return (float(self.eta), float(self.schedule == "invsqrt"), float(self.l1),
-                float(self.l2), 0.0, 0.0, no_threshold(math.inf), float(self.epsilon))
+        return {"eta": self.eta, "invsqrt": self.schedule == "invsqrt", "l1": self.l1,
+                "l2": self.l2, "gravity": 0.0, "period": 0.0,
+                "theta": no_threshold(math.inf), "eps": self.epsilon}
 
 
 class FOBOSClassifier(LogisticProba, _FOBOS, OnlineClassifier):

@@ -31,13 +31,14 @@ import numpy as np
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.lazy import ftrl_rule, ftrl_scores
+from .._compiled.lazy import ftrl_begin, ftrl_rule, ftrl_scores
 from .._compiled.losses import logistic_grad, squared_grad
 from .._params import store_params
 from ._proba import LogisticProba, LossModel
 from ._sparse import SparseModel, check_number, shrink
 
-KERNELS = declare("sparse.ftrl", score=ftrl_scores, binary=ftrl_rule,
+KERNELS = declare("sparse.ftrl", params=("alpha", "beta", "l1", "l2", "eps"),
+                  score=ftrl_scores, begin=ftrl_begin, binary=ftrl_rule,
                   multiclass=ftrl_rule, regression=ftrl_rule,
                   losses={"logistic": logistic_grad, "squared": squared_grad})
 
@@ -76,7 +77,8 @@ class _FTRL(LossModel, SparseModel):
         return (float(self.alpha), float(self.beta), float(self.l1), float(self.l2))
 
     def _kernel_params(self):
-        return self._hyper() + (0.0,)
+        return {"alpha": self.alpha, "beta": self.beta, "l1": self.l1, "l2": self.l2,
+                "eps": 0.0}
 
     def _weights(self, cols, penalised):
         alpha, beta, l1, l2 = self._hyper()

@@ -74,32 +74,46 @@ def _explore(F, E, A, B, d):
 
 
 @njit(inline="always")
-def ofs_scores(state, idx, val, out):
-    """``s W . x`` on the whole row (full inputs) or on its observed features."""
-    W = state[0]
-    M = state[1]
-    F = state[3]
-    E = state[4]
-    A = state[5]
-    begin(A)
-    s = A[0, P_]
-    partial = A[0, PARTIAL_] != 0.0
-    explore = False
-    if partial:
-        B = int(A[0, B_])
-        d = W.shape[1]
-        explore = _uniform(A) < A[0, EPS_]
-        A[0, EXPLORE_] = 1.0 if explore else 0.0
-        if explore:
-            _explore(F, E, A, min(B, d), d)
+def _observed(W, A, mask, masked, idx, val, out):
+    """``out[k] = s W_k . x`` over the row's features, or over those flagged in
+    ``mask`` when ``masked``."""
+    s = A[0, P_] if A[0, T_] > 0.0 else 1.0
     for k in range(W.shape[0]):
         a = 0.0
         for j in range(idx.shape[0]):
             i = idx[j]
-            if not partial or (F[0, i] != 0.0 if explore else M[0, i] != 0.0):
+            if not masked or mask[0, i] != 0.0:
                 a += W[k, i] * val[j]
         out[k] = s * a
-        A[k, R_] = s * a
+
+
+@njit(inline="always")
+def ofs_scores(state, idx, val, out):
+    """``s W . x`` on the whole row (full inputs) or on the support's features (partial
+    inputs: the features observed when not exploring; the weights outside the support
+    are 0, so it is also the whole row's score)."""
+    _observed(state[0], state[5], state[1], state[5][0, PARTIAL_] != 0.0, idx, val, out)
+
+
+@njit(inline="always")
+def ofs_begin(state, idx, val, out):
+    """The round start: count it; with partial inputs, draw whether to explore, and
+    when exploring the B features observed, and score the row on them."""
+    W = state[0]
+    F = state[3]
+    A = state[5]
+    begin(A)
+    explore = False
+    if A[0, PARTIAL_] != 0.0:
+        B = int(A[0, B_])
+        d = W.shape[1]
+        explore = _uniform(A) < A[0, EPS_]
+        if explore:
+            _explore(F, state[4], A, min(B, d), d)
+            _observed(W, A, F, True, idx, val, out)
+    A[0, EXPLORE_] = 1.0 if explore else 0.0
+    for k in range(W.shape[0]):
+        A[k, R_] = out[k]
 
 
 @njit(inline="always")
@@ -126,15 +140,16 @@ def _add(W, M, A, k, c, idx, val, partial, explore, F, frac, eps, cand, n):
 
 @njit(inline="always")
 def ofs_rule(state, params, idx, val, y, sw, out, seen):
-    """One OFS round (see the module docstring); ``params = (eta, lam, B, partial,
-    epsilon)``.  A sample weight multiplies the step."""
-    eta, lam, Bf, partial_f, eps = params
+    """One OFS round (see the module docstring); ``params``: ``eta``, ``lam``, ``B``,
+    ``partial``, ``epsilon``.  A sample weight multiplies the step."""
     W = state[0]
     M = state[1]
     S = state[2]
     F = state[3]
     E = state[4]
     A = state[5]
+    eta, lam, Bf = params.eta, params.lam, params.B
+    partial_f, eps = params.partial, params.epsilon
     K = W.shape[0]
     B = int(Bf)
     partial = partial_f != 0.0
@@ -216,7 +231,8 @@ def ofs_rule(state, params, idx, val, y, sw, out, seen):
     return 1 if violated else 0
 
 
-KERNELS = declare("sparse.ofs", score=ofs_scores, binary=ofs_rule, multiclass=ofs_rule)
+KERNELS = declare("sparse.ofs", params=("eta", "lam", "B", "partial", "epsilon"),
+                  score=ofs_scores, begin=ofs_begin, binary=ofs_rule, multiclass=ofs_rule)
 
 
 class OFSClassifier(SparseModel, OnlineClassifier):
@@ -286,10 +302,10 @@ class OFSClassifier(SparseModel, OnlineClassifier):
             A[0, RNG_] = float((int(seed) * 2654435761 + 0x330E) & MASK48) or 1.0
 
     def _kernel_params(self):
-        return (float(self.eta), float(self.lam), float(self.n_selected),
-                float(self.partial), float(self.epsilon))
+        return {"eta": self.eta, "lam": self.lam, "B": self.n_selected,
+                "partial": self.partial, "epsilon": self.epsilon}
 
-    _free_intercept = False  # (A[0, 5] is the generator's state here)
+    _free_intercept = False  # (A[0, RNG_] is the generator's state here)
     #: why ``olearn.mix`` refuses two or more of these models
     _mix_refusal = ("OFS keeps at most n_selected non-zero weights per class, chosen by "
                     "its truncation: a mean of several selections has more")

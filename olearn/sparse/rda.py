@@ -26,13 +26,14 @@ import numpy as np
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.lazy import rda_rule, rda_scores
+from .._compiled.lazy import rda_begin, rda_rule, rda_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
 from ._proba import LogisticProba, LossModel
 from ._sparse import SparseModel, check_number, shrink
 
-KERNELS = declare("sparse.rda", score=rda_scores, binary=rda_rule, multiclass=rda_rule,
+KERNELS = declare("sparse.rda", params=("lam", "gamma", "rho", "eps"), score=rda_scores,
+                  begin=rda_begin, binary=rda_rule, multiclass=rda_rule,
                   regression=rda_rule, losses=GRADS)
 
 
@@ -59,7 +60,7 @@ class _RDA(LossModel, SparseModel):
         return (float(self.l1), float(self.gamma), float(self.rho))
 
     def _kernel_params(self):
-        return self._hyper() + (float(self.epsilon),)
+        return {"lam": self.l1, "gamma": self.gamma, "rho": self.rho, "eps": self.epsilon}
 
     def _weights(self, cols, penalised):
         return rda_weights(self._cols("W", cols), self._round(),

@@ -31,14 +31,15 @@ import math
 
 from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
-from .._compiled.lazy import shrink_rule, shrink_scores
+from .._compiled.lazy import SHRINK_PARAMS, shrink_begin, shrink_rule, shrink_scores
 from .._compiled.losses import GRADS
 from .._params import store_params
 from ._proba import LogisticProba, LossModel
 from ._shrink import ShrinkModel, no_threshold
 from ._sparse import check_number
 
-KERNELS = declare("sparse.truncated", score=shrink_scores, binary=shrink_rule,
+KERNELS = declare("sparse.truncated", params=SHRINK_PARAMS,
+                  score=shrink_scores, begin=shrink_begin, binary=shrink_rule,
                   multiclass=shrink_rule, regression=shrink_rule, losses=GRADS)
 
 
@@ -59,8 +60,9 @@ class _Truncated(LossModel, ShrinkModel):
             raise ValueError(f"period must be an integer >= 1, got {self.period!r}")
 
     def _kernel_params(self):
-        return (float(self.eta), 0.0, 0.0, 0.0, float(self.gravity), float(self.period),
-                no_threshold(self._theta()), float(self.epsilon))
+        return {"eta": self.eta, "invsqrt": 0.0, "l1": 0.0, "l2": 0.0,
+                "gravity": self.gravity, "period": self.period,
+                "theta": no_threshold(self._theta()), "eps": self.epsilon}
 
 
 class TruncatedGradientClassifier(LogisticProba, _Truncated, OnlineClassifier):
