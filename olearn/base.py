@@ -24,7 +24,7 @@ round 2's private names, ``_slots``, ``_kernels``, ``_kernel_params``,
 * ``kernels``: its compiled entry points by task (``driver.BINARY``,
   ``driver.MULTICLASS``, ``driver.REGRESSION``, made by ``declare``), each taking
   ``(X, y, sw, state, params, seen, scores, pred)`` and returning the number of updates;
-* ``kernel_params()``: its hyper-parameters as a tuple of floats, and
+* ``kernel_params()``: its hyper-parameters by the declared names (a dict), and
   ``check_params()`` to validate them (once per call);
 * ``batch_scores(X)``: the (n, K) scores of validated rows from the current model,
   changing nothing (``decision_function``, ``predict`` and ``predict_one`` use it).

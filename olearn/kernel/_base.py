@@ -286,12 +286,15 @@ class SupportModel:
         return self._scores_of(row, 1, call.work)[0]
 
     # ------------------------------------------------------------ mixing
+    #: why several models of a learner whose rule keeps matrices of its own stream
+    #: cannot be merged (a class attribute of that learner: kernel RLS)
+    _keeps_matrices = None
+
     @property
     def _mix_refusal(self):
         """Why ``olearn.mix`` cannot merge several of these models (None: it can)."""
-        if self._algo == S.KRLS:
-            return ("kernel RLS keeps the inverse Gram matrix of its dictionary and the "
-                    "matrix P of its own stream: two dictionaries do not merge")
+        if self._keeps_matrices:
+            return self._keeps_matrices
         policy = getattr(self, "budget_policy", None) if getattr(self, "budget", None) \
             else None
         if policy in ("forgetron", "projectron", "projectron++"):

@@ -58,6 +58,8 @@ class KernelRLSRegressor(SupportModel, OnlineRegressor):
         ``OnlineLearner``.
     """
     _expansion = EXPANSION
+    _keeps_matrices = ("kernel RLS keeps the inverse Gram matrix of its dictionary and "
+                       "the matrix P of its own stream: two dictionaries do not merge")
 
     def __init__(self, nu=0.01, kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
