@@ -151,8 +151,20 @@ class StateMixin:
         return tuple(self.state_[s.name] for s in self.slots)
 
     # ------------------------------------------------------------ persistence
-    def _export_state(self):
-        return {f"state/{k}": v for k, v in self.state_.items()}
+    def _export_state(self, d=None):
+        """The state arrays for persistence; with ``d``, their weight axes cut to ``d``
+        (a dict-fed model grows its arrays by doubling, ahead of its vocabulary: the
+        entries past the width hold only the slots' initial values, and ``load`` checks
+        the shape for the width)."""
+        if d is None:
+            return {f"state/{k}": v for k, v in self.state_.items()}
+        axes = {s.name: s.axes for s in self.slots}
+        out = {}
+        for name, v in self.state_.items():
+            cut = tuple(slice(0, d) if a == "d" else slice(None)
+                        for a in axes.get(name, ()))
+            out[f"state/{name}"] = v[cut] if cut and v.ndim == len(cut) else v
+        return out
 
     def _import_state(self, arrays, K, d):
         """The state from saved arrays, each checked against its slot's declaration

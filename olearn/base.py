@@ -608,7 +608,7 @@ class OnlineLearner(StateMixin, Estimator):
                 "n_updates_": int(self.n_updates_)}
         if self.vocabulary_ is not None:
             meta["vocabulary"] = self.vocabulary_.to_list()
-        return meta, self._export_state()
+        return meta, self._export_state(self._n_weights(self.n_features_in_))
 
     def _export(self):  # round 2's name
         return self.export_state()

@@ -277,3 +277,25 @@ def test_one_example_calls_refuse_bad_input_and_change_nothing(classes):
         m.predict_learn_one({0: 1.0}, ["yes"])
     assert m.predict_learn_one({0: -1.0, 1: 2.0}, "yes") == "no"
     assert m.seen_[list(m.classes_).index("yes")] == 1 and m.t_ == before[1] + 1
+
+
+@pytest.mark.parametrize("name", ["pa1", "pa-reg", "arow", "ogd", "ftrl", "fogd",
+                                  "kernel-pa", "ofs", "scw"])
+def test_a_dict_model_grown_past_its_vocabulary_saves_and_loads(name, tmp_path):
+    """A dict-fed model grows its state arrays by doubling, ahead of its vocabulary
+    (64 weights for 40 features): the file keeps the weights of its width only, and the
+    model loaded predicts as the one saved and goes on learning (it was refused before:
+    "W has shape (1, 64), the model needs (1, 41)")."""
+    m = olearn.make(name)
+    classifier = is_classifier(m)
+    for j in range(40):
+        m.learn_one({f"a{j}": 1.0, "b": 0.5}, ("x" if j % 2 else "y") if classifier else j / 40)
+    assert max(a.shape[-1] for a in m.state_.values()) > m.n_features_in_ + 1 or \
+        name in ("fogd", "kernel-pa")          # (their arrays are not over the input width)
+    m.save(tmp_path / "m.olm")
+    back = olearn.load(tmp_path / "m.olm")
+    rows = [{f"a{j}": 1.0, "b": 0.5} for j in range(45)] + [{"b": 2.0}, {"zzz": 1.0}]
+    assert [back.predict_one(x) for x in rows] == [m.predict_one(x) for x in rows]
+    back.learn_one({"new": 1.0, "a3": 1.0}, "x" if classifier else 0.5)
+    m.learn_one({"new": 1.0, "a3": 1.0}, "x" if classifier else 0.5)
+    assert [back.predict_one(x) for x in rows] == [m.predict_one(x) for x in rows]
