@@ -92,8 +92,8 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
     store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits)
     tokens, metrics = Tokens(data_dir), Metrics()
 
-    def permit(request, scope, name=None):
-        if not allows(request.state.token, scope, name):
+    def permit(request, scope, name, any_model):
+        if not allows(request.state.token, scope, name, any_model):
             raise ServeError(403, "this token does not allow that")
 
     async def body(request):
@@ -108,11 +108,11 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def endpoint(scope, work, needs_body=False):
+    def endpoint(scope, work, needs_body=False, any_model=False):
         async def handle(request):
             name = request.path_params.get("name")
             try:
-                permit(request, scope, name)
+                permit(request, scope, name, any_model)
                 data = await body(request) if needs_body else None
                 out = await run_in_threadpool(work, request, name, data)
                 return out if isinstance(out, Response) else json_response(out)
@@ -139,7 +139,7 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
         Route("/metrics", endpoint("admin", lambda r, n, d: Response(
             metrics.render(store), media_type="text/plain; version=0.0.4")),
             methods=["GET"]),
-        Route("/models", endpoint("predict", listing), methods=["GET"]),
+        Route("/models", endpoint("predict", listing, any_model=True), methods=["GET"]),
         Route("/models/{name}", endpoint("predict", lambda r, n, d: store.info(n)),
               methods=["GET"]),
         Route("/models/{name}", endpoint("admin", lambda r, n, d: store.create(n, d), True),

@@ -103,11 +103,12 @@ class Tokens:
             self._seen = None
 
 
-def allows(record, scope, model):
+def allows(record, scope, model, any_model=False):
     """Whether a token's ``record`` may do what needs ``scope`` on ``model`` (None: a
-    route of no single model)."""
+    route of no single model, which a restricted token reaches only if ``any_model``:
+    ``GET /models`` lists the models it may see)."""
     rank = {"predict": 0, "learn": 1, "admin": 2}
     if rank[record["scope"]] < rank[scope]:
         return False
     restricted = record.get("model")
-    return restricted is None or restricted == model
+    return restricted is None or any_model or restricted == model
