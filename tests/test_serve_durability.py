@@ -85,17 +85,17 @@ def writers(learn, ledger, tag, stop):
     return threads, pending
 
 
-def test_kill9_cycles_lose_nothing_acknowledged(tmp_path):
-    """5 cycles here (benchmarks/serve.py runs 50): kill -9 at a random moment under 8
-    writers; after the restart every acknowledged request is in the model once, and its
-    scores on a probe set equal an offline replay of the requests in seq order."""
-    srv = Server(tmp_path, "--snapshot-rows", "400", "--snapshot-seconds", "0.7")
+def kill9_cycles(folder, cycles, seed=5):
+    """``cycles`` times: 8 writers learn, kill -9 at a random moment, restart, check
+    (``Ledger.check``), send again what was in flight.  Returns counts for a report."""
+    srv = Server(folder, "--snapshot-rows", "400", "--snapshot-seconds", "0.7")
+    stats = {"cycles": cycles, "acknowledged": 0, "in_flight_logged": 0,
+             "in_flight_lost": 0, "restart_s": []}
     try:
         Client(srv.url, srv.token).create("m", "pa1")
-        ledger, rng = Ledger(), random.Random(5)
-        probe = [x for x, _ in request_rows(random.Random(6)) * 3]
-        total = 0
-        for cycle in range(5):
+        ledger, rng = Ledger(), random.Random(seed)
+        probe = [x for x, _ in request_rows(random.Random(seed + 1)) * 3]
+        for cycle in range(cycles):
             clients = [Client(srv.url, srv.token, retries=0) for _ in range(WRITERS)]
 
             def learn(rid, rows):
@@ -109,20 +109,32 @@ def test_kill9_cycles_lose_nothing_acknowledged(tmp_path):
             stop.set()
             for t in threads:
                 t.join()
+            t0 = time.perf_counter()
             srv.start()
+            stats["restart_s"].append(time.perf_counter() - t0)
             c = Client(srv.url, srv.token)
             info = c.info("m")
             recovered = c.predict("m", probe, scores=True)["scores"]
             assert all(s <= info["seq"] for s in ledger.acked.values()), "acknowledged, lost"
+            stats["acknowledged"] = len(ledger.acked)
             for rid in sorted(pending):  # logged before the kill: answered with its seq
                 rows = ledger.sent[rid]
-                ledger.acked[rid] = c.learn("m", [x for x, _ in rows], [y for _, y in rows],
-                                            id=rid)["seq"]
+                seq = c.learn("m", [x for x, _ in rows], [y for _, y in rows], id=rid)["seq"]
+                ledger.acked[rid] = seq
+                stats["in_flight_logged" if seq <= info["seq"] else "in_flight_lost"] += 1
             ledger.check(info["seq"], info["rows"], recovered, probe)
-            total += info["seq"]
-        assert total > 5 * WRITERS  # the writers got work done in every cycle
+            stats["rows"], stats["seq"] = info["rows"], info["seq"]
     finally:
         srv.stop()
+    return stats
+
+
+def test_kill9_cycles_lose_nothing_acknowledged(tmp_path):
+    """5 cycles here (benchmarks/serve.py runs 50): kill -9 at a random moment under 8
+    writers; after the restart every acknowledged request is in the model once, and its
+    scores on a probe set equal an offline replay of the requests in seq order."""
+    stats = kill9_cycles(tmp_path, 5)
+    assert stats["acknowledged"] > 5 * WRITERS  # the writers got work done
 
 
 class LossyIO:

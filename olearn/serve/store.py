@@ -309,16 +309,21 @@ class Store:
         entry.log.wait_durable(position)
         return {"acknowledged": n, "seq": seq, **out}
 
-    def predict(self, name, body):
+    def predict(self, name, body, wait=True):
+        """The predictions of a predict body; with ``wait=False``, None at once when a
+        writer holds the model (the app then asks again from its thread pool)."""
         req = parse_predict(body, self.limits)
         entry = self.entry(name)
-        with entry.lock:
-            try:
-                return predict_rows(entry.model, req)
-            except ServeError:
-                raise
-            except (ValueError, TypeError, OverflowError) as exc:
-                raise ServeError(400, _message(exc)) from None
+        if not entry.lock.acquire(blocking=wait):
+            return None
+        try:
+            return predict_rows(entry.model, req)
+        except ServeError:
+            raise
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise ServeError(400, _message(exc)) from None
+        finally:
+            entry.lock.release()
 
     # ------------------------------------------------------------ files
     def snapshot(self, name):
