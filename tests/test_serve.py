@@ -303,3 +303,14 @@ def test_train_streams_a_file(server, tmp_path):
                            server.url, "--name", "other"], capture_output=True, text=True,
                           env=env, timeout=300)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--algo" in proc.stderr
+
+
+def test_cli_errors_are_one_line(tmp_path):
+    for argv in (["serve"], ["serve", "token"], ["serve", "token", "revoke", "t9",
+                                                 "--data-dir", str(tmp_path)],
+                 ["serve", "token", "add", "--data-dir", str(tmp_path), "--scope", "root"],
+                 ["serve", "--data-dir", str(tmp_path), "--port", "0"]):
+        proc = subprocess.run([sys.executable, "-m", "olearn", *argv], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 2 and proc.stderr.startswith("olearn: error:"), argv
+        assert proc.stderr.count("\n") == 1 and not proc.stdout, argv

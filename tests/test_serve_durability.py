@@ -53,7 +53,8 @@ class Ledger:
             self.applied += 1
             for x, y in self.sent[by_seq[self.applied]]:
                 self.model.learn_one(x, y)
-        assert recovered_scores == scores_of(self.model, probe)
+        if seq:
+            assert recovered_scores == scores_of(self.model, probe)
 
 
 def writers(learn, ledger, tag, stop):
@@ -85,10 +86,10 @@ def writers(learn, ledger, tag, stop):
     return threads, pending
 
 
-def kill9_cycles(folder, cycles, seed=5):
+def kill9_cycles(folder, cycles, seed=5, fsync="always"):
     """``cycles`` times: 8 writers learn, kill -9 at a random moment, restart, check
     (``Ledger.check``), send again what was in flight.  Returns counts for a report."""
-    srv = Server(folder, "--snapshot-rows", "400", "--snapshot-seconds", "0.7")
+    srv = Server(folder, "--snapshot-rows", "400", "--snapshot-seconds", "0.7", fsync=fsync)
     stats = {"cycles": cycles, "acknowledged": 0, "in_flight_logged": 0,
              "in_flight_lost": 0, "restart_s": []}
     try:
@@ -114,7 +115,8 @@ def kill9_cycles(folder, cycles, seed=5):
             stats["restart_s"].append(time.perf_counter() - t0)
             c = Client(srv.url, srv.token)
             info = c.info("m")
-            recovered = c.predict("m", probe, scores=True)["scores"]
+            # (a kill before the first acknowledgement leaves a model that learned nothing)
+            recovered = c.predict("m", probe, scores=True)["scores"] if info["seq"] else None
             assert all(s <= info["seq"] for s in ledger.acked.values()), "acknowledged, lost"
             stats["acknowledged"] = len(ledger.acked)
             for rid in sorted(pending):  # logged before the kill: answered with its seq
@@ -135,6 +137,12 @@ def test_kill9_cycles_lose_nothing_acknowledged(tmp_path):
     scores on a probe set equal an offline replay of the requests in seq order."""
     stats = kill9_cycles(tmp_path, 5)
     assert stats["acknowledged"] > 5 * WRITERS  # the writers got work done
+
+
+def test_kill9_with_group_fsync(tmp_path):
+    """A kill -9 is not a power loss: the page cache keeps what ``group`` wrote."""
+    stats = kill9_cycles(tmp_path, 2, seed=8, fsync="group")
+    assert stats["acknowledged"] > 2 * WRITERS
 
 
 class LossyIO:
@@ -183,6 +191,9 @@ def crash_run(folder, policy, seconds):
 
     stop = threading.Event()
     threads, pending = writers(learn, ledger, policy, stop)
+    deadline = time.monotonic() + 60
+    while not ledger.acked and time.monotonic() < deadline:  # (a first compile, a busy box)
+        time.sleep(0.01)
     time.sleep(seconds)
     LossyIO.crashed = True  # the machine stops: unsynced writes are gone
     stop.set()

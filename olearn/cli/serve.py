@@ -50,6 +50,8 @@ def add_parser(subparsers):
 def run(args):
     from ..serve.tokens import Tokens
     if args.serve_command == "token":
+        if args.token_command is None:
+            raise CLIError("olearn serve token: say add, list or revoke")
         return _token(args, Tokens(args.data_dir))
     if not args.data_dir:
         raise CLIError("--data-dir DIR is needed")
@@ -86,12 +88,10 @@ def _token(args, tokens):
         for t in tokens.list():
             state = "revoked" if t["revoked"] else "live"
             print(f"{t['id']}\t{t['scope']}\t{t['model'] or '*'}\t{t['created']}\t{state}")
-    elif args.token_command == "revoke":
+    else:
         try:
             tokens.revoke(args.id)
         except KeyError as exc:
             raise CLIError(str(exc).strip("'\"")) from None
         print(f"revoked {args.id}")
-    else:
-        raise CLIError("olearn serve token: say add, list or revoke")
     return 0
