@@ -34,7 +34,7 @@ import threading
 import time
 
 from .body import ServeError, Limits, parse_create, parse_learn, parse_predict
-from .wal import FileIO, Log, encode
+from .wal import GROUP_MS, FileIO, Log, encode
 
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
 MAX_IDS = 4096
@@ -404,7 +404,7 @@ class Store:
     # ------------------------------------------------------------ background
     def _background(self):
         last = time.monotonic()
-        while not self._stop.wait(self.GROUP_S):
+        while not self._stop.wait(GROUP_MS / 1000):
             entries = list(self.entries.values())
             if self.policy == "group":
                 for e in entries:
@@ -425,8 +425,6 @@ class Store:
                         self._snapshot(e)
                     except Exception:  # noqa: BLE001 (retried at the next tick)
                         pass
-
-    GROUP_S = 0.005
 
     def close(self):
         self._stop.set()
