@@ -17,6 +17,7 @@ import time
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_writable,
                       format_value, learn_progressively, make_model, open_data,
                       parse_params, require_data)
+from ._remote import add_server_args, train_remote
 
 
 def add_parser(subparsers):
@@ -44,6 +45,7 @@ def add_parser(subparsers):
                    help="the cache of --passes (default: in olearn's cache folder, "
                         "$OLEARN_CACHE_DIR or ~/.cache/olearn/passes, reused while DATA and "
                         "the reading options are unchanged; with stdin a temporary file)")
+    add_server_args(p)  # --server URL --name NAME: olearn/cli/_remote.py
     return p
 
 
@@ -94,6 +96,8 @@ def summary(result):
 
 
 def run(args):
+    if args.server:
+        return train_remote(args)
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
     require_data(args)

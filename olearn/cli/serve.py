@@ -1,0 +1,97 @@
+"""``olearn serve --data-dir DIR [--host H] [--port P] [--fsync always|group|none]``
+
+Serves the models of DIR over HTTP (JSON; see the README's 'olearn serve' section):
+create models, learn, predict, download and upload model files.  Every acknowledged
+learn request is in the model's write-ahead log first (fsynced before the answer with
+--fsync always).  On the first start with no token, an admin token is made and printed
+once; 'olearn serve token add|list|revoke --data-dir DIR' manages tokens, also while
+the server runs.
+"""
+import os
+import sys
+
+from ._common import CLIError
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("serve", help="serve models over HTTP (learn, predict)",
+                              description=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--data-dir", metavar="DIR", help="the folder of models, logs, tokens")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8470)
+    p.add_argument("--fsync", choices=("always", "group", "none"), default="always",
+                   help="always: fsync before each acknowledgement (concurrent requests "
+                        "share one); group: every 5 ms, a power loss may lose the last "
+                        "few ms; none: never (tests)")
+    p.add_argument("--snapshot-rows", type=int, default=1_000_000, metavar="N",
+                   help="snapshot a model after N rows (default 1,000,000)")
+    p.add_argument("--snapshot-seconds", type=float, default=60.0, metavar="T",
+                   help="or T seconds after its last snapshot (default 60)")
+    p.add_argument("--max-body", type=int, default=32 << 20, metavar="BYTES")
+    p.add_argument("--max-rows", type=int, default=100_000, metavar="N",
+                   help="rows per request (default 100,000)")
+    p.add_argument("--max-features", type=int, default=100_000, metavar="N",
+                   help="features per row (default 100,000)")
+    sub = p.add_subparsers(dest="serve_command", metavar="token")
+    t = sub.add_parser("token", help="add, list or revoke tokens")
+    tsub = t.add_subparsers(dest="token_command", metavar="add|list|revoke")
+    add = tsub.add_parser("add", help="add a token; prints it alone, once")
+    add.add_argument("--data-dir", metavar="DIR", required=True)
+    add.add_argument("--scope", choices=("admin", "learn", "predict"), required=True)
+    add.add_argument("--model", metavar="NAME", help="restrict the token to this model")
+    ls = tsub.add_parser("list", help="list tokens (never their secrets)")
+    ls.add_argument("--data-dir", metavar="DIR", required=True)
+    rv = tsub.add_parser("revoke", help="revoke a token by its id")
+    rv.add_argument("--data-dir", metavar="DIR", required=True)
+    rv.add_argument("id", help="the token's id, as 'token list' shows it")
+    return p
+
+
+def run(args):
+    from ..serve.tokens import Tokens
+    if args.serve_command == "token":
+        if args.token_command is None:
+            raise CLIError("olearn serve token: say add, list or revoke")
+        return _token(args, Tokens(args.data_dir))
+    if not args.data_dir:
+        raise CLIError("--data-dir DIR is needed")
+    for flag in ("snapshot_rows", "max_body", "max_rows", "max_features"):
+        if getattr(args, flag) < 1:
+            raise CLIError(f"--{flag.replace('_', '-')} must be >= 1")
+    if not (0 < args.port < 65536):
+        raise CLIError(f"--port must be in 1..65535, got {args.port}")
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise CLIError("olearn serve needs Starlette and uvicorn: "
+                       "pip install 'olearn[serve]'") from None
+    os.makedirs(args.data_dir, exist_ok=True)
+    tokens = Tokens(args.data_dir)
+    if not tokens.current():
+        _, token = tokens.add("admin")
+        print(f"admin token (shown once; only its hash is kept): {token}", flush=True)
+    from ..serve import Limits, run as serve
+    print(f"olearn serve: {args.data_dir} on http://{args.host}:{args.port} "
+          f"(fsync {args.fsync})", file=sys.stderr, flush=True)
+    serve(args.data_dir, args.host, args.port, args.fsync,
+          limits=Limits(args.max_body, args.max_rows, args.max_features),
+          snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds)
+    return 0
+
+
+def _token(args, tokens):
+    if args.token_command == "add":
+        _, token = tokens.add(args.scope, args.model)
+        print(token)
+    elif args.token_command == "list":
+        for t in tokens.list():
+            state = "revoked" if t["revoked"] else "live"
+            print(f"{t['id']}\t{t['scope']}\t{t['model'] or '*'}\t{t['created']}\t{state}")
+    else:
+        try:
+            tokens.revoke(args.id)
+        except KeyError as exc:
+            raise CLIError(str(exc).strip("'\"")) from None
+        print(f"revoked {args.id}")
+    return 0

@@ -1,0 +1,193 @@
+"""A client of ``olearn serve``, on the standard library alone (``http.client``).
+
+    >>> from olearn.client import Client
+    >>> c = Client("http://127.0.0.1:8470", token)          # or $OLEARN_TOKEN
+    >>> c.create("spam", "pa1", C=0.5)
+    >>> c.learn("spam", [{"free": 1.0, "win": 1.0}, {"hello": 1.0}], [1, -1])
+    {'acknowledged': 2, 'seq': 1}
+    >>> c.predict("spam", [{"free": 1.0}])
+    [1]
+
+Rows are dicts ``{name: number}``, lists of numbers, a 2-D numpy array (as lists) or a
+scipy sparse matrix (as dicts keyed by the column number as a string).  Each thread
+keeps one keep-alive connection.  A call that meets a broken connection or a 502-504
+is retried (``retries`` times, with a growing pause); ``learn`` and ``predict_learn``
+always send an idempotency id (a random one unless given), so a retried request is
+applied once and answered with its first acknowledgement.  An answer of 4xx or 5xx
+raises :class:`ServerError` with the server's one-line message.
+"""
+import http.client
+import json
+import os
+import threading
+import time
+import urllib.parse
+import uuid
+
+__all__ = ["Client", "ServerError", "rows_of"]
+
+
+class ServerError(Exception):
+    """The server's error answer: ``status`` and ``message``."""
+
+    def __init__(self, status, message):
+        super().__init__(f"{status}: {message}")
+        self.status, self.message = status, message
+
+
+def rows_of(X):
+    """``X`` as a list of JSON rows (see the module docstring)."""
+    if hasattr(X, "tocsr"):
+        X = X.tocsr()
+        indptr, indices, data = X.indptr.tolist(), X.indices.tolist(), X.data.tolist()
+        return [{str(indices[k]): data[k] for k in range(indptr[i], indptr[i + 1])}
+                for i in range(X.shape[0])]
+    if hasattr(X, "tolist"):
+        return X.tolist()
+    return list(X)
+
+
+def _labels(y):
+    return y.tolist() if hasattr(y, "tolist") else list(y)
+
+
+class Client:
+    """A connection to an ``olearn serve`` at ``url`` with ``token``."""
+
+    def __init__(self, url="http://127.0.0.1:8470", token=None, timeout=60.0, retries=3):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {url!r}")
+        self.scheme, self.host = parts.scheme, parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.prefix = parts.path.rstrip("/")
+        self.token = token if token is not None else os.environ.get("OLEARN_TOKEN")
+        self.timeout, self.retries = timeout, retries
+        self._local = threading.local()
+
+    # ------------------------------------------------------------ transport
+    def _connection(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            kind = (http.client.HTTPSConnection if self.scheme == "https"
+                    else http.client.HTTPConnection)
+            conn = self._local.conn = kind(self.host, self.port, timeout=self.timeout)
+        return conn
+
+    def close(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def request(self, method, path, doc=None, data=None):
+        """One call: ``doc`` sent as JSON (or ``data`` as bytes); returns the answer's
+        JSON, or its bytes when it is not JSON."""
+        body = json.dumps(doc, allow_nan=False).encode() if doc is not None else data
+        headers = {"Content-Type": "application/json" if doc is not None
+                   else "application/octet-stream"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        pause = 0.05
+        for attempt in range(self.retries + 1):
+            try:
+                conn = self._connection()
+                conn.request(method, self.prefix + path, body=body, headers=headers)
+                response = conn.getresponse()
+                payload = response.read()
+                status = response.status
+                if response.will_close:
+                    self.close()
+            except (OSError, http.client.HTTPException):
+                self.close()
+                if attempt == self.retries:
+                    raise
+                time.sleep(pause)
+                pause *= 2
+                continue
+            if status in (502, 503, 504) and attempt < self.retries:
+                time.sleep(pause)
+                pause *= 2
+                continue
+            kind = response.getheader("Content-Type", "")
+            if status >= 400:
+                try:
+                    message = json.loads(payload)["error"]
+                except (ValueError, KeyError, TypeError):
+                    message = payload[:200].decode("utf-8", "replace")
+                raise ServerError(status, message)
+            return json.loads(payload) if kind.startswith("application/json") else payload
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------ the API
+    def health(self):
+        return self.request("GET", "/healthz")
+
+    def create(self, name, algo, **params):
+        """A new model ``name`` made as ``olearn.make(algo, **params)``."""
+        return self.request("PUT", f"/models/{_q(name)}", {"algo": algo, "params": params})
+
+    def delete(self, name):
+        return self.request("DELETE", f"/models/{_q(name)}")
+
+    def models(self):
+        return self.request("GET", "/models")["models"]
+
+    def info(self, name):
+        """Algorithm, parameters, rows, last seq, snapshot age, log size."""
+        return self.request("GET", f"/models/{_q(name)}")
+
+    def _learn_doc(self, X, y, sample_weight, id):
+        rows = [{"x": x, "y": label} for x, label in zip(rows_of(X), _labels(y))]
+        if sample_weight is not None:
+            for row, w in zip(rows, _labels(sample_weight)):
+                row["w"] = w
+        return {"rows": rows, "id": id or uuid.uuid4().hex}
+
+    def learn(self, name, X, y, sample_weight=None, id=None):
+        """Learn rows ``X`` with labels ``y``; returns ``{"acknowledged", "seq"}`` once
+        the server made them durable."""
+        return self.request("POST", f"/models/{_q(name)}/learn",
+                            self._learn_doc(X, y, sample_weight, id))
+
+    def predict_learn(self, name, X, y, sample_weight=None, id=None):
+        """The predictions made before learning each row (then learned)."""
+        out = self.request("POST", f"/models/{_q(name)}/predict_learn",
+                           self._learn_doc(X, y, sample_weight, id))
+        return out.get("predictions")
+
+    def predict(self, name, X, scores=False, proba=False):
+        """The predictions; with ``scores`` or ``proba`` the whole answer (a dict with
+        ``predictions``, ``scores``, ``proba``)."""
+        doc = {"rows": rows_of(X)}
+        if scores:
+            doc["scores"] = True
+        if proba:
+            doc["proba"] = True
+        out = self.request("POST", f"/models/{_q(name)}/predict", doc)
+        return out if scores or proba else out["predictions"]
+
+    def snapshot(self, name):
+        return self.request("POST", f"/models/{_q(name)}/snapshot")
+
+    def download(self, name, path=None):
+        """The model file's bytes (what ``olearn.load`` reads); written atomically to
+        ``path`` when given."""
+        data = self.request("GET", f"/models/{_q(name)}/file")
+        if path is not None:
+            tmp = f"{path}.{uuid.uuid4().hex[:8]}.tmp"
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        return data
+
+    def upload(self, name, model_file):
+        """Replace (or create) ``name`` with a model file (a path or its bytes)."""
+        if not isinstance(model_file, (bytes, bytearray)):
+            with open(model_file, "rb") as f:
+                model_file = f.read()
+        return self.request("PUT", f"/models/{_q(name)}/file", data=bytes(model_file))
+
+
+def _q(name):
+    return urllib.parse.quote(name, safe="")

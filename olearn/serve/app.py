@@ -1,0 +1,186 @@
+"""The HTTP API (Starlette on uvicorn): routes, authentication, limits, metrics.
+
+Every route but ``GET /healthz`` needs ``Authorization: Bearer TOKEN``: without a live
+token the answer is 401 whatever the path and method; a token whose scope or model does
+not allow the route gets 403.  Bodies are read up to the size limit (413 beyond) and
+handed with the work to a thread pool, so the event loop never learns, waits for a
+lock or for an fsync (a predict of a small body runs on the loop when the model is
+free: it costs less than the hop to the pool).  Every error is a 4xx with ``{"error": "one line"}``.
+"""
+import contextlib
+import json
+import re
+import sys
+import time
+import traceback
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .body import Limits, ServeError
+from .metrics import Metrics
+from .store import Store
+from .tokens import Tokens, allows
+
+#: a predict body up to this size runs on the event loop when no writer holds the model
+#: (a few rows cost less than the hop to the thread pool); larger ones, and any that
+#: would wait for a writer, go to the pool
+INLINE_BYTES = 16_384
+_ROUTE = re.compile(r"/models(?:/([^/]+)(/(?:learn|predict_learn|predict|snapshot|file))?)?/?\Z")
+
+
+def route_of(path):
+    """``(route template, model name or None)`` of a path, for metrics and scopes."""
+    if path in ("/healthz", "/metrics"):
+        return path, None
+    m = _ROUTE.match(path)
+    if m is None:
+        return "other", None
+    name, tail = m.groups()
+    if name is None:
+        return "/models", None
+    return "/models/{name}" + (tail or ""), name
+
+
+def json_response(doc, status=200):
+    return Response(json.dumps(doc, allow_nan=False, separators=(",", ":")), status,
+                    media_type="application/json")
+
+
+def error(status, message):
+    return json_response({"error": message}, status)
+
+
+class Guard:
+    """ASGI middleware: authentication (401) before routing, and the metrics."""
+
+    def __init__(self, app, tokens, metrics):
+        self.app, self.tokens, self.metrics = app, tokens, metrics
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        start = time.perf_counter()
+        route, _ = route_of(scope["path"])
+        status = [500]
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            if route != "/healthz":
+                token = None
+                for key, value in scope["headers"]:
+                    if key == b"authorization":
+                        kind, _, token = value.decode("latin-1").partition(" ")
+                        if kind.lower() != "bearer":
+                            token = None
+                record = self.tokens.check(token.strip() if token else None)
+                if record is None:
+                    await error(401, "a valid token is needed: Authorization: Bearer TOKEN"
+                                )(scope, receive, sending)
+                    return
+                scope.setdefault("state", {})["token"] = record
+            await self.app(scope, receive, sending)
+        finally:
+            self.metrics.observe(route, scope["method"], status[0],
+                                 time.perf_counter() - start)
+
+
+def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_000,
+               snapshot_seconds=60.0, store=None):
+    """The ASGI app serving the models of ``data_dir``."""
+    store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits)
+    tokens, metrics = Tokens(data_dir), Metrics()
+
+    def permit(request, scope, name, any_model):
+        if not allows(request.state.token, scope, name, any_model):
+            raise ServeError(403, "this token does not allow that")
+
+    async def body(request):
+        size = request.headers.get("content-length")
+        if size is not None and (not size.isdigit() or int(size) > limits.body_bytes):
+            raise ServeError(413, f"the body is larger than {limits.body_bytes} bytes")
+        chunks, total = [], 0
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > limits.body_bytes:
+                raise ServeError(413, f"the body is larger than {limits.body_bytes} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def endpoint(scope, work, needs_body=False, any_model=False, inline=None):
+        async def handle(request):
+            name = request.path_params.get("name")
+            try:
+                permit(request, scope, name, any_model)
+                data = await body(request) if needs_body else None
+                out = None
+                if inline is not None and len(data) <= INLINE_BYTES:
+                    out = inline(name, data)  # a small predict when no writer holds the model
+                if out is None:
+                    out = await run_in_threadpool(work, request, name, data)
+                return out if isinstance(out, Response) else json_response(out)
+            except ServeError as exc:
+                return error(exc.status, exc.message)
+            except Exception as exc:  # noqa: BLE001 (a bug: say so, keep serving)
+                traceback.print_exc(file=sys.stderr)
+                return error(500, f"internal error ({type(exc).__name__})")
+        return handle
+
+    def listing(request, name, data):
+        record = request.state.token
+        return {"models": [n for n in store.list()
+                           if record.get("model") in (None, n)]}
+
+    def download(request, name, data):
+        return Response(store.download(name), media_type="application/octet-stream")
+
+    async def healthz(request):
+        return json_response({"ok": True})
+
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", endpoint("admin", lambda r, n, d: Response(
+            metrics.render(store), media_type="text/plain; version=0.0.4")),
+            methods=["GET"]),
+        Route("/models", endpoint("predict", listing, any_model=True), methods=["GET"]),
+        Route("/models/{name}", endpoint("predict", lambda r, n, d: store.info(n)),
+              methods=["GET"]),
+        Route("/models/{name}", endpoint("admin", lambda r, n, d: store.create(n, d), True),
+              methods=["PUT"]),
+        Route("/models/{name}", endpoint("admin", lambda r, n, d: store.delete(n)),
+              methods=["DELETE"]),
+        Route("/models/{name}/learn",
+              endpoint("learn", lambda r, n, d: store.learn(n, d), True), methods=["POST"]),
+        Route("/models/{name}/predict_learn",
+              endpoint("learn", lambda r, n, d: store.learn(n, d, predict=True), True),
+              methods=["POST"]),
+        Route("/models/{name}/predict",
+              endpoint("predict", lambda r, n, d: store.predict(n, d), True,
+                       inline=lambda n, d: store.predict(n, d, wait=False)),
+              methods=["POST"]),
+        Route("/models/{name}/snapshot", endpoint("admin", lambda r, n, d: store.snapshot(n)),
+              methods=["POST"]),
+        Route("/models/{name}/file", endpoint("admin", download), methods=["GET"]),
+        Route("/models/{name}/file",
+              endpoint("admin", lambda r, n, d: store.upload(n, d), True), methods=["PUT"]),
+    ]
+
+    async def not_found(request, exc):
+        return error(exc.status_code, exc.detail if isinstance(exc.detail, str)
+                     else "not found")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        store.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={404: not_found, 405: not_found})
+    app.state.store = store
+    return Guard(app, tokens, metrics)

@@ -1,0 +1,57 @@
+"""Prometheus text for ``GET /metrics``: requests and latencies by route and status,
+and per model rows learned, log bytes and snapshot age."""
+import threading
+import time
+
+BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Metrics:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.requests = {}    # (route, method, status) -> count
+        self.latency = {}     # route -> [bucket counts..., sum, count]
+
+    def observe(self, route, method, status, seconds):
+        with self._lock:
+            key = (route, method, status)
+            self.requests[key] = self.requests.get(key, 0) + 1
+            h = self.latency.get(route)
+            if h is None:
+                h = self.latency[route] = [0] * len(BUCKETS) + [0.0, 0]
+            for i, b in enumerate(BUCKETS):
+                if seconds <= b:
+                    h[i] += 1
+            h[-2] += seconds
+            h[-1] += 1
+
+    def render(self, store):
+        out = ["# HELP olearn_requests_total HTTP requests by route, method and status.",
+               "# TYPE olearn_requests_total counter"]
+        with self._lock:
+            for (route, method, status), n in sorted(self.requests.items()):
+                out.append(f'olearn_requests_total{{route="{route}",method="{method}",'
+                           f'status="{status}"}} {n}')
+            out += ["# HELP olearn_request_seconds Request latency by route.",
+                    "# TYPE olearn_request_seconds histogram"]
+            for route, h in sorted(self.latency.items()):
+                for b, n in zip(BUCKETS, h):
+                    out.append(f'olearn_request_seconds_bucket{{route="{route}",le="{b}"}} {n}')
+                out.append(f'olearn_request_seconds_bucket{{route="{route}",le="+Inf"}} {h[-1]}')
+                out.append(f'olearn_request_seconds_sum{{route="{route}"}} {h[-2]:.6f}')
+                out.append(f'olearn_request_seconds_count{{route="{route}"}} {h[-1]}')
+        now = time.time()
+        gauges = (("olearn_rows_learned_total", "counter", "Rows learned by the model.",
+                   lambda e: e.rows),
+                  ("olearn_seq", "gauge", "Last acknowledged learn sequence number.",
+                   lambda e: e.seq),
+                  ("olearn_log_bytes", "gauge", "Bytes in the model's write-ahead log.",
+                   lambda e: e.log.size),
+                  ("olearn_snapshot_age_seconds", "gauge", "Seconds since the last snapshot.",
+                   lambda e: round(now - e.snap_time, 3)))
+        entries = sorted(store.entries.items())
+        for metric, kind, text, value in gauges:
+            out += [f"# HELP {metric} {text}", f"# TYPE {metric} {kind}"]
+            out += [f'{metric}{{model="{name}"}} {value(e)}' for name, e in entries
+                    if not e.deleted]
+        return "\n".join(out) + "\n"
