@@ -200,7 +200,7 @@ def _local_client(n_workers):
     from distributed import Client, LocalCluster
     n = n_workers or os.cpu_count() or 1
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=40)
+                           dashboard_address=":0", silence_logs=40)
     return Client(cluster), cluster
 
 
