@@ -287,6 +287,30 @@ def test_bad_arguments(client, tmp_path):
         D.fit(olearn.make("pa1"), str(tmp_path / "none-*.svm"), client=client)
 
 
+def test_mix_from_a_base_sums_the_changes_and_ipm_averages_statistics():
+    """olearn.mix(base=): counters and sums are the base's plus the members' changes;
+    the rounds of olearn.distributed average the per-weight statistics (FTRL's z and
+    sqrt(n)) instead, as the weights."""
+    X, y = _data(n=90, seed=10)
+    base = olearn.make("ftrl").partial_fit(X[:30], y[:30])
+    a = copy.deepcopy(base).partial_fit(X[30:60], y[30:60])
+    b = copy.deepcopy(base).partial_fit(X[60:], y[60:])
+    m = olearn.mix([a, b], base=base)
+    assert m.t_ == 90
+    za, zb, z0 = (v.explicit_state() for v in (a, b, base))
+    got = m.explicit_state()
+    np.testing.assert_allclose(got["W"], za["W"] + zb["W"] - z0["W"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got["R"], np.sqrt(za["R"] ** 2 + zb["R"] ** 2 - z0["R"] ** 2),
+                               rtol=1e-12, atol=1e-12)
+    assert D.averaged_statistics(base) == {"W": "mean", "R": "mean"}
+    mixer = D._Mixer(base, 0, "uniform")
+    mixer.offer(0, a, 30)
+    mixer.offer(0, b, 30)
+    got = mixer.mix().explicit_state()
+    np.testing.assert_allclose(got["W"], (za["W"] + zb["W"]) / 2, rtol=1e-12, atol=1e-12)
+    assert mixer.mix().t_ == 90
+
+
 # ---------------------------------------------------------------- a lost worker
 def test_a_worker_killed_during_a_round_changes_nothing(tmp_path):
     """processes=True: a worker process is killed (SIGKILL) while it runs a shard's
