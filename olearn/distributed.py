@@ -81,7 +81,8 @@ import uuid
 
 import numpy as np
 
-__all__ = ["fit", "run", "simulate", "Result", "MIXINGS"]
+__all__ = ["fit", "run", "simulate", "Result", "MIXINGS", "shard_files", "local_client",
+           "averaged_statistics"]
 
 MIXINGS = ("ipm", "average", "stream")
 WEIGHTS = ("count", "uniform")
@@ -119,14 +120,14 @@ def run(model, data, client=None, mixing="ipm", epochs=1, mix_every=None,
         weights="count", progress=None, n_workers=None, rules=None, **reader_options):
     """``fit``, returning a ``Result`` (the model and what the job did)."""
     _check(model, mixing, epochs, mix_every, weights, reader_options)
-    files = _files(data)
+    files = shard_files(data)
     if files is None and not _is_collection(data):
         raise ValueError("data must be a file, a glob, a list of files, a pair (X, y) of "
                          f"dask arrays or a dask dataframe, got {type(data).__name__}")
     own = client is None
     cluster = None
     if own:
-        client, cluster = _local_client(n_workers)
+        client, cluster = local_client(n_workers)
     try:
         runner = _DaskRunner(client, progress)
         if files is not None:
@@ -175,8 +176,9 @@ def _check(model, mixing, epochs, mix_every, weights, reader_options):
                          f"{', '.join(_READER_OPTIONS)}")
 
 
-def _files(data):
-    """The shard files, sorted, or None when ``data`` is not files."""
+def shard_files(data):
+    """The shard files of ``data`` (a path, a glob, a list of them), globs sorted; None
+    when ``data`` is not files; FileNotFoundError naming a path or glob that has none."""
     if isinstance(data, (str, os.PathLike)):
         data = [os.fspath(data)]
     if not isinstance(data, (list, tuple)) or not data \
@@ -200,7 +202,9 @@ def _is_collection(data):
         hasattr(data, "to_delayed") and hasattr(data, "columns"))
 
 
-def _local_client(n_workers):
+def local_client(n_workers=None):
+    """(client, cluster): a LocalCluster of ``n_workers`` single-threaded worker
+    processes (default one per core), its dashboard on a free port."""
     from distributed import Client, LocalCluster
     n = n_workers or os.cpu_count() or 1
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,

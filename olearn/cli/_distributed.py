@@ -63,9 +63,9 @@ def run(args, params, initial_model):
             raise CLIError(f"{flag} is not available with a distributed run")
     if args.data == "-":
         raise CLIError("a distributed run reads files (one shard per file), not stdin")
-    from ..distributed import _files
+    from ..distributed import shard_files
     try:
-        files = _files(args.data)
+        files = shard_files(args.data)
     except FileNotFoundError as e:
         raise CLIError(str(e)) from None
     if args.chunk_size < 1:
@@ -89,7 +89,7 @@ def run(args, params, initial_model):
             raise CLIError(f"cannot reach the Dask scheduler {args.scheduler}: "
                            f"{str(e).splitlines()[0]}") from None
     else:
-        client, cluster = D._local_client(args.workers)
+        client, cluster = D.local_client(args.workers)
     try:
         result = D.run(model, files, client=client, mixing=args.mixing,
                        epochs=args.epochs or 1, mix_every=args.mix_every,
