@@ -61,7 +61,9 @@ To fix the classes up front, fit the model on no rows with ``classes=`` first:
 Faults.  A task is a pure function of (model state, shard, epoch/version): a worker
 lost during a round makes Dask run its tasks again on another worker, with the same
 result, and the round's mix waits for it.  The members are mixed in shard order, so
-the model does not depend on which worker ran what.  More workers than shards leaves
+the model does not depend on which worker ran what.  A member travels back as its
+changes from the round's model (positions and values of the entries that changed,
+where fewer than half did), rebuilt exactly on the client.  More workers than shards leaves
 some idle; more shards than workers queues them.
 
 Client.  ``client=None`` starts a ``LocalCluster`` of one single-threaded worker
@@ -96,7 +98,7 @@ class Result:
     """What ``run`` returns: ``model`` (the mixed model), ``rows`` (learned, all
     epochs), ``rounds`` (mixes made), ``version`` (of the final mix), ``late`` (member
     results dropped as older than the mix they arrived at), ``shards``, ``workers``
-    (seen), ``seconds`` (wall)."""
+    (in the cluster at the end), ``seconds`` (wall)."""
 
     def __init__(self, model, rows, rounds, version, late, shards, workers, seconds):
         self.model, self.rows, self.rounds, self.version = model, rows, rounds, version
@@ -315,6 +317,52 @@ def _learn(model, shard, step, rows=None, passes=1):
     return (m if n else None), n
 
 
+def _learn_slim(model, shard, step, rows=None, passes=1):
+    """``_learn`` for a cluster: the member goes back to the client as its changes
+    from ``model`` (``_slim``), a few kilobytes for a pass over sparse rows where the
+    whole model would be megabytes."""
+    member, n = _learn(model, shard, step, rows, passes)
+    return _slim(member, model), n
+
+
+def _slim(member, base):
+    """("slim", member with each state array that changed in few places replaced by
+    (positions, values) of the changes from ``base``), or ("whole", member)."""
+    state = getattr(member, "__dict__", {}).get("state_")
+    before = getattr(base, "__dict__", {}).get("state_")
+    if member is None or not isinstance(state, dict) or not isinstance(before, dict):
+        return ("whole", member)
+    patches = {}
+    for name, arr in state.items():
+        old = before.get(name)
+        if isinstance(old, np.ndarray) and old.shape == arr.shape and old.dtype == arr.dtype:
+            changed = np.flatnonzero(arr != old)
+            if 2 * changed.size < arr.size:
+                patches[name] = (changed, arr.reshape(-1)[changed], arr.shape)
+                continue
+        patches[name] = arr
+    slim = copy.copy(member)
+    slim.state_ = patches
+    return ("slim", slim)
+
+
+def _whole(result, base):
+    """The member of ``_slim``'s result, its state rebuilt on ``base``'s (exactly)."""
+    kind, member = result
+    if kind == "whole":
+        return member
+    state = {}
+    for name, patch in member.state_.items():
+        if isinstance(patch, tuple):
+            arr = base.state_[name].copy()
+            arr.reshape(-1)[patch[0]] = patch[1]
+            state[name] = arr
+        else:
+            state[name] = patch
+    member.state_ = state
+    return member
+
+
 # ---------------------------------------------------------------- runners
 class _LocalRunner:
     """Rounds in this process (``simulate``)."""
@@ -340,11 +388,10 @@ class _DaskRunner:
         self.job = uuid.uuid4().hex[:8]
         self.line = StatusLine(show=progress)
         self.rows = 0
-        self.seen = set()
 
     @property
     def workers(self):
-        return len(self.seen) or len(self.client.scheduler_info().get("workers", {}))
+        return len(self.client.scheduler_info().get("workers", {}))
 
     def map(self, fn, args, name):
         futures = [self.client.submit(fn, *a, key=f"olearn-{name}-{self.job}-{i}",
@@ -368,18 +415,17 @@ class _DaskRunner:
         base = self.client.scatter(model, broadcast=True, hash=False)
         futures, where = [], {}
         for k, (shard, rows) in enumerate(tasks):
-            f = self.client.submit(_learn, base, shard, step, rows, passes, pure=False,
-                                   key=f"olearn-learn-{self.job}-v{step}-s{k}")
+            f = self.client.submit(_learn_slim, base, shard, step, rows, passes,
+                                   pure=False, key=f"olearn-learn-{self.job}-v{step}-s{k}")
             futures.append(f)
             where[f.key] = k
         out = [None] * len(tasks)
         done = 0
         for f in as_completed(futures):
-            out[where[f.key]] = f.result()
-            self.rows += out[where[f.key]][1]
+            slim, n = f.result()
+            out[where[f.key]] = (_whole(slim, model), n)
+            self.rows += n
             done += 1
-            who = self.client.who_has(f).get(f.key, ())
-            self.seen.update(who)
             if self.line.due():
                 self.line.write(f"olearn distributed: round {step}, shards {done}/"
                                 f"{len(tasks)}, {self.rows:,} rows, {self.workers} workers")
