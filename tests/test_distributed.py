@@ -274,6 +274,29 @@ def test_dask_array_partitions(client):
     np.testing.assert_allclose(got.coef_, want.coef_, rtol=0, atol=1e-12)
 
 
+def test_csv_files_and_progress(client, tmp_path, capsys):
+    X, y = _data(n=80, seed=12)
+    for k, (a, b) in enumerate([(0, 40), (40, 80)]):
+        np.savetxt(tmp_path / f"part-{k}.csv", np.column_stack([X[a:b], y[a:b]]),
+                   delimiter=",", fmt="%.17g", header="f0,f1,f2,f3,f4,y", comments="")
+    got = D.run(olearn.make("pa1"), str(tmp_path / "part-*.csv"), client=client, epochs=2,
+                progress=True)
+    want = D.simulate(olearn.make("pa1"), [(X[:40], y[:40]), (X[40:], y[40:])], epochs=2)
+    np.testing.assert_allclose(got.model.coef_, want.model.coef_, rtol=0, atol=1e-12)
+    assert "olearn distributed: 2 rounds, 160 rows, 2 workers" in capsys.readouterr().err
+
+
+def test_dask_dataframe(client):
+    dd = pytest.importorskip("dask.dataframe")  # needs pandas
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=80, seed=12)
+    frame = pd.DataFrame(np.column_stack([X, y]), columns=[f"f{j}" for j in range(5)] + ["y"])
+    got = D.fit(olearn.make("pa1"), dd.from_pandas(frame, npartitions=2), client=client,
+                epochs=2, label="y")
+    want = D.simulate(olearn.make("pa1"), [(X[:40], y[:40]), (X[40:], y[40:])], epochs=2)
+    np.testing.assert_allclose(got.coef_, want.model.coef_, rtol=0, atol=1e-12)
+
+
 def test_bad_arguments(client, tmp_path):
     X, y = _data(n=10)
     [path] = _shards(tmp_path, X, y, [10])
