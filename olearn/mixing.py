@@ -80,6 +80,15 @@ base's rules.  ``ExpertAdvice`` (and ``Auto``), ``OnDrift`` and ``Scaled`` refus
 or more members (their combination weights, drift statistics or feature statistics are
 a record of their own stream: mix the learners they hold); one member is copied.
 For every registered learner ``mix([m])`` equals ``m`` (tested).
+
+Members that continued from one model (``base=``, iterative parameter mixing: every
+shard learned from the last mix, ``olearn.distributed``): a member's counters and
+sums then hold the base's share too, so ``"sum"`` mixes the changes, ``base + sum_m
+(a_m - base)``, and ``"rss"`` the changes of the squares; ``t_`` and ``n_updates_``
+likewise; the product of Gaussians takes the base's posterior as the prior counted
+once (``P = P_base + sum_m c_m (P_m - P_base)``).  ``"mean"`` is unchanged (the
+weighted mean of the changes added to the base is the weighted mean), as are
+``"min"``, ``"max"`` and the others.
 """
 import copy
 
@@ -93,7 +102,7 @@ __all__ = ["mix", "RULES"]
 FREE_PARAMETERS = ("epochs", "shuffle", "random_state")
 
 
-def mix(models, weights=None, rules=None):
+def mix(models, weights=None, rules=None, base=None):
     """A new model combining ``models`` (fitted models of one learner) slot by slot.
 
     Parameters
@@ -124,11 +133,18 @@ def mix(models, weights=None, rules=None):
         raise CannotMixError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
     if len(models) > 1 and getattr(first, "_mix_refusal", None):
         raise CannotMixError(f"{name} cannot be mixed: {first._mix_refusal}")
-    _check_settings(models)
-    copies = [copy.deepcopy(m) for m in models]
+    if base is not None:
+        base = _members([base])[0]
+        if type(base) is not type(first):
+            raise ValueError(f"base is a {type(base).__name__}, the members are "
+                             f"{type(first).__name__} models")
+    _check_settings(models + ([base] if base is not None else []))
+    copies = [copy.deepcopy(m) for m in models + ([base] if base is not None else [])]
     _align_columns(copies)
     if hasattr(first, "classes_"):
         _align_classes(copies)
+    if base is not None:
+        base_copy = copies.pop()
     out = copies[0]
     if hasattr(out, "_merge_supports"):  # a kernel expansion over a support set
         if len(copies) > 1:
@@ -138,14 +154,17 @@ def mix(models, weights=None, rules=None):
             out._state_changed()
     elif isinstance(out, OneVsRest):
         for k in range(out.state_[out.slots[0].name].shape[0]):
-            leaf = _mix_leaves([c._class_model(k) for c in copies], lam, given, rules)
+            leaf = _mix_leaves([c._class_model(k) for c in copies], lam, given, rules,
+                               None if base is None else base_copy._class_model(k))
             for slot_name, arr in leaf.state_.items():
                 out.state_[slot_name][k] = arr
         out._state_changed()
     else:
-        _mix_leaves(copies, lam, given, rules)
-    out.t_ = int(sum(m.t_ for m in models))
-    out.n_updates_ = int(sum(m.n_updates_ for m in models))
+        _mix_leaves(copies, lam, given, rules, None if base is None else base_copy)
+    extra = 0 if base is None else len(models) - 1
+    out.t_ = int(sum(m.t_ for m in models)) - extra * int(base.t_ if extra else 0)
+    out.n_updates_ = int(sum(m.n_updates_ for m in models)) - \
+        extra * int(base.n_updates_ if extra else 0)
     out.check_params()
     return out
 
@@ -358,8 +377,10 @@ class _Context:
     """What a rule sees besides the arrays: the mixed model, the members' explicit
     states, the weights, and results shared between slots."""
 
-    def __init__(self, model, states, lam, given):
+    def __init__(self, model, states, lam, given, base=None):
         self.model, self.states, self.lam, self.given = model, states, lam, given
+        self.base = base   # the explicit state the members continued from, or None
+        self.column = None  # the column of a per-column rule being mixed
         self.memo = {}
 
 
@@ -370,16 +391,33 @@ def _mean(arrays, ctx, slot):
     return out
 
 
-def _sum(arrays, ctx, slot):
+def _sum(arrays, ctx, slot, base=None):
     out = arrays[0].copy()
     for a in arrays[1:]:
         out += a
+    if base is not None and len(arrays) > 1:
+        out -= (len(arrays) - 1) * base
     return out
 
 
+def _based(ctx, slot, arrays):
+    """The base's array for this slot (the same column of a per-column rule), or None."""
+    if ctx.base is None:
+        return None
+    b = ctx.base[slot.name]
+    return b[..., ctx.column] if ctx.column is not None else b
+
+
+def _summed(arrays, ctx, slot):
+    return _sum(arrays, ctx, slot, _based(ctx, slot, arrays))
+
+
 def _rss(arrays, ctx, slot):
-    return np.sqrt(_sum([a * a for a in arrays], ctx, slot)) if len(arrays) > 1 \
-        else arrays[0].copy()
+    if len(arrays) == 1:
+        return arrays[0].copy()
+    base = _based(ctx, slot, arrays)
+    return np.sqrt(np.maximum(_sum([a * a for a in arrays], ctx, slot,
+                                   None if base is None else base * base), 0.0))
 
 
 def _max(arrays, ctx, slot):
@@ -429,9 +467,12 @@ def _gaussian(ctx):
     if M == 1 and c[0] == 1.0:
         result = (states[0]["W"].copy(), states[0][name].copy())
     elif full:
+        if ctx.base is not None:
+            raise CannotMixError("a full-covariance Gaussian mix from a base is not "
+                                 "supported: mix with base=None")
         result = _gaussian_full(states, c, 1.0 / float(ctx.model._sigma0))
     else:
-        P0 = 1.0 / float(ctx.model._sigma0)
+        P0 = 1.0 / (float(ctx.model._sigma0) if ctx.base is None else ctx.base["S"])
         Pm = [1.0 / st["S"] for st in states]
         P = P0 + sum(cm * (p - P0) for cm, p in zip(c, Pm))
         P = np.maximum(P, np.minimum.reduce(Pm))
@@ -479,7 +520,7 @@ def _covariance_mean(arrays, ctx, slot):
 
 
 #: the mixing rules by name (see the module docstring)
-RULES = {"mean": _mean, "sum": _sum, "rss": _rss, "max": _max, "min": _min,
+RULES = {"mean": _mean, "sum": _summed, "rss": _rss, "max": _max, "min": _min,
          "first": _first, "reset": _reset, "same": _same, "precision": _precision,
          "evidence": _evidence, "covariance_mean": _covariance_mean}
 
@@ -491,6 +532,7 @@ def _check_rule(rule):
 
 
 def _apply(rule, slot, arrays, ctx):
+    ctx.column = None
     if not isinstance(rule, tuple):
         return RULES[rule](arrays, ctx, slot)
     if not arrays[0].ndim or arrays[0].shape[-1] != len(rule):
@@ -498,19 +540,26 @@ def _apply(rule, slot, arrays, ctx):
                          f"{arrays[0].shape[-1] if arrays[0].ndim else 0} columns")
     out = np.empty_like(arrays[0])
     for j, r in enumerate(rule):
+        ctx.column = j
         out[..., j] = RULES[r]([a[..., j] for a in arrays], ctx, slot)
+    ctx.column = None
     return out
 
 
-def _mix_leaves(leaves, lam, given, rules):
+def _explicit(leaf):
+    return leaf._explicit_state() if hasattr(leaf, "_explicit_state") else leaf.state_
+
+
+def _mix_leaves(leaves, lam, given, rules, base=None):
     """Mix learners with declared slots (private copies: their states are made
-    explicit in place); the first becomes the mixed model and is returned."""
-    states = [leaf._explicit_state() if hasattr(leaf, "_explicit_state") else leaf.state_
-              for leaf in leaves]
+    explicit in place); the first becomes the mixed model and is returned.  ``base``:
+    the (aligned copy of the) model the members continued from, or None."""
+    states = [_explicit(leaf) for leaf in leaves]
+    base_state = None if base is None else _explicit(base)
     out = leaves[0]
     if hasattr(out, "_before_mix"):
         out._before_mix(states)
-    ctx = _Context(out, states, lam, given)
+    ctx = _Context(out, states, lam, given, base_state)
     name = type(out).__name__
     mixed = {}
     for slot in out.slots:

@@ -46,6 +46,8 @@ def add_parser(subparsers):
                         "$OLEARN_CACHE_DIR or ~/.cache/olearn/passes, reused while DATA and "
                         "the reading options are unchanged; with stdin a temporary file)")
     add_server_args(p)  # --server URL --name NAME: olearn/cli/_remote.py
+    from . import _distributed
+    _distributed.add_args(p)   # --workers, --scheduler, --mixing, --epochs: on Dask
     return p
 
 
@@ -100,6 +102,13 @@ def run(args):
         return train_remote(args)
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
+    from . import _distributed
+    if _distributed.wanted(args):   # a run on Dask (olearn/cli/_distributed.py)
+        if args.algo:
+            check_algos([args.algo])
+        elif not args.init:
+            raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
+        return _distributed.run(args, params, _initial_model)
     require_data(args)
     if args.passes < 1:
         raise CLIError(f"--passes must be >= 1, got {args.passes}")

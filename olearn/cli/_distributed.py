@@ -1,0 +1,142 @@
+"""``olearn train 'data/part-*.svm' --algo pa1 --workers 4 --epochs 3``: training on
+Dask (``olearn.distributed``), one shard per file, a local cluster of ``--workers``
+processes or a running one (``--scheduler tcp://host:8786``); the result is an
+ordinary model file."""
+import os
+import sys
+import time
+
+from ._common import CLIError, check_writable, data_format
+
+MIXINGS = ("ipm", "average", "stream")
+
+
+def add_args(parser):
+    g = parser.add_argument_group(
+        "distributed (olearn.distributed, on Dask: DATA may be a quoted glob of shards, "
+        "one per file)")
+    g.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="learn on a local Dask cluster of N worker processes")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="learn on a running Dask cluster (tcp://host:8786)")
+    g.add_argument("--mixing", choices=MIXINGS, default="ipm",
+                   help="ipm: a pass per shard from the last mix, mixed after each epoch "
+                        "(default); average: one mix at the end; stream: a mix every "
+                        "--mix-every rows of each shard")
+    g.add_argument("--epochs", type=int, default=None, metavar="N",
+                   help="epochs of the distributed run (default 1)")
+    g.add_argument("--mix-every", type=int, default=None, metavar="N",
+                   help="--mixing stream: rows of each shard between mixes")
+    g.add_argument("--mix-weights", choices=("count", "uniform"), default="count",
+                   help="members weighted by the rows they learned (default) or equally")
+
+
+def wanted(args):
+    """True when the command line asks for a distributed run; options that belong to
+    one fail here without one."""
+    if args.workers is not None or args.scheduler:
+        return True
+    for flag, value in (("--epochs", args.epochs), ("--mix-every", args.mix_every),
+                        ("--mixing", None if args.mixing == "ipm" else args.mixing)):
+        if value is not None:
+            raise CLIError(f"{flag} is for a distributed run (--workers N or --scheduler "
+                           "ADDRESS); on one machine use --passes")
+    return False
+
+
+def run(args, params, initial_model):
+    """Train on Dask and save the model; returns the exit code."""
+    if args.workers is not None and args.scheduler:
+        raise CLIError("give --workers (a local cluster) or --scheduler (a running one), "
+                       "not both")
+    if args.workers is not None and args.workers < 1:
+        raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    if args.epochs is not None and args.epochs < 1:
+        raise CLIError(f"--epochs must be >= 1, got {args.epochs}")
+    if args.mixing == "stream" and (args.mix_every is None or args.mix_every < 1):
+        raise CLIError("--mixing stream needs --mix-every N (N >= 1)")
+    if args.mixing != "stream" and args.mix_every is not None:
+        raise CLIError("--mix-every is for --mixing stream")
+    for flag, bad in (("--scale", args.scale), ("--holdout", args.holdout),
+                      ("--passes", args.passes != 1), ("--cache", args.cache)):
+        if bad:
+            raise CLIError(f"{flag} is not available with a distributed run")
+    if args.data == "-":
+        raise CLIError("a distributed run reads files (one shard per file), not stdin")
+    from ..distributed import shard_files
+    try:
+        files = shard_files(args.data)
+    except FileNotFoundError as e:
+        raise CLIError(str(e)) from None
+    if args.chunk_size < 1:
+        raise CLIError(f"--chunk-size must be >= 1, got {args.chunk_size}")
+    if args.model:
+        check_writable(args.model, "model")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise CLIError("a distributed run needs Dask: pip install 'olearn[dask]'") from None
+    model = initial_model(args, params)
+    options = _reader_options(args, files[0])
+    from .. import distributed as D
+    client = cluster = None
+    t0 = time.perf_counter()
+    if args.scheduler:
+        from distributed import Client
+        try:
+            client = Client(args.scheduler, timeout=5)
+        except OSError as e:
+            raise CLIError(f"cannot reach the Dask scheduler {args.scheduler}: "
+                           f"{str(e).splitlines()[0]}") from None
+    else:
+        client, cluster = D.local_client(args.workers)
+    try:
+        result = D.run(model, files, client=client, mixing=args.mixing,
+                       epochs=args.epochs or 1, mix_every=args.mix_every,
+                       weights=args.mix_weights, progress=None if not args.quiet else False,
+                       **options)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    where = args.scheduler or f"a local cluster of {args.workers} workers"
+    print(f"finished: {args.algo or type(model).__name__} on {len(files)} shards ({args.data}), {args.mixing} "
+          f"mixing on {where}")
+    print(f"rows = {result.rows:,} (all epochs)")
+    print(f"rounds = {result.rounds}, workers = {result.workers}")
+    print(f"time = {time.perf_counter() - t0:.3f} s (cluster start included; "
+          f"{result.seconds:.3f} s learning and mixing)")
+    if args.model:
+        result.model.save(args.model)
+        print(f"model saved to {args.model}")
+    sys.stdout.flush()
+    return 0
+
+
+def _reader_options(args, first):
+    fmt = data_format(argparse_like(args, first))
+    out = {"format": fmt, "chunk_size": args.chunk_size}
+    if fmt == "libsvm":
+        if args.n_features is not None:
+            out["n_features"] = args.n_features
+        out["zero_based"] = {"auto": "auto", "yes": True, "no": False}[args.zero_based]
+    elif fmt in ("vw", "text"):
+        out["n_bits"] = args.bits if args.bits is not None else 18
+        if fmt == "vw":
+            out.update(quadratic=args.quadratic, cubic=args.cubic, ignore=args.ignore)
+        else:
+            out["ngram"] = args.ngram
+    elif fmt == "csv":
+        from ._common import _csv_options
+        out.update(_csv_options(argparse_like(args, first)))
+    else:
+        raise CLIError(f"--format {fmt} cannot be read by a distributed run")
+    return out
+
+
+def argparse_like(args, path):
+    """``args`` with DATA one shard's path (formats and CSV options are per file)."""
+    import argparse
+    copy = argparse.Namespace(**vars(args))
+    copy.data = os.fspath(path)
+    return copy
