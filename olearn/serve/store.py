@@ -66,8 +66,12 @@ def write_atomic(path, data):
     fsync_dir(folder)
 
 
-def _message(exc):
-    return " ".join(str(exc).split())[:300] or type(exc).__name__
+def _message(exc, limit=1000):
+    """One line, at most ``limit`` characters (cut at a word, marked)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " ..."
+    return text
 
 
 def apply_learn(model, req, predict=False):
