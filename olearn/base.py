@@ -399,14 +399,9 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             if sample_weight is not None and not np.any(sample_weight):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
             classes = self._fit_classes(y)
-            rng = _rng(self.random_state) if self.shuffle else None
-            for _ in range(max(1, int(self.epochs))):
-                if rng is not None:
-                    order = rng.permutation(X.shape[0])
-                    swe = None if sample_weight is None else sample_weight[order]
-                    self._partial(X[order], y[order], classes, swe, order, contract=False)
-                else:
-                    self._partial(X, y, classes, sample_weight, contract=False)
+            fit_passes(X, y, sample_weight, self.epochs, self.shuffle, self.random_state,
+                       lambda X, y, sw, order: self._partial(X, y, classes, sw, order,
+                                                             contract=False))
         return self
 
     def _fit_classes(self, y):
@@ -640,6 +635,21 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def fit_passes(X, y, sample_weight, epochs, shuffle, random_state, run):
+    """``fit``'s passes over validated rows: ``epochs`` calls ``run(X, y, sample_weight,
+    order)``, each over the rows in a fresh random order from ``random_state`` when
+    ``shuffle`` (``order``: the permutation, which a divergence's row is mapped
+    through), else in order (``order`` None)."""
+    rng = _rng(random_state) if shuffle else None
+    for _ in range(max(1, int(epochs))):
+        if rng is None:
+            run(X, y, sample_weight, None)
+        else:
+            order = rng.permutation(X.shape[0])
+            run(X[order], y[order], None if sample_weight is None else sample_weight[order],
+                order)
 
 
 def _copied(v):

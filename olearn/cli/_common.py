@@ -92,7 +92,7 @@ def make_model(algo, params):
     """A registered learner with its parameters checked before any data is read."""
     from ..registry import make
     model = make(algo, **params)
-    check = getattr(model, "_check_params", None)
+    check = getattr(model, "check_params", None)  # (the protocol's; an ensemble has none)
     if check is not None:
         check()
     return model

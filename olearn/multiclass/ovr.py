@@ -52,10 +52,10 @@ from .._estimator import widen as _widen_model
 from .._labels import LabelMixin, unique_labels
 from .._locking import locked
 from .._nested import SavesNested, export_model, import_model, nested
-from .._validation import check_random_state as _rng
 from .._validation import check_weight, validate_batch, validate_X
 from .._vocabulary import check_values
 from .._compiled.driver import MULTICLASS
+from ..base import DivergenceError, fit_passes
 from ..protocol import Model, Progressive
 
 #: the binary labels every class model is declared with: -1 (the rest), +1 (its class)
@@ -241,14 +241,10 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
             self._start(X.shape[1])
             classes = unique_labels(self._check_targets(y))[0]
             params = base.get_params(deep=False)
-            rng = _rng(params.get("random_state")) if params.get("shuffle", False) else None
-            for _ in range(max(1, int(params.get("epochs", 1)))):
-                if rng is not None:
-                    order = rng.permutation(X.shape[0])
-                    swe = None if sample_weight is None else sample_weight[order]
-                    self._pass(X[order], y[order], classes, swe, order, contract=False)
-                else:
-                    self._pass(X, y, classes, sample_weight, contract=False)
+            fit_passes(X, y, sample_weight, params.get("epochs", 1),
+                       params.get("shuffle", False), params.get("random_state"),
+                       lambda X, y, sw, order: self._pass(X, y, classes, sw, order,
+                                                          contract=False))
         return self
 
     @locked
@@ -305,11 +301,11 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
                 scores[s:, k] = m.predict_learn(
                     _tail(Xm, s), yk, return_scores=True, classes=SIDES,
                     sample_weight=None if sample_weight is None else sample_weight[s:])
-            except _divergence() as e:
+            except DivergenceError as e:
                 row = s + (e.row if e.row is not None else n - 1 - s)
                 failed = row if failed is None else min(failed, row)
         if failed is not None:
-            raise _divergence()(None, int(order[failed]) if order is not None else failed,
+            raise DivergenceError(None, int(order[failed]) if order is not None else failed,
                                 "X" if order is not None else "batch", type(self).__name__)
         mask = seen[None, :] | (first[None, :] < np.arange(n)[:, None])
         pred = _masked_argmax(scores, mask)
@@ -425,8 +421,8 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
                 else:
                     scores[k] = m.predict_learn_one(xm, yk, sample_weight,
                                                     return_scores=True)
-            except _divergence():
-                raise _divergence()(None, self.t_, "stream", type(self).__name__) from None
+            except DivergenceError:
+                raise DivergenceError(None, self.t_, "stream", type(self).__name__) from None
         self.seen_[yi] = 1
         self.t_ += 1
         if return_scores:
@@ -571,8 +567,3 @@ def _same_params(a, b):
         except (TypeError, ValueError):
             return False
     return True
-
-
-def _divergence():
-    from ..base import DivergenceError
-    return DivergenceError
