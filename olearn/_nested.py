@@ -17,8 +17,7 @@ import json
 
 from . import persistence
 from .persistence import persistable
-from ._locking import locked
-from .protocol import NotMixable
+from .protocol import NotMixable, Saves
 
 #: meta-models saved through :class:`Nested`: qualified name -> class
 _NESTED = {}
@@ -96,8 +95,8 @@ def export_model(model, prefix, arrays):
 
 
 def _fitted(model):
-    d = model.__dict__
-    return "state_" in d or "members_" in d or "model_" in d or "_state" in d
+    """Whether ``model`` has learned: the protocol's ``__sklearn_is_fitted__``."""
+    return bool(model.__sklearn_is_fitted__())
 
 
 def import_model(info, prefix, arrays, like=None):
@@ -147,17 +146,11 @@ class Nested:
         return persistence.imported(kind, decode_params(params["params"]), meta, arrays)
 
 
-class SavesNested(NotMixable):
-    """Mixin of the meta-models: ``save(path)`` writes the model through :class:`Nested`
-    (``olearn.persistence.save`` asks ``_saved_form()`` for what to write); they cannot
-    be mixed (the protocol's default)."""
-
-    @locked
-    def save(self, path):
-        """Write the model (its parameters, nested models and states) to ``path`` in the
-        safe format (no pickle; atomic); ``olearn.load`` reads it back."""
-        from .persistence import save
-        save(self, path)
+class SavesNested(Saves, NotMixable):
+    """Mixin of the meta-models: the protocol's ``save(path)`` writes the model through
+    :class:`Nested` (``olearn.persistence.save`` asks ``_saved_form()`` for what to
+    write: its parameters, nested models and states); they cannot be mixed (the
+    protocol's default)."""
 
     def _saved_form(self):
         return Nested(self)

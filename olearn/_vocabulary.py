@@ -3,6 +3,7 @@ keeps one per model that learns from dicts.  Public as ``olearn.io.Vocabulary`` 
 ``olearn.io.dicts.Vocabulary``); it lives here, below the estimators and the readers,
 so that the base of every learner depends on no reader."""
 import math
+import numbers
 
 import numpy as np
 
@@ -19,6 +20,21 @@ def is_finite_number(value):
         return math.isfinite(value)
     except (TypeError, OverflowError):
         return False
+
+
+def check_values(x):
+    """Raise ValueError naming the first feature of the dict example ``x`` whose value
+    is not a finite number (one sum when they all are: the common case)."""
+    try:
+        if math.isfinite(sum(x.values())):
+            return
+    except (TypeError, OverflowError):
+        pass
+    for c, v in x.items():
+        if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real) \
+                or not math.isfinite(v):
+            raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, infinity "
+                             "or a non-number")
 
 
 class Vocabulary:

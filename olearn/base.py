@@ -54,7 +54,6 @@ naming the row (the model is then unusable: call ``fit`` to start afresh).
 """
 import contextlib
 import math
-import numbers
 
 import numpy as np
 from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_if,
@@ -65,10 +64,12 @@ from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-e
 from ._compiled.declare import pack_params
 from ._labels import LabelMixin, unique_labels
 from ._locking import locked
+from .protocol import Progressive, Saves
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
 from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
 from ._validation import check_random_state as _rng
+from ._vocabulary import check_values
 
 __all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
            "DivergenceError"]
@@ -145,7 +146,7 @@ class _OneCall:
         return n
 
 
-class OnlineLearner(StateMixin, Estimator):
+class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     """The lean protocol base (:class:`olearn.protocol.Model`): the online protocol, the
     scikit-learn contract, one-at-a-time input; no linear algebra."""
 
@@ -287,6 +288,10 @@ class OnlineLearner(StateMixin, Estimator):
     def _is_fresh(self):
         return not hasattr(self, "state_")
 
+    def __sklearn_is_fitted__(self):
+        """Whether the model has learned (the protocol's, and scikit-learn's, question)."""
+        return not self._is_fresh()
+
     def _start(self, n_features):
         self.t_ = 0
         self.n_updates_ = 0
@@ -331,22 +336,11 @@ class OnlineLearner(StateMixin, Estimator):
             self._partial(X, y, classes, sample_weight)
         return self
 
-    @locked
-    def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
-        """The online protocol in one compiled pass.
-
-        Returns, for each row in order, the prediction (or with ``return_scores`` the
-        decision value; with ``return_scores="both"`` the pair of them) made before
-        that row's update, and leaves the model updated.  ``sample_weight`` (one
-        non-negative weight per row, as in ``partial_fit``) scales each row's update;
-        ``classes`` is ``partial_fit``'s.
-        """
+    def _progressive(self, X, y, classes, sample_weight, return_scores):
+        """``predict_learn``'s pass (``olearn.protocol.Progressive``): one compiled pass,
+        atomic; the (n, K) pre-update scores and predicted class indices."""
         with self._atomic():
-            scores, pred = self._partial(X, y, classes, sample_weight)
-        if isinstance(return_scores, str) and return_scores == "both":
-            return (self._progressive_output(scores, pred, False),
-                    self._progressive_output(scores, pred, True))
-        return self._progressive_output(scores, pred, return_scores)
+            return self._partial(X, y, classes, sample_weight)
 
     def _partial(self, X, y, classes, sample_weight, order=None, contract=True):
         self.check_params()
@@ -405,14 +399,9 @@ class OnlineLearner(StateMixin, Estimator):
             if sample_weight is not None and not np.any(sample_weight):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
             classes = self._fit_classes(y)
-            rng = _rng(self.random_state) if self.shuffle else None
-            for _ in range(max(1, int(self.epochs))):
-                if rng is not None:
-                    order = rng.permutation(X.shape[0])
-                    swe = None if sample_weight is None else sample_weight[order]
-                    self._partial(X[order], y[order], classes, swe, order, contract=False)
-                else:
-                    self._partial(X, y, classes, sample_weight, contract=False)
+            fit_passes(X, y, sample_weight, self.epochs, self.shuffle, self.random_state,
+                       lambda X, y, sw, order: self._partial(X, y, classes, sw, order,
+                                                             contract=False))
         return self
 
     def _fit_classes(self, y):
@@ -443,16 +432,7 @@ class OnlineLearner(StateMixin, Estimator):
         the state for new dict features when ``grow``.  The general path: a later dict
         example whose features are all known takes ``OneRow.put_known`` instead."""
         if isinstance(x, dict):
-            try:  # values first: a bad example changes nothing
-                finite = math.isfinite(sum(x.values()))
-            except (TypeError, OverflowError):
-                finite = False
-            if not finite:
-                for c, v in x.items():
-                    if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real) \
-                            or not math.isfinite(v):
-                        raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, "
-                                         "infinity or a non-number")
+            check_values(x)  # values first: a bad example changes nothing
             if self._is_fresh():
                 from ._vocabulary import Vocabulary
                 self._start(0)
@@ -581,12 +561,6 @@ class OnlineLearner(StateMixin, Estimator):
         return self._predict_from_scores(self._scores_one(x))
 
     # ------------------------------------------------------------ persistence
-    @locked
-    def save(self, path):
-        """Write the model to ``path`` (arrays + JSON metadata, no pickle; atomic)."""
-        from .persistence import save
-        save(self, path)
-
     def explicit_state(self):
         """The state with its lazy parts made explicit (a scale folded into the weights,
         averaged weights formed, owed shrinks settled), name -> array, copied: what
@@ -663,6 +637,21 @@ class OnlineLearner(StateMixin, Estimator):
         return tags
 
 
+def fit_passes(X, y, sample_weight, epochs, shuffle, random_state, run):
+    """``fit``'s passes over validated rows: ``epochs`` calls ``run(X, y, sample_weight,
+    order)``, each over the rows in a fresh random order from ``random_state`` when
+    ``shuffle`` (``order``: the permutation, which a divergence's row is mapped
+    through), else in order (``order`` None)."""
+    rng = _rng(random_state) if shuffle else None
+    for _ in range(max(1, int(epochs))):
+        if rng is None:
+            run(X, y, sample_weight, None)
+        else:
+            order = rng.permutation(X.shape[0])
+            run(X[order], y[order], None if sample_weight is None else sample_weight[order],
+                order)
+
+
 def _copied(v):
     """A value of the model's ``__dict__`` as a snapshot keeps it: arrays, the state
     dict and the label map copied; other values are replaced, never mutated, in place."""
@@ -717,15 +706,18 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return classes[self._class_of(scores.reshape(1, -1))[0]]
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0):
+    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False):
         """Learn from one example and return the prediction made just before (what
-        ``predict_one(x)`` answered), in one compiled call."""
+        ``predict_one(x)`` answered), in one compiled call; with ``return_scores`` the
+        scores instead (as ``predict_learn``'s: a float for two classes)."""
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
         known = 0 if classes is None else len(classes)
         before = classes[0] if known == 1 else None
         call = self._learn_row(row, y, sample_weight)
+        if return_scores:
+            return float(call.out[0]) if call.K == 1 else call.out.copy()
         if known < 2:
             return before
         classes = self.classes_
@@ -780,9 +772,9 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         return float(scores[0])
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0):
+    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False):
         """Learn from one example and return the prediction made just before (what
-        ``predict_one(x)`` answered), in one compiled call."""
+        ``predict_one(x)`` answered: the score), in one compiled call."""
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         return float(self._learn_row(row, y, sample_weight).out[0])

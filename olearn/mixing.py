@@ -127,6 +127,13 @@ def mix(models, weights=None, rules=None, base=None):
     first = models[0]
     name = type(first).__name__
     from .multiclass.ovr import OneVsRest
+    if isinstance(first, OneVsRest):
+        if base is not None:
+            base = _members([base])[0]
+            if not isinstance(base, OneVsRest):
+                raise ValueError(f"base is a {type(base).__name__}, the members are "
+                                 "OneVsRest models")
+        return _mix_one_vs_rest(models, lam, given, rules, base)
     if not hasattr(first, "slots") or not hasattr(first, "state_"):
         if len(models) == 1:
             return copy.deepcopy(first)
@@ -152,13 +159,6 @@ def mix(models, weights=None, rules=None, base=None):
         else:
             out.state_["alpha"] *= lam[0]
             out._state_changed()
-    elif isinstance(out, OneVsRest):
-        for k in range(out.state_[out.slots[0].name].shape[0]):
-            leaf = _mix_leaves([c._class_model(k) for c in copies], lam, given, rules,
-                               None if base is None else base_copy._class_model(k))
-            for slot_name, arr in leaf.state_.items():
-                out.state_[slot_name][k] = arr
-        out._state_changed()
     else:
         _mix_leaves(copies, lam, given, rules, None if base is None else base_copy)
     extra = 0 if base is None else len(models) - 1
@@ -357,18 +357,81 @@ def _align_classes(copies):
         out._classes_fixed = False
 
 
+def _mix_one_vs_rest(models, lam, given, rules, base=None):
+    """One-vs-rest models: their class models mixed class by class (a class a member
+    never met counts as a fresh class model, its initial state, at that member's
+    weight), on the union of the labels in the first member's order.  ``base``: the
+    model the members continued from, class model by class model likewise."""
+    _check_settings(models + ([base] if base is not None else []))
+    copies = [copy.deepcopy(m) for m in models + ([base] if base is not None else [])]
+    vocabs = [c.vocabulary_ for c in copies]
+    if any(v is not None for v in vocabs):
+        if any(v != vocabs[0] for v in vocabs):
+            raise CannotMixError("OneVsRest cannot be mixed: its members learned dict "
+                                 "examples over different vocabularies")
+    else:
+        width = max(c.n_features_in_ for c in copies)
+        for c in copies:
+            c.widen(width)
+    base_copy = copies.pop() if base is not None else None
+    union = list(copies[0].classes_)
+    for c in copies[1:]:
+        union += [label for label in c.classes_ if label not in copies[0]._class_index
+                  and label not in union]
+    out = copies[0]
+    members = []
+    for label in union:
+        leaves = [c.estimators_[c._class_index[label]] if label in c._class_index else None
+                  for c in copies]
+        some = next(leaf for leaf in leaves if leaf is not None)
+        leaves = [leaf if leaf is not None else _fresh_like(some) for leaf in leaves]
+        root = None
+        if base_copy is not None:
+            root = base_copy.estimators_[base_copy._class_index[label]] \
+                if label in base_copy._class_index else _fresh_like(some)
+        extra = 0 if root is None else len(leaves) - 1
+        t = sum(leaf.t_ for leaf in leaves) - extra * (root.t_ if extra else 0)
+        n = sum(leaf.n_updates_ for leaf in leaves) - extra * (root.n_updates_ if extra else 0)
+        _check_settings(leaves)
+        _align_columns(leaves + ([root] if root is not None else []))
+        mixed = _mix_leaves(leaves, lam, given, rules, root)
+        mixed.t_, mixed.n_updates_ = int(t), int(n)
+        mixed.check_params()
+        members.append(mixed)
+    labels = np.array(union, dtype=out.classes_.dtype) if len(union) == len(out.classes_) \
+        else np.array(union)
+    fixed = out._classes_fixed and len(union) == len(out.classes_)
+    out.classes_ = labels
+    out._class_index = {label: i for i, label in enumerate(union)}
+    out._classes_fixed = fixed
+    out.seen_ = np.ones(len(union), dtype=np.uint8)
+    out.estimators_ = members
+    out.t_ = int(sum(m.t_ for m in models)) - \
+        (0 if base is None else (len(models) - 1) * int(base.t_))
+    out._width = max(c._width for c in copies)
+    return out
+
+
+def _fresh_like(model):
+    """``model``'s class with its settings, at its width and labels, in its initial
+    state (no round begun): what a class model is before its first row."""
+    fresh = copy.deepcopy(model)
+    fresh._start(model.n_features_in_)
+    fresh.n_features_in_ = model.n_features_in_
+    fresh.check_params()
+    return fresh
+
+
 def _permute_rows(model, perm):
     """The class rows in the order ``perm``: the support set's coefficients, a
     one-vs-rest model's blocks, a learner's per-class slots (``A``, whose row 0 holds
     the counters and other rows scratch, stays)."""
-    from .multiclass.ovr import OneVsRest
     st = model.state_
     if hasattr(model, "_merge_supports"):
         st["alpha"] = np.ascontiguousarray(st["alpha"][perm])
         return
-    every = isinstance(model, OneVsRest)
     for s in model.slots:
-        if s.axes and s.axes[0] == "K" and (every or s.signed or "d" in s.axes):
+        if s.axes and s.axes[0] == "K" and (s.signed or "d" in s.axes):
             st[s.name] = np.ascontiguousarray(st[s.name][perm])
 
 

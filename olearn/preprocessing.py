@@ -34,6 +34,7 @@ from ._estimator import Estimator, clone, estimator_kind, widen
 from ._compiled import njit
 from ._nested import SavesNested, nested
 from ._locking import locked
+from .protocol import Progressive
 
 
 @njit(cache=True, nogil=True)
@@ -81,7 +82,7 @@ def _scale_dense(X, n, count, mean, m2, update, center, out):
 
 
 @nested
-class Scaled(SavesNested, Estimator):
+class Scaled(Progressive, SavesNested, Estimator):
     """Standardise each feature with running statistics before ``learner`` sees it.
 
     Parameters
@@ -104,6 +105,11 @@ class Scaled(SavesNested, Estimator):
         self.with_mean = with_mean
 
     # ------------------------------------------------------------ statistics
+    def __sklearn_is_fitted__(self):
+        """Whether the stage has learned: its learner has (the protocol's question)."""
+        model = self.__dict__.get("model_")
+        return model is not None and model.__sklearn_is_fitted__()
+
     def _check(self, n_features=None):
         if self.learner is None or not hasattr(self.learner, "predict_learn"):
             raise TypeError("Scaled needs an olearn learner (with predict_learn)")
@@ -194,10 +200,18 @@ class Scaled(SavesNested, Estimator):
         self._batch(X, "partial_fit", y, **kwargs)
         return self
 
-    @locked
-    def predict_learn(self, X, y, **kwargs):
-        """The learner's pre-update predictions of the scaled rows, learning as it goes."""
-        return self._batch(X, "predict_learn", y, **kwargs)
+    def _progressive(self, X, y, classes, sample_weight, return_scores):
+        """``predict_learn``'s pass (``olearn.protocol.Progressive``): the learner's
+        pre-update predictions (or scores) of the scaled rows, learning as it goes."""
+        kwargs = {k: v for k, v in (("classes", classes), ("sample_weight", sample_weight))
+                  if v is not None}
+        out = self._batch(X, "predict_learn", y, return_scores=return_scores, **kwargs)
+        if isinstance(return_scores, str) and return_scores == "both":
+            return out[1], out[0]
+        return out, out
+
+    def _progressive_output(self, scores, pred, return_scores):
+        return scores if return_scores else pred
 
     @locked
     def fit(self, X, y, **kwargs):

@@ -18,7 +18,8 @@ batch
 one example
     ``learn_one(x, y, sample_weight=1.0)``, ``predict_one(x)``,
     ``predict_learn_one(x, y, sample_weight=1.0)`` (``predict_one(x)``'s answer, then
-    ``learn_one``), classifiers where tagged ``predict_proba_one(x)``.  ``x`` is a dict
+    ``learn_one``; the learners take ``return_scores=True`` for the pre-update scores,
+    as ``predict_learn``'s), classifiers where tagged ``predict_proba_one(x)``.  ``x`` is a dict
     ``{feature: value}`` (the vocabulary grows) or a 1-D array.
 state
     ``export_state() -> (meta, arrays)`` (JSON-able metadata, named numpy arrays) and
@@ -38,6 +39,9 @@ mixing
     belongs to its own stream (``Scaled``, ``OnDrift``, ``ExpertAdvice``) inherits
     :class:`NotMixable`, whose ``explicit_state`` raises :class:`CannotMixError` saying
     why.
+fitted
+    ``__sklearn_is_fitted__()`` (scikit-learn's question): whether the model has
+    learned, so that its state can be exported and it can predict.
 tags
     the class-level capability tags, read through ``olearn.tags(model)`` (the registry
     owns them); the protocol's generic tests ask the tags, never attribute names.
@@ -80,6 +84,7 @@ state export and import, the scikit-learn contract) comes from the base.
 """
 from typing import Protocol, runtime_checkable
 
+from ._locking import locked
 from ._state import Slot
 
 
@@ -92,7 +97,8 @@ def __getattr__(name):
         return getattr(driver, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "declare", "BINARY",
+__all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "Progressive", "Saves",
+           "declare", "BINARY",
            "MULTICLASS", "REGRESSION"]
 
 
@@ -109,6 +115,42 @@ class NotMixable:
         slot by slot.  A wrapper's default: this model cannot be mixed."""
         raise CannotMixError(f"{type(self).__name__} cannot be mixed: it declares no "
                              "explicit state (see olearn.protocol, 'mixing')")
+
+
+class Progressive:
+    """Mixin: the protocol's ``predict_learn``, written once for every model.  A model
+    defines ``_progressive(X, y, classes, sample_weight, return_scores) -> (scores,
+    predictions)`` (one pass, atomic: the pre-update scores and predictions in its own
+    form; ``return_scores`` says what the caller asked, for a model that can give only
+    one of them) and ``_progressive_output(scores, predictions, return_scores)`` (them
+    as the caller gets them)."""
+
+    @locked
+    def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
+        """The online protocol over a batch, in order.
+
+        Returns, for each row, the prediction (or with ``return_scores`` the decision
+        value; with ``return_scores="both"`` the pair of them) made before that row's
+        update, and leaves the model updated.  ``sample_weight`` (one non-negative
+        weight per row, as in ``partial_fit``) scales each row's update; ``classes`` is
+        ``partial_fit``'s.
+        """
+        scores, pred = self._progressive(X, y, classes, sample_weight, return_scores)
+        if isinstance(return_scores, str) and return_scores == "both":
+            return (self._progressive_output(scores, pred, False),
+                    self._progressive_output(scores, pred, True))
+        return self._progressive_output(scores, pred, return_scores)
+
+
+class Saves:
+    """Mixin: the protocol's ``save(path)``, written once for every model."""
+
+    @locked
+    def save(self, path):
+        """Write the model to ``path`` in olearn's safe format (arrays + JSON metadata,
+        no pickle; atomic); ``olearn.load(path)`` reads it back."""
+        from .persistence import save
+        save(self, path)
 
 
 def declare(name, **parts):
@@ -148,3 +190,5 @@ class Model(Protocol):
     def widen(self, n_features): ...
 
     def explicit_state(self): ...
+
+    def __sklearn_is_fitted__(self): ...

@@ -236,9 +236,16 @@ def check_one_example_protocol(est):
     assert clone(est).predict_one({"a": 1.0}) == want
     assert clone(est).predict_one(np.ones(3)) == want
     X, y = problem(est, n=60)
+    dicts = [{f"f{j}": float(v) for j, v in enumerate(row) if v != 0.0} for row in X]
+    fused, pair = check_fused_one(est, dicts, y)
+    assert_same_state(state_of(fused), state_of(pair), rtol=1e-12, atol=1e-14)
+
+
+def check_fused_one(est, examples, y):
+    """``predict_learn_one`` answers what ``predict_one`` then ``learn_one`` would, example
+    by example, with the same counters; returns the two models (fused, pair)."""
     fused, pair = clone(est), clone(est)
-    for row, yi in zip(X, y):
-        xi = {f"f{j}": float(v) for j, v in enumerate(row) if v != 0.0}
+    for xi, yi in zip(examples, y):
         before = pair.predict_one(xi)
         pair.learn_one(xi, yi)
         got = fused.predict_learn_one(xi, yi)
@@ -246,5 +253,5 @@ def check_one_example_protocol(est):
             assert got == before
         else:
             assert got == pytest.approx(before, rel=1e-9, abs=1e-12)
-    assert_same_state(state_of(fused), state_of(pair), rtol=1e-12, atol=1e-14)
     assert fused.t_ == pair.t_ == len(y) and fused.n_updates_ == pair.n_updates_
+    return fused, pair

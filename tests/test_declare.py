@@ -11,11 +11,13 @@ from numba import njit
 
 import olearn
 from olearn._compiled import declare as decl
-from olearn._compiled.averaging import add_row, avg_scores
+from olearn._compiled.averaging import add_row, avg_begin, avg_scores
 from olearn._compiled.driver import BINARY, MULTICLASS, REGRESSION
 from olearn.base import OnlineClassifier
 from olearn.linear._linear import LinearModel
 from olearn._params import store_params
+from olearn.linear.pa import PAClassifier
+from olearn.linear.pa import _binary_rule as pa_binary_rule
 
 
 # A learner declared outside olearn: the perceptron rule, written here.
@@ -97,3 +99,33 @@ print(ka is not kb, not [m for m in sys.modules if "generated" in m
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True"]
     assert not list(tmp_path.rglob("*.py"))
+
+
+# The averaged learners' pass runs score and round start as one (``score_begin``): the
+# same learner declared with the two steps apart must give the same numbers, bit for bit.
+@njit(inline="always")
+def _apart_begin(state, idx, val, out):
+    avg_begin(state, idx, val, out)
+
+
+TWO_STEPS = decl.declare("tests.pa_two_steps", params=("c", "D"), score=avg_scores,
+                         begin=_apart_begin, binary=pa_binary_rule)
+
+
+class _TwoStepsPA(PAClassifier):
+    _kernels = TWO_STEPS
+
+
+def test_score_and_round_start_in_one_equal_the_two_steps():
+    assert olearn.make("pa1")._kernels.declaration.score_begin is not None
+    assert TWO_STEPS.declaration.score_begin is None
+    X, y = _data(n=300, seed=3)
+    for data in (X, sp.csr_matrix(X)):
+        for average in (False, True):
+            one, two = PAClassifier(average=average), _TwoStepsPA(average=average)
+            for lo in (0, 100, 200):       # several calls: averaging across them
+                a = one.predict_learn(data[lo:lo + 100], y[lo:lo + 100], return_scores=True)
+                b = two.predict_learn(data[lo:lo + 100], y[lo:lo + 100], return_scores=True)
+                assert np.array_equal(a, b)
+            assert np.array_equal(one.coef_, two.coef_) and one.n_updates_ == two.n_updates_
+            assert average is False or not np.array_equal(one.coef_, one.state_["W"][0, 1:])

@@ -334,6 +334,31 @@ def test_mix_from_a_base_sums_the_changes_and_ipm_averages_statistics():
     assert mixer.mix().t_ == 90
 
 
+def test_one_vs_rest_mixes_from_a_base_class_by_class():
+    """OneVsRest with base=: each class model is mixed from the base's class model
+    (a class the base never met from a fresh one); counters are the base's plus the
+    members' changes."""
+    from olearn.multiclass import OneVsRest
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 5))
+    y = np.array([0, 1, 2])[np.argmax(X[:, :3], axis=1)]
+    make = lambda: OneVsRest(olearn.make("ftrl"))  # noqa: E731
+    base = make().partial_fit(X[:30], y[:30], classes=[0, 1, 2])
+    a = copy.deepcopy(base).partial_fit(X[30:60], y[30:60])
+    b = copy.deepcopy(base).partial_fit(X[60:], y[60:])
+    m = olearn.mix([a, b], base=base)
+    assert m.t_ == 90
+    for k in range(3):
+        za, zb, z0 = (v.estimators_[k].explicit_state() for v in (a, b, base))
+        got = m.estimators_[k].explicit_state()
+        np.testing.assert_allclose(got["W"], za["W"] + zb["W"] - z0["W"], rtol=1e-12,
+                                   atol=1e-12)
+        assert m.estimators_[k].t_ == a.estimators_[k].t_ + b.estimators_[k].t_ \
+            - base.estimators_[k].t_
+    alone = olearn.mix([a])
+    np.testing.assert_array_equal(alone.decision_function(X), a.decision_function(X))
+
+
 # ---------------------------------------------------------------- a lost worker
 def test_a_worker_killed_during_a_round_changes_nothing(tmp_path):
     """processes=True: a worker process is killed (SIGKILL) while it runs a shard's

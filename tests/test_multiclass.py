@@ -1,15 +1,11 @@
 """Multiclass behaviour of every registered classifier, the label semantics documented in
 ``olearn/base.py``, and ``olearn.multiclass.OneVsRest`` against K separate binary learners.
 """
-import os
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from numba import njit
 from sklearn.base import clone
 from sklearn.datasets import load_svmlight_file
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -18,7 +14,6 @@ import olearn
 from olearn._rows import kernel_rows
 from olearn._tags import tags
 from olearn._compiled.driver import BINARY, MULTICLASS
-from olearn.linear.pa import PAClassifier
 from olearn.multiclass import OneVsRest
 from olearn.registry import available, lookup
 
@@ -49,7 +44,11 @@ LINEAR = [n for n in CLASSIFIERS if tags(lookup(n)[0]).linear]
 
 def _state(est):
     """The state arrays; a lazy sparse learner's owed shrinks applied first (its raw
-    arrays depend on which rows touched which weights, its model does not)."""
+    arrays depend on which rows touched which weights, its model does not); a
+    one-vs-rest model's, its class models' (``"k/slot"``)."""
+    if isinstance(est, OneVsRest):
+        return {f"{k}/{name}": a for k, e in enumerate(est.estimators_)
+                for name, a in _state(e).items()}
     if hasattr(est, "_settle"):
         est._settle()
     return {k: v.copy() for k, v in est.state_.items()}
@@ -193,7 +192,8 @@ def test_dense_and_sparse_give_identical_weights(name):
         p_csr = csr.predict_learn(sp.csr_matrix(X[lo:lo + 90]), y[lo:lo + 90],
                                   return_scores=True)
         np.testing.assert_allclose(p_dense, p_csr, rtol=1e-10, atol=1e-12)
-    assert dense.state_[dense._slots[0].name].shape[0] == 5
+    assert (len(dense.estimators_) if isinstance(dense, OneVsRest) else
+            dense.state_[dense._slots[0].name].shape[0]) == 5
     _same_state(_state(dense), _state(csr))
 
 
@@ -374,7 +374,8 @@ def test_one_vs_rest_equals_k_independent_binary_learners(name, declared):
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
         for k, b in enumerate(blocks):
             for slot in b._slots:
-                np.testing.assert_allclose(m.state_[slot.name][k], b.state_[slot.name],
+                np.testing.assert_allclose(m.estimators_[k].state_[slot.name],
+                                           b.state_[slot.name],
                                            rtol=1e-10, atol=1e-12, err_msg=f"{slot.name}[{k}]")
         np.testing.assert_array_equal(
             OneVsRest(olearn.make(name)).predict_learn(data, y, **given), ref_pred)
@@ -411,7 +412,8 @@ def test_one_vs_rest_plain_loop_pa1_on_real_data(declared):
     got = m.predict_learn(sp.csr_matrix(X), y, return_scores=True,
                           **({"classes": list(range(K))} if declared else {}))
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(m.state_["W"][:, 0, :], W, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.vstack([e.state_["W"] for e in m.estimators_]), W,
+                               rtol=1e-10, atol=1e-12)
     assert np.mean(m.predict(X) == y) > 0.7
 
 
@@ -422,7 +424,7 @@ def test_one_vs_rest_second_label_sorting_first_swaps_blocks():
     y[5:40] = np.where(y[5:40] == "c", "a", y[5:40])  # "a" arrives alone, then "c"
     a = OneVsRest(olearn.make("pa1"))
     a.partial_fit(X[:5], y[:5])
-    assert a.state_["W"].shape == (1, 1, 9)
+    assert len(a.estimators_) == 1 and a.estimators_[0].state_["W"].shape == (1, 9)
     for lo in range(5, 120, 23):
         a.partial_fit(X[lo:lo + 23], y[lo:lo + 23])
     b = OneVsRest(olearn.make("pa1")).partial_fit(X, y)
@@ -433,6 +435,7 @@ def test_one_vs_rest_second_label_sorting_first_swaps_blocks():
         one.learn_one(xi, label)
     _same_state(_state(one), _state(b))
     np.testing.assert_array_equal(one.seen_, b.seen_)
+
 
 
 # random_state: fit shuffles; scikit-learn seeds only a top-level random_state
@@ -453,10 +456,10 @@ def test_one_vs_rest_two_classes_follow_the_binary_convention():
     s = m.predict_learn(X, y, return_scores=True)
     assert s.shape == (200,) and m.coef_.shape == (2, 8)
     df = m.decision_function(X)
-    W = m.state_["W"][:, 0, :]
-    np.testing.assert_allclose(df, (X @ W[:, 1:].T + m._constant() * W[:, 0]) @ [-1.0, 1.0],
-                               rtol=1e-10,
-                               atol=1e-12)
+    W = np.vstack([e.state_["W"] for e in m.estimators_])
+    c = m.base.intercept_scaling
+    np.testing.assert_allclose(df, (X @ W[:, 1:].T + c * W[:, 0]) @ [-1.0, 1.0],
+                               rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(m.predict(X), np.where(df > 0, "yes", "no"))
     assert m.predict_one(X[0]) == m.predict(X[:1])[0]
 
@@ -484,11 +487,10 @@ def test_one_vs_rest_sklearn_contract_and_errors():
     a = OneVsRest(olearn.make("pa1", C=1.0)).partial_fit(X, y)
     b = clone(a).partial_fit(X, y)
     b.set_params(base__C=1e-3)
-    assert b._kernel_params() == (1e-3, 0.0)
     a.partial_fit(X2, y2)
     b.partial_fit(X2, y2)
-    direct = [olearn.make("pa1", C=1e-3)._packed_params()]
-    assert b._kernel_params() == direct[0] and not np.allclose(a.coef_, b.coef_)
+    assert [e.C for e in b.estimators_] == [1e-3] * 3 and b.base.C == 1e-3
+    assert not np.allclose(a.coef_, b.coef_)
     for bad in (None, "pa1", olearn.make("pa-reg"), OneVsRest(olearn.make("pa1"))):
         with pytest.raises(ValueError, match="base must be a binary olearn classifier"):
             OneVsRest(bad).fit(X, y)
@@ -496,43 +498,55 @@ def test_one_vs_rest_sklearn_contract_and_errors():
         OneVsRest(olearn.make("pa1", C=-1.0)).fit(X, y)
 
 
-def test_one_vs_rest_kernel_is_loaded_from_disk_in_a_new_process(tmp_path):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    code = """
-import numpy as np, scipy.sparse as sp
-from olearn.linear.pa import PAClassifier
-from olearn.multiclass import OneVsRest
-X = np.random.default_rng(0).standard_normal((30, 5)); y = np.arange(30) % 3
-OneVsRest(PAClassifier()).fit(sp.csr_matrix(X), y)
-k = PAClassifier._kernels.reduction("ovr")
-print(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()))
-"""
-
-    def run():
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, timeout=600)
-        assert out.returncode == 0, out.stderr
-        return tuple(map(int, out.stdout.split()))
-
-    assert run() == (0, 1)
-    assert run() == (1, 0)
-    assert not list(tmp_path.rglob("*.py")), "no module is generated"
+def test_one_vs_rest_divergence_leaves_the_model_as_it_was():
+    """A class model that diverges mid-batch: every class model is put back as it was
+    before the call (the ones that had learned the batch too), and the error names the
+    first row that diverged."""
+    X, y = _blobs(60, [0, 1, 2], seed=16)
+    m = OneVsRest(olearn.make("ogd", eta=1e40)).partial_fit(X, y)
+    before, updates, t = m.coef_.copy(), m.n_updates_, m.t_
+    with pytest.raises(olearn.base.DivergenceError) as err:
+        m.partial_fit(X * 1e140, y)          # scores of about 1e40 * 1e280: infinite
+    assert err.value.where == "batch" and 0 <= err.value.row < 60
+    np.testing.assert_array_equal(m.coef_, before)
+    assert (m.n_updates_, m.t_) == (updates, t)
+    np.testing.assert_array_equal(m.partial_fit(X, y).coef_,
+                                  clone(m).partial_fit(X, y).partial_fit(X, y).coef_)
 
 
-@njit(cache=False)
-def _not_a_driver_entry(X, y, sw, state, params, seen, scores, pred):
-    return 0
-
-
-class _OddLearner(PAClassifier):
-    """A binary learner whose kernels are not declared (a hand-written entry point)."""
-    _kernels = {BINARY: _not_a_driver_entry}
-
-
-def test_one_vs_rest_refuses_a_base_it_cannot_read():
-    X, y = _blobs(30, [0, 1, 2], seed=13)
-    with pytest.raises(ValueError, match="has no declared binary rule"):
-        OneVsRest(_OddLearner()).fit(X, y)
+def test_one_vs_rest_over_a_model_without_a_linear_rule():
+    """The class models are driven through the protocol only, so a base with no
+    declared linear rule (a kernel expansion over its own support set) works: the model
+    equals K binary models, each trained through its own calls on y == k from the first
+    row of class k on, batch by batch and example by example."""
+    X, y = _blobs(90, [0, 1, 2], seed=13)
+    y[:10] = np.arange(10) % 2                   # class 2 appears mid-stream
+    make = lambda: olearn.make("kernel-perceptron")  # noqa: E731
+    m = OneVsRest(make())
+    assert not tags(m).linear
+    got = np.vstack([m.predict_learn(X[lo:lo + 30], y[lo:lo + 30], return_scores=True)
+                     for lo in range(0, 90, 30)])     # (class 2 arrives in rows 10-29)
+    one = OneVsRest(make())
+    got_one = [one.predict_learn_one(xi, yi, return_scores=True) for xi, yi in zip(X, y)]
+    two = int(np.argmax(y == 2))
+    assert all(np.ndim(s) == 0 for s in got_one[:two]) and got_one[two].shape == (3,)
+    want = np.zeros((90, 3))
+    for k in range(3):
+        first = int(np.argmax(y == k))
+        b = make()
+        for lo in [first] + list(range((first // 30 + 1) * 30, 90, 30)):
+            hi = (lo // 30 + 1) * 30           # the one-vs-rest model's calls
+            want[lo:hi, k] = b.predict_learn(X[lo:hi], np.where(y[lo:hi] == k, 1, -1),
+                                             return_scores=True, classes=[-1, 1])
+        np.testing.assert_allclose(m.decision_function(X)[:, k], b.decision_function(X),
+                                   rtol=1e-12, atol=1e-12)
+        assert m.estimators_[k].n_support_ == b.n_support_ > 0
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.vstack(got_one[two:]), want[two:], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got_one[:two], want[:two, 1] - want[:two, 0], rtol=1e-12,
+                               atol=1e-12)         # two classes: score_1 - score_0
+    np.testing.assert_array_equal(one.predict(X), m.predict(X))
+    assert np.mean(m.predict(X) == y) > 0.9
 
 
 @pytest.mark.parametrize("name", ["pa1", "arow", "fobos"])

@@ -12,6 +12,8 @@ from olearn.base import DivergenceError
 from olearn.persistence import ModelFileError
 from olearn.registry import available, lookup
 
+from generic import check_fused_one
+
 # a few learners covering the state layouts: plain, averaged with an L2 scale,
 # second order, regression (compiling every learner here would take minutes)
 LEARNERS = [("pa1", {}), ("ogd", {"loss": "logistic", "average": True, "alpha": 1e-3}),
@@ -53,17 +55,8 @@ def test_predict_learn_one_is_predict_one_then_learn_one(name, params, n_classes
     if n_classes > 2 and not is_classifier(m):
         pytest.skip("regressors have no classes")
     X, y = _stream(is_classifier(m), n_classes=n_classes)
-    fused, pair = clone(m), clone(m)
-    for xi, yi in zip(_as_dicts(X), y):
-        want = pair.predict_one(xi)
-        pair.learn_one(xi, yi)
-        got = fused.predict_learn_one(xi, yi)
-        if is_classifier(m):
-            assert got == want
-        else:
-            assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    fused, pair = check_fused_one(m, _as_dicts(X), y)
     np.testing.assert_allclose(fused.coef_, pair.coef_, rtol=1e-12, atol=1e-14)
-    assert fused.t_ == pair.t_ == len(y) and fused.n_updates_ == pair.n_updates_
 
 
 @pytest.mark.parametrize("name,params", LEARNERS)

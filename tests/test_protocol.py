@@ -217,5 +217,29 @@ def test_every_learner_and_wrapper_offers_the_protocol():
         wrapper.explicit_state()
 
 
+def test_predict_learn_and_save_are_written_once_and_fitted_is_asked():
+    """Every learner and wrapper takes ``predict_learn`` from ``Progressive`` and ``save``
+    from ``Saves`` (one implementation each), and answers ``__sklearn_is_fitted__``:
+    False fresh, True once it has learned (what the command line and the model files
+    ask)."""
+    import olearn
+    from olearn.drift import DDM, OnDrift
+    from olearn.ensemble import ExpertAdvice
+    from olearn.multiclass import OneVsRest
+    from olearn.preprocessing import Scaled
+    from olearn.protocol import Progressive, Saves
+    from olearn.registry import available
+    models = [olearn.make(name) for name in available()]
+    models += [OneVsRest(olearn.make("pa1")), Scaled(olearn.make("pa1")),
+               OnDrift(olearn.make("pa1"), DDM()), ExpertAdvice([olearn.make("pa1")])]
+    for m in models:
+        assert type(m).predict_learn is Progressive.predict_learn, type(m).__name__
+        assert type(m).save is Saves.save, type(m).__name__
+        assert not m.__sklearn_is_fitted__(), type(m).__name__
+    for m in models[-4:]:
+        m.partial_fit(XOR_X, XOR_Y)
+        assert m.__sklearn_is_fitted__(), type(m).__name__
+
+
 def test_the_network_passes_the_generic_checks():
     generic.check_model(TinyNet(hidden=6, eta=0.3))

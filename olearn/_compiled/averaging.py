@@ -77,6 +77,13 @@ def avg_scores(state, idx, val, out):
     the rounds so far, ``s W x``, or with averaging ``(S W x - U x) / t`` (the mean of the
     iterates ``w_1 .. w_t``; the raw weights before the first round).  It changes
     nothing: the pass, ``predict`` and ``predict_one`` share it."""
+    scores_and_raw(state, idx, val, out, False)
+
+
+@njit(inline="always")
+def scores_and_raw(state, idx, val, out, keep):
+    """``avg_scores``; with ``keep`` (a constant) also the raw scores ``s W_k . x`` into
+    ``A[k, R_]`` from the same products (what ``avg_begin`` keeps for the rule)."""
     W = state[0]
     U = state[1]
     A = state[2]
@@ -92,10 +99,14 @@ def avg_scores(state, idx, val, out):
                 a += W[k, idx[j]] * val[j]
                 b += U[k, idx[j]] * val[j]
             out[k] = (S * a - b) / t
+            if keep:
+                A[k, R_] = s * a
         else:
             for j in range(idx.shape[0]):
                 a += W[k, idx[j]] * val[j]
             out[k] = s * a
+            if keep:
+                A[k, R_] = out[k]
 
 
 @njit(inline="always")
@@ -123,7 +134,20 @@ def avg_begin(state, idx, val, out):
     raw_scores(state[0], state[1], A, idx, val, out)
 
 
-round_start(avg_scores, avg_begin)
+@njit(inline="always")
+def avg_score_begin(state, idx, val, out):
+    """``avg_scores`` then ``avg_begin`` in one product with the row, what the pass runs
+    (``declare``'s ``score_begin``): an averaged model's raw score ``s W x`` comes from
+    the same sum ``W x`` as its averaged score ``(S W x - U x) / t``, instead of a
+    second product (averaged PA-I ran 11-28% slower than before Core 3.0 with it).
+    The same numbers, bit for bit: the same sums in the same order (the scale read
+    before the round starts is the one ``avg_begin`` reads after it: ``begin_round``
+    sets it only on the first round, whose raw score is the score)."""
+    scores_and_raw(state, idx, val, out, True)
+    begin_round(state[2])
+
+
+round_start(avg_scores, avg_begin, avg_score_begin)
 
 
 @njit(inline="always")

@@ -12,7 +12,9 @@ A learner module declares its compiled parts by name, once::
   the score and before the rule: it counts the round, keeps what the rule needs from the
   scores (the raw scores of an averaged model), settles what a lazy state owes on the
   row; it may refine ``out``, the round's recorded prediction (OFS's partial
-  observation);
+  observation); a ``score`` and ``begin`` may come with a ``score_begin`` doing both in
+  one, which the pass then runs instead (``round_start``: the averaged linear
+  learners' raw and averaged scores from one product with the row);
 * ``rule(state, params, idx, val, y, sw, out, seen) -> 0/1`` per task;
   ``after(state, n_updates) -> n_updates``: an end-of-pass step (optional);
 * ``params=("c", "D")``: the names of the hyper-parameters, in the order of the tuple
@@ -26,14 +28,11 @@ A learner module declares its compiled parts by name, once::
 
 ``KERNELS[task]`` (``BINARY``, ``MULTICLASS``, ``REGRESSION``) is the compiled entry
 point ``(X, y, sw, state, params, seen, scores, pred) -> n_updates`` running
-:func:`olearn._compiled.driver.online_pass` with the declared parts, and
-``KERNELS.reduction("ovr")`` the one-vs-rest pass over the binary rule
-(:func:`olearn._compiled.driver.ovr_pass`).
+:func:`olearn._compiled.driver.online_pass` with the declared parts.
 
 How the entry points are made.  numba caches on disk only functions whose identity is
 stable between processes; it never caches functions passed as arguments (numba issue
-6264).  Here one small factory (:func:`entry`) makes, per (declaration, task, loss,
-reduction), a ``@njit(cache=True)`` closure whose only free variable is a *string*
+6264).  Here one small factory (:func:`entry`) makes, per (declaration, task, loss), a ``@njit(cache=True)`` closure whose only free variable is a *string*
 naming that combination.  numba keys a cached closure on its code and on the pickled
 values of its free variables, so every combination has its own stable cache entry,
 found again by every later process; the string is a compile-time constant, and
@@ -55,9 +54,8 @@ from typing import NamedTuple
 from numba import njit, types
 from numba.extending import overload
 
-from .driver import BINARY, MULTICLASS, REGRESSION, online_pass, ovr_pass, score_pass
+from .driver import BINARY, MULTICLASS, REGRESSION, online_pass, score_pass
 
-NATIVE, OVR = "native", "ovr"
 TASK_NAMES = {BINARY: "binary", MULTICLASS: "multiclass", REGRESSION: "regression"}
 
 
@@ -81,6 +79,7 @@ class Declaration(NamedTuple):
     begin: object = no_begin
     params: type = None  # the named tuple of the rules' parameters
     scratch: tuple = ()  # slots the score may fill (a row's features), by name
+    score_begin: object = None  # score and begin in one, for the pass (round_start)
 
 
 _DECLARED = {}
@@ -104,18 +103,21 @@ def declare(name, *, score, binary=None, multiclass=None, regression=None, begin
                                (REGRESSION, regression)) if r is not None}
     parts = [score, begin, after, *rules.values(), *(losses or {}).values()]
     name = name + _outside_digest(p for p in parts if p is not None)
-    begin = begin or _ROUND_STARTS.get(score, no_begin)
+    begin = begin or _ROUND_STARTS.get(score, (no_begin,))[0]
+    both = _ROUND_STARTS.get(score, (None, None))
     _DECLARED[name] = Declaration(name, score, rules, after or no_after, dict(losses or {}),
                                   begin, _params_class(name, params),
-                                  tuple(scratch))
+                                  tuple(scratch), both[1] if both[0] is begin else None)
     return Kernels(name)
 
 
-def round_start(score, begin):
+def round_start(score, begin, score_begin=None):
     """Make ``begin`` the round start of every declaration with this shared ``score``
     that names none (the linear learners' ``avg_scores`` goes with ``avg_begin``, so a
-    rule declared outside olearn with ``score=avg_scores`` reads its raw scores)."""
-    _ROUND_STARTS[score] = begin
+    rule declared outside olearn with ``score=avg_scores`` reads its raw scores);
+    ``score_begin``, the two in one, is what the pass of a declaration with this
+    ``score`` and ``begin`` runs instead of them (one product with the row)."""
+    _ROUND_STARTS[score] = (begin, score_begin)
 
 
 def _params_class(name, fields):
@@ -182,14 +184,14 @@ def _bind(rule, grad):
 
 
 def _parts(key):
-    """The declared functions behind an entry-point key ``name|task|loss|reduction``."""
-    name, task, loss, reduction = key.split("|")
+    """The declared functions behind an entry-point key ``name|task|loss``."""
+    name, task, loss = key.split("|")
     decl = _DECLARED[name]
     task = int(task)
     rule = decl.rules[task]
     if decl.losses:
         rule = _bind(rule, decl.losses[loss])
-    return decl, task, rule, reduction
+    return decl, task, rule
 
 
 def run_declared(key, X, y, sw, state, params, seen, scores, pred):
@@ -200,16 +202,14 @@ def run_declared(key, X, y, sw, state, params, seen, scores, pred):
 def _run_declared(key, X, y, sw, state, params, seen, scores, pred):
     if not isinstance(key, types.Literal):
         return None  # numba retries with the literal string
-    decl, task, rule, reduction = _parts(key.literal_value)
+    decl, task, rule = _parts(key.literal_value)
     score, begin, after = decl.score, decl.begin, decl.after
-    if reduction == OVR:
-        def impl(key, X, y, sw, state, params, seen, scores, pred):
-            return ovr_pass(X, y, sw, state, params, seen, scores, pred, score, begin, rule,
-                            after)
-    else:
-        def impl(key, X, y, sw, state, params, seen, scores, pred):
-            return after(state, online_pass(X, y, sw, state, params, seen, scores, pred,
-                                            task, score, begin, rule))
+    if decl.score_begin is not None:  # both in one: the score's part is done there
+        score, begin = no_begin, decl.score_begin
+
+    def impl(key, X, y, sw, state, params, seen, scores, pred):
+        return after(state, online_pass(X, y, sw, state, params, seen, scores, pred,
+                                        task, score, begin, rule))
     return impl
 
 
@@ -228,10 +228,10 @@ def _score_declared(key, X, state, scores):
     return impl
 
 
-def entry(name, task, loss="", reduction=NATIVE):
-    """The cached entry point of a declared learner for one task, loss and reduction
-    (it releases the GIL, so a reader thread can parse the next chunk meanwhile)."""
-    key = f"{name}|{task}|{loss}|{reduction}"
+def entry(name, task, loss=""):
+    """The cached entry point of a declared learner for one task and loss (it releases
+    the GIL, so a reader thread can parse the next chunk meanwhile)."""
+    key = f"{name}|{task}|{loss}"
     kernel = _ENTRIES.get(key)
     if kernel is None:
         def run(X, y, sw, state, params, seen, scores, pred):
@@ -243,7 +243,7 @@ def entry(name, task, loss="", reduction=NATIVE):
 def scorer(name):
     """The cached scorer of a declared learner: ``(X, state, scores)`` writes the declared
     score of every row of ``X`` into ``scores`` (n, K) and changes nothing else."""
-    key = f"{name}|score||"
+    key = f"{name}|score|"
     kernel = _ENTRIES.get(key)
     if kernel is None:
         def run(X, state, scores):
@@ -337,13 +337,6 @@ class Kernels(Mapping):
 
     def __len__(self):
         return len(self.declaration.rules)
-
-    def reduction(self, kind):
-        """The entry point of a reduction over the binary rule (``"ovr"``)."""
-        if kind != OVR or BINARY not in self.declaration.rules:
-            raise ValueError(f"{self.name} has no binary rule for a {kind!r} reduction")
-        self._check_loss()
-        return entry(self.name, BINARY, self._loss, OVR)
 
     def __repr__(self):
         loss = f", loss={self._loss!r}" if self._loss else ""

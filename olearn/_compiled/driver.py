@@ -25,8 +25,8 @@ The layout is chosen by numba's type dispatch, so one entry point serves every
 layout, with identical results.
 
 Every helper here is ``inline="always"``: the entry points generated from each
-learner's declaration (``olearn._compiled.declare``) call :func:`online_pass` or
-:func:`ovr_pass` with its rule, so the whole loop is compiled as one function, cached
+learner's declaration (``olearn._compiled.declare``) call :func:`online_pass` with its
+rule, so the whole loop is compiled as one function, cached
 on disk, with no calls through function pointers.
 
 References.  numba counts references to every array it hands around, atomically, and
@@ -267,63 +267,6 @@ def score_pass(X, state, scores, score_fn):
         idx, val = get_row(X, i, rows)
         score_fn(state, idx, val, scores[i])
     keep_alive(buffers)
-
-
-# ---------------------------------------------------------------- one-vs-rest
-def class_state(state, k):
-    """The tuple ``(state[0][k], state[1][k], ...)``: class ``k``'s block of every slot."""
-
-
-@overload(class_state, inline="always")
-def _class_state(state, k):
-    if len(state.types) == 1:
-        return lambda state, k: (state[0][k],)
-    return lambda state, k: (state[0][k],) + class_state(state[1:], k)
-
-
-@njit(inline="always")
-def ovr_pass(X, y, sw, state, params, seen, scores, pred, score_fn, begin_fn, update_fn,
-             after_fn):
-    """One-vs-rest over every row of ``X``; returns the number of binary updates.
-
-    ``state``: the base's slots with a leading class axis; ``y``: class indices;
-    ``scores`` (n, K) receives each class model's pre-update score, ``pred`` (n,) the
-    arg-max over the classes seen so far (``seen``, updated in place as in
-    :func:`olearn._compiled.driver.online_pass`).  A class not seen yet takes part in
-    nothing (its score is recorded as 0); class k's model learns from the first row of
-    class k on, or from row 1 when ``seen[k]`` is set before the pass (``OneVsRest``
-    sets it for the classes declared up front).  ``after_fn(block, n_updates)``, the
-    base's end-of-pass step, then runs on every class block.
-    """
-    X, y, sw, state, params, seen, scores, pred = borrowed(
-        (X, y, sw, state, params, seen, scores, pred))
-    buffers = row_source(X)
-    rows = borrowed(buffers)
-    K = scores.shape[1]
-    out = np.empty(1)
-    no_seen = np.zeros(1, dtype=np.uint8)
-    n_updates = 0
-    for i in range(n_rows(X)):
-        idx, val = get_row(X, i, rows)
-        yi = int(y[i])
-        for k in range(K):
-            if seen[k] or k == yi:
-                block = class_state(state, k)
-                score_fn(block, idx, val, out)
-                begin_fn(block, idx, val, out)
-                scores[i, k] = out[0]
-                if not finite(out):
-                    return n_updates
-                n_updates += update_fn(block, params, idx, val, 1.0 if k == yi else -1.0,
-                                       sw[i], out, no_seen)
-            else:
-                scores[i, k] = 0.0
-        pred[i] = masked_argmax(scores[i], seen)
-        seen[yi] = 1
-    keep_alive(buffers)
-    for k in range(K):
-        after_fn(class_state(state, k), n_updates)
-    return n_updates
 
 
 # ---------------------------------------------------------------- row helpers

@@ -138,52 +138,74 @@ def shrunk(w, dq, theta):
 
 
 @njit(inline="always")
+def owed_shrink(owed, G, k, i, lam_eta, delta, adaptive):
+    """The shrink a weight owes: FOBOS's and truncated gradient's ``owed`` itself (the
+    sum of the shrinks since it was settled), AdaFOBOS's ``owed`` rounds of
+    ``lam eta / H_ii`` (``adaptive``, a constant)."""
+    if adaptive:
+        return owed * lam_eta / (delta + math.sqrt(G[k, i]))
+    return owed
+
+
+@njit(inline="always")
+def settled_dot(W, C, G, k, idx, val, mark, first, theta, lam_eta, delta, adaptive):
+    """``W_k . x`` with the row's weights as settled through ``mark`` (``C`` holds the
+    mark each weight was settled at; computed, not written: ``settle_row`` writes
+    them).  A weight at 0 owes nothing."""
+    a = 0.0
+    for j in range(idx.shape[0]):
+        v = val[j]
+        if v != 0.0:
+            i = idx[j]
+            w = W[k, i]
+            owed = mark - C[k, i]
+            if owed > 0.0 and w != 0.0 and j >= first:
+                w = shrunk(w, owed_shrink(owed, G, k, i, lam_eta, delta, adaptive), theta)
+            a += w * v
+    return a
+
+
+@njit(inline="always")
+def settle_row(W, C, G, idx, val, mark, first, theta, lam_eta, delta, adaptive):
+    """Settle the row's weights through ``mark``: what ``settled_dot`` computes,
+    written.  Only the row's non-zero values settle a weight, so the raw state does not
+    depend on explicit zeros (dense rows = CSR rows)."""
+    for k in range(W.shape[0]):
+        for j in range(idx.shape[0]):
+            if val[j] != 0.0:
+                i = idx[j]
+                owed = mark - C[k, i]
+                if owed > 0.0:
+                    C[k, i] = mark
+                    w = W[k, i]
+                    if w != 0.0 and j >= first:
+                        W[k, i] = shrunk(w, owed_shrink(owed, G, k, i, lam_eta, delta,
+                                                        adaptive), theta)
+
+
+@njit(inline="always")
 def shrink_scores(state, idx, val, out):
     """Score of FOBOS and truncated gradient: ``P W.x`` with the row's weights as
-    settled (computed, not written: ``shrink_begin`` writes them)."""
+    settled (computed, not written: ``shrink_begin`` writes them).  (``Q`` only grows
+    between folds, which zero it with ``C``: a weight owes ``Q - C >= 0``.)"""
     W = state[0]
     C = state[1]
     A = state[2]
     P = scale_of(A)
-    Q = A[0, Q_]
-    theta = A[0, HYPER_]
     first = penalised_from(idx, A)
     for k in range(W.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            v = val[j]
-            if v != 0.0:
-                i = idx[j]
-                w = W[k, i]
-                dq = Q - C[k, i]
-                if dq != 0.0 and j >= first:
-                    w = shrunk(w, dq, theta)
-                a += w * v
-        out[k] = P * a
+        out[k] = P * settled_dot(W, C, W, k, idx, val, A[0, Q_], first, A[0, HYPER_],
+                                 0.0, 0.0, False)
 
 
 @njit(inline="always")
 def shrink_begin(state, idx, val, out):
     """The round start of FOBOS and truncated gradient: settle the row's weights (the
-    shrink owed since each was last settled).  Only the row's non-zero values settle a
-    weight, so the raw state does not depend on explicit zeros (dense rows = CSR
-    rows)."""
-    W = state[0]
-    C = state[1]
+    shrink owed since each was last settled)."""
     A = state[2]
     start_round(A, out)
-    Q = A[0, Q_]
-    theta = A[0, HYPER_]
-    first = penalised_from(idx, A)
-    for k in range(W.shape[0]):
-        for j in range(idx.shape[0]):
-            if val[j] != 0.0:
-                i = idx[j]
-                dq = Q - C[k, i]
-                if dq != 0.0:
-                    C[k, i] = Q
-                    if j >= first:
-                        W[k, i] = shrunk(W[k, i], dq, theta)
+    settle_row(state[0], state[1], state[0], idx, val, A[0, Q_], penalised_from(idx, A),
+               A[0, HYPER_], 0.0, 0.0, False)
 
 
 @njit
@@ -253,51 +275,21 @@ def ada_fobos_scores(state, idx, val, out):
     """Score of AdaFOBOS: ``W.x`` with the row's weights settled through the last
     round (computed, not written: ``ada_fobos_begin`` writes them)."""
     W = state[0]
-    G = state[1]
-    C = state[2]
     A = state[3]
-    done = A[0, T_]
-    lam_eta = A[0, HYPER_]
-    delta = A[0, HYPER_ + 1]
     first = penalised_from(idx, A)
     for k in range(W.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            v = val[j]
-            if v != 0.0:
-                i = idx[j]
-                w = W[k, i]
-                owed = done - C[k, i]
-                if owed > 0.0 and w != 0.0 and j >= first:
-                    w = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])), math.inf)
-                a += w * v
-        out[k] = a
+        out[k] = settled_dot(W, state[2], state[1], k, idx, val, A[0, T_], first,
+                             math.inf, A[0, HYPER_], A[0, HYPER_ + 1], True)
 
 
 @njit(inline="always")
 def ada_fobos_begin(state, idx, val, out):
     """The round start of AdaFOBOS: settle the row's weights through the last round
-    (explicit zeros settle nothing: dense rows = CSR rows)."""
-    W = state[0]
-    G = state[1]
-    C = state[2]
+    (the rounds of shrink ``lam eta / H_ii`` owed since the round each was settled)."""
     A = state[3]
     start_round(A, out)
-    done = A[0, T_] - 1.0
-    lam_eta = A[0, HYPER_]
-    delta = A[0, HYPER_ + 1]
-    first = penalised_from(idx, A)
-    for k in range(W.shape[0]):
-        for j in range(idx.shape[0]):
-            if val[j] != 0.0:
-                i = idx[j]
-                owed = done - C[k, i]
-                if owed > 0.0:  # the rounds of shrink lam eta / H_ii owed since round C
-                    C[k, i] = done
-                    w = W[k, i]
-                    if w != 0.0 and j >= first:
-                        W[k, i] = shrunk(w, owed * lam_eta / (delta + math.sqrt(G[k, i])),
-                                         math.inf)
+    settle_row(state[0], state[2], state[1], idx, val, A[0, T_] - 1.0,
+               penalised_from(idx, A), math.inf, A[0, HYPER_], A[0, HYPER_ + 1], True)
 
 
 @njit(inline="always")

@@ -92,7 +92,7 @@ def make_model(algo, params):
     """A registered learner with its parameters checked before any data is read."""
     from ..registry import make
     model = make(algo, **params)
-    check = getattr(model, "_check_params", None)
+    check = getattr(model, "check_params", None)  # (the protocol's; an ensemble has none)
     if check is not None:
         check()
     return model
@@ -483,21 +483,16 @@ def divergence_error():
 
 
 def non_finite(model):
-    """Name of the first float array of the model's state with a NaN or infinity, else
-    None (``state_`` of the learner, and of its ``estimators_`` if it has some)."""
+    """Name of the first float array of the model's exported state (the protocol's
+    ``export_state``: a wrapper's includes its members') with a NaN or infinity, else
+    None (also before the model has learned)."""
     import numpy as np
-    models = [model] + list(getattr(model, "estimators_", None) or [])
-    inner = getattr(model, "model_", None)  # a stage around a learner (--scale)
-    if inner is not None:
-        models.append(inner)
-    for m in models:
-        state = getattr(m, "state_", None)
-        if not isinstance(state, dict):
-            continue
-        for name, value in state.items():
-            if isinstance(value, np.ndarray) and value.dtype.kind in "fc" \
-                    and not np.isfinite(value).all():
-                return name
+    if not model.__sklearn_is_fitted__():
+        return None
+    for name, value in model.export_state()[1].items():
+        if isinstance(value, np.ndarray) and value.dtype.kind in "fc" \
+                and not np.isfinite(value).all():
+            return name.rpartition("/")[2]
     return None
 
 

@@ -159,7 +159,13 @@ def run(args):
 
 
 def _learner(model):
-    return getattr(model, "model_", None) or getattr(model, "learner", None) or model
+    """The learner of a model this command makes or continues: the one inside the
+    streaming scaler (``--scale``: ``Scaled``'s ``model_``, or its ``learner`` before it
+    has learned), else the model itself."""
+    from ..preprocessing import Scaled
+    if isinstance(model, Scaled):
+        return model.__dict__.get("model_") or model.learner
+    return model
 
 
 def _initial_model(args, params):
@@ -188,12 +194,10 @@ def _initial_model(args, params):
 
 
 def _width(model):
-    """Number of features of a saved model (the reader pads narrower files)."""
-    inner = _learner(model)
-    width = getattr(inner, "n_features_in_", None)
-    if width is None and getattr(model, "_count", None) is not None:
-        width = model._count.shape[0]
-    return width
+    """Number of features of a saved model (the reader pads narrower files): the
+    protocol's ``widen`` answers the width without changing it for a smaller one."""
+    from .._estimator import widen
+    return widen(model, 0)
 
 
 class _Holdout:
@@ -234,8 +238,7 @@ class _Holdout:
 
 
 def _has_learned(model):
-    inner = _learner(model)
-    return hasattr(inner, "state_") or hasattr(inner, "members_")
+    return bool(model.__sklearn_is_fitted__())  # (the protocol's question)
 
 
 def _default_cache(data):

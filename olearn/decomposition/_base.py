@@ -4,6 +4,7 @@ for ``inverse_transform``, and save/load of the fitted arrays named in ``_saved`
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from .._locking import locked
+from ..protocol import Saves
 
 
 def check_rows(est, X, reset):
@@ -18,7 +19,7 @@ def check_count(name, value):
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
-class RowDecomposition(TransformerMixin, BaseEstimator):
+class RowDecomposition(Saves, TransformerMixin, BaseEstimator):
     """Base: a subclass defines ``_check_params``, ``_reset(d)`` (fresh state for ``d``
     features, ``_V`` among it), ``_update(X)`` and ``_saved``, the fitted arrays that
     ``save`` writes: ``(name in the file, attribute, shape)``, ``"d"`` the width."""
@@ -50,12 +51,6 @@ class RowDecomposition(TransformerMixin, BaseEstimator):
             raise ValueError(f"expected coordinates of shape (n, {C.shape[0]}), got "
                              f"{Z.shape}")
         return Z, C
-
-    @locked
-    def save(self, path):
-        """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
-        from ..persistence import save
-        save(self, path)
 
     def _export(self):
         if not hasattr(self, "_V"):

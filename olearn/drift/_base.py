@@ -16,6 +16,7 @@ import numpy as np
 from .._params import store_params  # noqa: F401 (the subclasses' __init__)
 from .._compiled import entry_point as _entry_point
 from .._locking import locked
+from ..protocol import Saves
 
 NONE, WARNING, DRIFT = 0, 1, 2
 
@@ -28,7 +29,7 @@ def check_integer(name, value, low):
     return float(value)
 
 
-class DriftDetector:
+class DriftDetector(Saves):
     """Base class: ``update(value) -> bool``, ``update_many(values) -> indices``.
 
     Attributes (after updates): ``drift_detected`` and ``warning_detected`` (of the
@@ -83,6 +84,10 @@ class DriftDetector:
         self.n_detections_ = 0
         self.n_ = 0
         return self
+
+    def __sklearn_is_fitted__(self):
+        """Whether the detector has seen a value (its state exists)."""
+        return "_state" in self.__dict__
 
     def _prepared(self):
         st = self.__dict__.get("_state")
@@ -166,12 +171,6 @@ class DriftDetector:
         return flags
 
     # ------------------------------------------------------------ persistence
-    @locked
-    def save(self, path):
-        """Write the detector (parameters and state) to ``path`` (safe format)."""
-        from ..persistence import save
-        save(self, path)
-
     def _export(self):
         st = self._prepared()
         meta = {"n_": int(self.n_), "n_detections_": int(self.n_detections_),

@@ -35,11 +35,12 @@ from .._estimator import Estimator, clone, estimator_kind, is_classifier, widen
 
 from .._nested import SavesNested, nested
 from .._locking import locked
+from ..protocol import Progressive
 from ..base import DivergenceError
 
 
 @nested
-class OnDrift(SavesNested, Estimator):
+class OnDrift(Progressive, SavesNested, Estimator):
     """Reset ``learner`` whenever ``detector`` detects a drift in its progressive errors.
 
     Parameters
@@ -60,6 +61,10 @@ class OnDrift(SavesNested, Estimator):
     def __init__(self, learner=None, detector=None):
         self.learner = learner
         self.detector = detector
+
+    def __sklearn_is_fitted__(self):
+        """Whether the wrapper has learned (the protocol's question)."""
+        return "model_" in self.__dict__
 
     def _check(self):
         if self.learner is None or not hasattr(self.learner, "predict_learn"):
@@ -85,10 +90,16 @@ class OnDrift(SavesNested, Estimator):
 
     _widen = widen  # round 2's name
 
-    @locked
-    def predict_learn(self, X, y, sample_weight=None):
-        """The pre-update prediction of each row, learning as it goes (``sample_weight``
-        goes to the learner)."""
+    def _progressive(self, X, y, classes, sample_weight, return_scores):
+        """``predict_learn``'s pass (``olearn.protocol.Progressive``): the pre-update
+        prediction of each row, learning as it goes (``sample_weight`` goes to the
+        learner).  Predictions only: a reset learner's scores would not line up."""
+        if return_scores:
+            raise ValueError("OnDrift gives the learner's predictions, not scores: call "
+                             "predict_learn with return_scores=False")
+        if classes is not None:
+            raise ValueError("OnDrift takes no classes: its learner starts afresh at a "
+                             "drift and learns the classes it meets")
         self._check()
         n = X.shape[0]
         y = np.asarray(y)
@@ -114,7 +125,10 @@ class OnDrift(SavesNested, Estimator):
             if k and flags[-1] == 2:
                 self.drifts_.append(self.t_ - 1)
                 self.model_ = clone(self.learner)
-        return out
+        return None, out
+
+    def _progressive_output(self, scores, pred, return_scores):
+        return pred
 
     @locked
     def partial_fit(self, X, y, **kwargs):

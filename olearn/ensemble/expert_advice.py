@@ -63,6 +63,7 @@ from .._validation import check_random_state as _rng
 from ..base import DivergenceError, OnlineLearner
 from .._nested import SavesNested, nested
 from .._locking import locked
+from ..protocol import Progressive
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
 CLASSIFY_LOSSES = ("zero-one", "hinge")
@@ -70,7 +71,7 @@ REGRESS_LOSSES = ("squared", "absolute")
 
 
 @nested
-class ExpertAdvice(SavesNested, Estimator):
+class ExpertAdvice(Progressive, SavesNested, Estimator):
     """Prediction with expert advice: many online learners in one pass, weighted by their
     progressive losses (EWA, Hedge or follow the leader).
 
@@ -162,6 +163,10 @@ class ExpertAdvice(SavesNested, Estimator):
 
     def _is_fresh(self):
         return "members_" not in self.__dict__
+
+    def __sklearn_is_fitted__(self):
+        """Whether the model has learned (the protocol's, and scikit-learn's, question)."""
+        return not self._is_fresh()
 
     def _reset(self):
         for name in ("members_", "alive_", "_comb", "_L", "_Ltot", "t_", "classes_",
@@ -448,11 +453,13 @@ class ExpertAdvice(SavesNested, Estimator):
 
     _widen = widen  # round 2's name
 
-    @locked
-    def predict_learn(self, X, y, return_scores=False, sample_weight=None):
-        """The ensemble's pre-update prediction of each row (or with ``return_scores``
-        its scores), learning as it goes (``sample_weight`` as in ``partial_fit``)."""
-        out, scores = self._partial(X, y, sample_weight=sample_weight)
+    def _progressive(self, X, y, classes, sample_weight, return_scores):
+        """``predict_learn``'s pass (``olearn.protocol.Progressive``): the ensemble's
+        scores and pre-update predictions, learning as it goes."""
+        out, scores = self._partial(X, y, classes, sample_weight)
+        return scores, out
+
+    def _progressive_output(self, scores, out, return_scores):
         return self._output(out, scores, return_scores)
 
     def _output(self, out, scores, return_scores):

@@ -36,12 +36,15 @@ def widening(model, chunks):
     without a fixed width (``read_libsvm`` on standard input without ``n_features``)
     gives chunks whose width grows, and a wider chunk first widens the model
     (``olearn._estimator.widen``); a narrower one (a later pass over cached chunks) is
-    padded with zero columns.  Models without ``_widen`` get the chunks as they are."""
+    padded with zero columns.  A model outside olearn's protocol
+    (:class:`olearn.protocol.Model`, whose ``widen`` this is) gets the chunks as they are."""
     from .._estimator import widen
+    from ..protocol import Model
+    grows = isinstance(model, Model)
     last = None
     for chunk in chunks:
         X = chunk[0]
-        if X.shape[1] != last and hasattr(model, "_widen"):
+        if X.shape[1] != last and grows:
             last = X.shape[1]
             width = widen(model, last)
             if width is not None and width > last:

@@ -19,7 +19,6 @@ side is the public :class:`olearn.feature_map.FeatureMapModel`.
 from numba import njit
 
 from ..feature_map import FeatureMapModel
-from .._compiled.declare import Kernels
 from .._compiled.driver import top_wrong
 from .._validation import check_number
 
@@ -78,15 +77,6 @@ def regression(state, params, idx, val, y, sw, out, seen):
         return 0
     add(state[0], 0, params.eta * sw * r, state[2][0])
     return 1
-
-
-class Native(Kernels):
-    """Entry points with no one-vs-rest: the classes share the feature map (one state
-    block per class would not), and the learner is natively multiclass."""
-
-    def reduction(self, kind):
-        raise ValueError(f"{self.name} is natively multiclass (its classes share the "
-                         "feature map): OneVsRest does not apply")
 
 
 class FeatureModel(FeatureMapModel):

@@ -50,9 +50,8 @@ def _features(state, idx, val, out):
     F.linear_scores(state[0], Z, out)
 
 
-KERNELS = F.Native(declare("kernel.fogd", params=("eta",), scratch=("Z",),
-                           score=_features, binary=F.binary,
-                           multiclass=F.multiclass, regression=F.regression).name)
+KERNELS = declare("kernel.fogd", params=("eta",), scratch=("Z",), score=_features,
+                  binary=F.binary, multiclass=F.multiclass, regression=F.regression)
 
 
 DOC = """Fourier online gradient descent {what} ({loss} on random features).

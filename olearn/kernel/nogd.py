@@ -165,9 +165,8 @@ def _regression(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-KERNELS = F.Native(declare("kernel.nogd", params=("eta",), scratch=("Z", "V"),
-                           score=_score, binary=_binary,
-                           multiclass=_multiclass, regression=_regression).name)
+KERNELS = declare("kernel.nogd", params=("eta",), scratch=("Z", "V"), score=_score,
+                  binary=_binary, multiclass=_multiclass, regression=_regression)
 
 
 DOC = """Nystrom online gradient descent {what} ({loss}; kernel OGD on the first B

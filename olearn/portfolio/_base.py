@@ -16,6 +16,7 @@ import numpy as np
 from .._params import store_params  # noqa: F401  (re-exported for the strategy files)
 from .._validation import check_number
 from .._locking import locked
+from ..protocol import Saves
 
 
 def check_window(window):
@@ -46,7 +47,7 @@ def check_relatives(X, name="relatives", min_assets=2):
     return X
 
 
-class Strategy:
+class Strategy(Saves):
     """Base of the online portfolio strategies (not a supervised learner).
 
     Subclasses set ``_kernel`` (the compiled loop), ``_slots`` (the state arrays it
@@ -149,12 +150,6 @@ class Strategy:
                 raise ValueError(f"state arrays {sorted(model.state_)} are not "
                                  f"{sorted(expected)}")
         return model
-
-    @locked
-    def save(self, path):
-        """Write the strategy (parameters and state) to ``path`` (olearn's safe format)."""
-        from ..persistence import save
-        save(self, path)
 
 
 class WindowReversion(Strategy):

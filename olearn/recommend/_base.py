@@ -16,6 +16,7 @@ from .._estimator import Estimator
 
 from ._ids import IdMap, first_positions
 from .._locking import locked
+from ..protocol import Saves
 
 
 def check_stream(users, items, ratings=None):
@@ -44,7 +45,7 @@ def grown(a, n_rows, fill):
     return b
 
 
-class Recommender(Estimator):
+class Recommender(Saves, Estimator):
     """Base of the recommenders: not an estimator to use directly."""
 
     # -- state -------------------------------------------------------------------
@@ -254,12 +255,6 @@ class Recommender(Estimator):
         return [self._items.ids[j] for j in top]
 
     # -- persistence ---------------------------------------------------------------
-    @locked
-    def save(self, path):
-        """Write the model to ``path`` (``olearn.load(path)`` reads it back)."""
-        from ..persistence import save
-        save(self, path)
-
     def _export(self):
         if not self._started():
             return {"started": False}, {}
