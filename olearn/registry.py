@@ -96,6 +96,7 @@ LEARNERS = {
     # olearn.neural: networks trained online (issue 29)
     "mlp": ("olearn.neural.mlp:MLPClassifier", {}),
     "mlp-reg": ("olearn.neural.mlp:MLPRegressor", {}),
+    "hbp": ("olearn.neural.hbp:HBPClassifier", {}),
     # olearn.ensemble: nothing to tune
     "auto": ("olearn.ensemble.auto:AutoClassifier", {}),
     "auto-reg": ("olearn.ensemble.auto:AutoRegressor", {}),

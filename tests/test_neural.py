@@ -300,3 +300,120 @@ def test_cli_trains_and_lists_the_mlp(tmp_path):
     algos = subprocess.run([sys.executable, "-m", "olearn", "algos"], capture_output=True,
                            text=True)
     assert algos.returncode == 0 and "mlp-reg" in algos.stdout
+
+
+# ---------------------------------------------------------------- Hedge Backpropagation
+def _softmax_masked(f, mask):
+    e = np.where(mask, np.exp(f - f[mask].max()), 0.0)
+    return e / e.sum()
+
+
+def reference_hbp(Wh, bh, Wt, bt, alpha, X, y, task, eta, beta, s, hedge, seen):
+    """Algorithm 1 of Sahoo et al. (2018) row by row: the experts f_0..f_L (f_0 on the
+    input), the mixture's log as the score, each head's step eta alpha_l grad, each
+    hidden layer's eta sum_{j >= l} alpha_j grad (errors from the weights before their
+    step), then alpha <- max(alpha beta^loss, s / L), normalised."""
+    Wh, bh = [w.copy() for w in Wh], [b.copy() for b in bh]
+    Wt, bt = [w.copy() for w in Wt], [b.copy() for b in bt]
+    alpha = alpha.copy()
+    L = len(Wh)
+    X = X.toarray() if sp.issparse(X) else X
+    seen = set(seen)
+    outs = []
+    for x, yi in zip(X, y):
+        h = [x]
+        for l in range(L):
+            h.append(np.maximum(h[-1] @ Wh[l] + bh[l], 0.0))
+        f = [h[l] @ Wt[l] + bt[l] for l in range(L + 1)]
+        if task == "binary":
+            sig = lambda a: 1 / (1 + np.exp(-a))  # noqa: E731
+            p = sum(a * sig(fl[0]) for a, fl in zip(alpha, f))
+            q = sum(a * sig(-fl[0]) for a, fl in zip(alpha, f))
+            outs.append([np.log(p) - np.log(q)])
+            t = 1.0 if yi == 1 else 0.0
+            deltas = [np.array([t - sig(fl[0])]) for fl in f]
+            sgn = 1.0 if yi == 1 else -1.0
+            ces = [np.log1p(np.exp(-sgn * fl[0])) for fl in f]
+            zo = [1.0 if sgn * fl[0] < 0 else 0.5 if fl[0] == 0 else 0.0 for fl in f]
+        else:
+            K = f[0].shape[0]
+            before = np.array([k in seen for k in range(K)])
+            outs.append(np.log(sum(a * _softmax_masked(fl, before) for a, fl in zip(alpha, f))
+                               .clip(1e-300)))
+            seen.add(int(yi))
+            mask = np.array([k in seen for k in range(K)])
+            probs = [_softmax_masked(fl, mask) for fl in f]
+            deltas = [np.eye(K)[int(yi)] - p for p in probs]
+            ces = [-np.log(p[int(yi)]) for p in probs]
+            zo = []
+            for fl in f:
+                top = fl[mask].max()
+                tied = int(((fl == top) & mask).sum())
+                zo.append(1.0 - 1.0 / tied if fl[int(yi)] == top else 1.0)
+        if hedge == "zero_one":
+            loss = np.array(zo)
+        elif hedge == "clipped":
+            loss = np.minimum(ces, -np.log(1e-4)) / -np.log(1e-4)
+        else:
+            c = np.array(ces)
+            loss = (c - c.min()) / (c.max() - c.min()) if c.max() > c.min() else 0 * c
+        g = np.zeros(Wh[-1].shape[1])
+        for l in range(L, 0, -1):
+            g = (g + alpha[l] * (Wt[l] @ deltas[l])) * (h[l] > 0)
+            Wt[l] += eta * alpha[l] * np.outer(h[l], deltas[l])
+            bt[l] += eta * alpha[l] * deltas[l]
+            below = Wh[l - 1] @ g
+            Wh[l - 1] += eta * np.outer(h[l - 1], g)
+            bh[l - 1] += eta * g
+            g = below
+        Wt[0] += eta * alpha[0] * np.outer(x, deltas[0])
+        bt[0] += eta * alpha[0] * deltas[0]
+        alpha = np.maximum(alpha * beta ** loss, s / L)
+        alpha /= alpha.sum()
+    return np.array(outs), Wh, bh, Wt, bt, alpha
+
+
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("task,hedge", [("binary", "zero_one"), ("multiclass", "zero_one"),
+                                        ("multiclass", "clipped"), ("binary", "minmax"),
+                                        ("multiclass", "minmax")])
+def test_hbp_is_the_reference(task, hedge, dense):
+    from olearn.neural import HBPClassifier
+    X, y = stream(task, seed=len(hedge))
+    if not dense:
+        X = sp.csr_matrix(X)
+    m = HBPClassifier(n_layers=3, n_hidden=5, eta=0.3, beta=0.8, s=0.2, hedge_loss=hedge)
+    m.partial_fit(X[:1], y[:1], classes=np.unique(y), sample_weight=np.zeros(1))
+    rng = np.random.default_rng(2)
+    for name in ("coefs_", "intercepts_", "head_coefs_", "head_intercepts_"):
+        setattr(m, name, [rng.standard_normal(w.shape) * 0.7 for w in getattr(m, name)])
+    m.alpha_ = rng.dirichlet(np.ones(4))
+    out, Wh, bh, Wt, bt, alpha = reference_hbp(
+        m.coefs_, m.intercepts_, m.head_coefs_, m.head_intercepts_, m.alpha_, X, y, task,
+        0.3, 0.8, 0.2, hedge, [y[0]])
+    got = m.predict_learn(X, y, return_scores=True)
+    np.testing.assert_allclose(np.asarray(got).reshape(out.shape), out, rtol=1e-10,
+                               atol=1e-10)
+    for u, v in zip(m.coefs_ + m.intercepts_ + m.head_coefs_ + m.head_intercepts_,
+                    Wh + bh + Wt + bt):
+        np.testing.assert_allclose(u, v, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(m.alpha_, alpha, rtol=1e-10)
+    assert m.alpha_.min() >= 0.2 / 3 - 1e-12
+
+
+def test_hbp_generic_checks_and_attributes(tmp_path):
+    from olearn.neural import HBPClassifier
+    est = HBPClassifier(n_layers=3, n_hidden=6, eta=0.05)
+    generic.check_model(est)
+    X, y = stream("multiclass")
+    m = olearn.make("hbp", n_layers=2, n_hidden=4).fit(X, y)
+    assert [w.shape for w in m.coefs_] == [(6, 4), (4, 4)]
+    assert [w.shape for w in m.head_coefs_] == [(6, 3), (4, 3), (4, 3)]
+    assert m.alpha_.shape == (3,) and abs(m.alpha_.sum() - 1) < 1e-12
+    np.testing.assert_allclose(m.predict_proba(X).sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="alpha_"):
+        m.alpha_ = [1.0, 1.0, 1.0]
+    m.save(tmp_path / "h.olearn")
+    np.testing.assert_array_equal(olearn.load(tmp_path / "h.olearn").predict_proba(X),
+                                  m.predict_proba(X))
+    assert HBPClassifier().get_params()["n_layers"] == 20  # the paper's defaults

@@ -6,6 +6,9 @@
   logistic, identity units; softmax and cross-entropy, or the squared error), steps
   "sgd" (the seed's constant step, momentum, Nesterov), "adagrad", "adam"; scikit-
   learn's ``coefs_`` / ``intercepts_``, assignable.
+* ``HBPClassifier``: Hedge Backpropagation (Sahoo et al., IJCAI 2018), a deep relu
+  network with a softmax expert on every depth (the input included) mixed by Hedge
+  weights ``alpha_``.
 
 Each network is one declared compiled pass over the model protocol
 (``olearn.feature_map.FeatureMapModel``); ``_layers.py`` holds the inlined pieces
