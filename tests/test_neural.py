@@ -417,3 +417,25 @@ def test_hbp_generic_checks_and_attributes(tmp_path):
     np.testing.assert_array_equal(olearn.load(tmp_path / "h.olearn").predict_proba(X),
                                   m.predict_proba(X))
     assert HBPClassifier().get_params()["n_layers"] == 20  # the paper's defaults
+
+
+def test_the_papers_streams():
+    from olearn.datasets import make_cd1, make_cd2, make_syn8
+    from olearn.datasets.synthetic import _label, _relu_concept
+    X, y = make_syn8(3000, random_state=4)
+    assert X.shape == (3000, 50) and set(np.unique(y)) == {0, 1} and 0.4 < y.mean() < 0.6
+    np.testing.assert_array_equal(make_syn8(3000, random_state=4)[1], y)  # seeded
+    assert make_syn8(7)[0].shape == (7, 50)  # any length
+    # CD1 is C1 -> C2 -> C1 and CD2 C1 -> C2 (6 layers) -> C3, in thirds
+    for make, depths, third_is_first in ((make_cd1, (8, 8), True), (make_cd2, (8, 6, 8), False)):
+        X, y = make(3000, random_state=2)
+        rng = np.random.default_rng(2)
+        concepts = [_relu_concept(rng, 50, d) for d in depths]
+        assert len(concepts[1][0]) == depths[1] + 1
+        np.testing.assert_array_equal(y[:1000], _label(concepts[0], X[:1000]))
+        np.testing.assert_array_equal(y[1000:2000], _label(concepts[1], X[1000:2000]))
+        assert (y[1000:2000] != _label(concepts[0], X[1000:2000])).mean() > 0.2
+        last = concepts[0] if third_is_first else concepts[2]
+        np.testing.assert_array_equal(y[2000:], _label(last, X[2000:]))
+    with pytest.raises(ValueError, match="n_samples"):
+        make_cd2(0)
