@@ -53,7 +53,7 @@ from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
 from .._validation import check_choice, check_number
-from ._layers import back, check_unchanged, forward, native, uniform_init
+from ._layers import back, check_unchanged, forward, layer, native, uniform_init
 from .mlp import _same_shapes
 
 HEDGE_LOSSES = {"zero_one": 0, "clipped": 1, "minmax": 2}
@@ -100,13 +100,16 @@ def _score(state, idx, val, out):
             a += W[i, idx[q]] * val[q]
         Z[i] = a if a > 0.0 else 0.0
     for l in range(2, L + 1):
-        forward(U, (l - 2) * nh * (nh + 1), Z, (l - 2) * nh, nh, (l - 1) * nh, nh, 3.0)
+        forward(layer(U, (l - 2) * nh * (nh + 1), nh, nh), Z[(l - 2) * nh:(l - 1) * nh],
+                Z[(l - 1) * nh:l * nh], 3.0)
     for l in range(1, L + 1):
         hb, zo = (l - 1) * (nh + 1), (l - 1) * nh
+        z = Z[zo:zo + nh]
         for k in range(K):
-            a = H[k, hb + nh]
+            h = H[k, hb:hb + nh + 1]
+            a = h[nh]
             for j in range(nh):
-                a += H[k, hb + j] * Z[zo + j]
+                a += h[j] * z[j]
             P[k, l] = a
     if K == 1:
         p = 0.0
@@ -198,26 +201,30 @@ def _learn(state, params, idx, val, y, sw, seen, binary):
         E[top + j] = 0.0
     for l in range(L, 0, -1):  # one backward pass, each head's error injected at its depth
         hb, zo = (l - 1) * (nh + 1), (l - 1) * nh
+        z, e = Z[zo:zo + nh], E[zo:zo + nh]
+        for k in range(K):
+            c = A[l] * P[k, l]
+            h = H[k, hb:hb + nh + 1]
+            for j in range(nh):
+                e[j] += c * h[j]
         for j in range(nh):
-            inj = 0.0
-            for k in range(K):
-                inj += P[k, l] * H[k, hb + j]
-            e = E[zo + j] + A[l] * inj
-            E[zo + j] = e if Z[zo + j] > 0.0 else 0.0
+            if z[j] <= 0.0:
+                e[j] = 0.0
         for k in range(K):
             c = eta * A[l] * P[k, l]
+            h = H[k, hb:hb + nh + 1]
             for j in range(nh):
-                H[k, hb + j] += c * Z[zo + j]
-            H[k, hb + nh] += c
+                h[j] += c * z[j]
+            h[nh] += c
         if l >= 2:
-            off = (l - 2) * nh * (nh + 1)
-            back(U, off, Z, zo - nh, nh, E, zo, nh, 0.0)  # (identity: raw sums)
+            M = layer(U, (l - 2) * nh * (nh + 1), nh, nh)
+            below = Z[zo - nh:zo]
+            back(M, below, E[zo - nh:zo], e, 0.0)  # (0: the raw sums)
             for i in range(nh):
-                c = eta * E[zo + i]
-                r = off + i * (nh + 1)
+                c = eta * e[i]
                 for j in range(nh):
-                    U[r + j] += c * Z[zo - nh + j]
-                U[r + nh] += c
+                    M[i, j] += c * below[j]
+                M[i, nh] += c
         else:
             for i in range(nh):
                 c = eta * E[i]
@@ -252,6 +259,18 @@ def _multiclass(state, params, idx, val, y, sw, out, seen):
 KERNELS = native(declare("neural.hbp", params=("eta", "beta", "floor", "hedge"),
                          scratch=("Z", "P"), score=_score, binary=_binary,
                          multiclass=_multiclass))
+
+
+def _attribute(which, part, name, doc):
+    """A readable and assignable view of the hidden layers (``which`` 0) or the heads (1),
+    weights (``part`` 0) or biases (1)."""
+    def get(self):
+        return self._get(which, part)
+
+    @locked
+    def assign(self, values):
+        self._set(which, part, values, name)
+    return property(get, assign, doc=doc)
 
 
 class HBPClassifier(FeatureMapModel, OnlineClassifier):
@@ -417,35 +436,13 @@ class HBPClassifier(FeatureMapModel, OnlineClassifier):
             else:
                 b[...] = v / self.intercept_scaling if i == 0 else v
 
-    coefs_ = property(lambda self: self._get(0, 0), doc="The hidden layers' weights, "
-                      "(fan_in, fan_out) each; assignable (same shapes).")
-    intercepts_ = property(lambda self: self._get(0, 1),
-                           doc="The hidden layers' biases; assignable.")
-    head_coefs_ = property(lambda self: self._get(1, 0),
-                           doc="The L + 1 experts' weights, depth 0 (the input) first, "
-                               "(fan_in, K) each (K = 1 for two classes); assignable.")
-    head_intercepts_ = property(lambda self: self._get(1, 1),
-                                doc="The experts' biases; assignable.")
-
-    @coefs_.setter
-    @locked
-    def coefs_(self, values):
-        self._set(0, 0, values, "coefs_")
-
-    @intercepts_.setter
-    @locked
-    def intercepts_(self, values):
-        self._set(0, 1, values, "intercepts_")
-
-    @head_coefs_.setter
-    @locked
-    def head_coefs_(self, values):
-        self._set(1, 0, values, "head_coefs_")
-
-    @head_intercepts_.setter
-    @locked
-    def head_intercepts_(self, values):
-        self._set(1, 1, values, "head_intercepts_")
+    coefs_ = _attribute(0, 0, "coefs_", "The hidden layers' weights, (fan_in, fan_out) "
+                        "each; assignable (same shapes).")
+    intercepts_ = _attribute(0, 1, "intercepts_", "The hidden layers' biases; assignable.")
+    head_coefs_ = _attribute(1, 0, "head_coefs_", "The L + 1 experts' weights, depth 0 (the "
+                             "input) first, (fan_in, K) each (K = 1 for two classes); "
+                             "assignable.")
+    head_intercepts_ = _attribute(1, 1, "head_intercepts_", "The experts' biases; assignable.")
 
     @property
     def alpha_(self):

@@ -55,8 +55,8 @@ from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
 from .._validation import check_bool, check_choice, check_number
-from ._layers import (ACTIVATIONS, SOLVERS, activate, back, check_unchanged, forward,
-                      native, slope, step, uniform_init)
+from ._layers import (ACTIVATIONS, SOLVERS, activate_all, back, check_unchanged, descend,
+                      forward, layer, native, step, uniform_init)
 
 PARAMS = ("eta", "alpha", "momentum", "nesterov", "solver", "beta_1", "beta_2",
           "epsilon", "dense", "intercept")
@@ -85,30 +85,49 @@ def _layout(V, W, U, N, Z):
 
 
 @njit(inline="always")
+def _full(idx, d):
+    """Whether the row is every column in order (a dense row): then it is copied into
+    the scratch ``X`` and the first layer's loops run over contiguous memory."""
+    if idx.shape[0] != d:
+        return False
+    for q in range(d):
+        if idx[q] != q:
+            return False
+    return True
+
+
+@njit(inline="always")
 def _score(state, idx, val, out):
     """Forward pass: every hidden unit's output into ``Z`` (layer after layer), the K
     output logits (or the regression output) into ``out``."""
-    V, W, U, N, Z = state[0], state[1], state[2][0], state[3][0], state[4][0]
+    V, W, U, N, Z, X = state[0], state[1], state[2][0], state[3][0], state[4][0], state[7][0]
     L = _layout(V, W, U, N, Z)
     act = N[0]
-    for i in range(W.shape[0]):
-        a = 0.0
-        for q in range(idx.shape[0]):
-            a += W[i, idx[q]] * val[q]
-        Z[i] = activate(a, act)
+    d = W.shape[1]
+    if _full(idx, d):
+        for q in range(d):
+            X[q] = val[q]
+        for i in range(W.shape[0]):
+            a = 0.0
+            for q in range(d):
+                a += W[i, q] * X[q]
+            Z[i] = a
+    else:
+        for i in range(W.shape[0]):
+            a = 0.0
+            for q in range(idx.shape[0]):
+                a += W[i, idx[q]] * val[q]
+            Z[i] = a
+    activate_all(Z[:W.shape[0]], act)
     src = 0
     off = 0
     for l in range(2, L + 1):
         n_in, n_out = int(N[l - 1]), int(N[l])
-        forward(U, off, Z, src, n_in, src + n_in, n_out, act)
+        forward(layer(U, off, n_in, n_out), Z[src:src + n_in],
+                Z[src + n_in:src + n_in + n_out], act)
         off += n_out * (n_in + 1)
         src += n_in
-    H = V.shape[1] - 1
-    for k in range(V.shape[0]):
-        a = V[k, H]
-        for j in range(H):
-            a += V[k, j] * Z[src + j]
-        out[k] = a
+    forward(V, Z[src:], out, 0.0)
 
 
 @njit(inline="always")
@@ -121,60 +140,92 @@ def _learn(state, params, idx, val, sw):
     act = N[0]
     alpha = params.alpha
     lr = params.eta
+    plain = params.solver == 0.0 and params.momentum == 0.0
     if params.solver == 2.0:
         T[0] += 1.0
         lr = params.eta * math.sqrt(1.0 - params.beta_2 ** T[0]) / \
             (1.0 - params.beta_1 ** T[0])
     K, H = V.shape[0], V.shape[1] - 1
     top = Z.shape[0] - H
-    for j in range(H):  # the last hidden layer's errors, from V before its step
-        acc = 0.0
+    delta = O[:, 0]
+    back(V, Z[top:], E[top:], delta, act)  # from V before its step
+    if plain:
+        descend(V, Z[top:], delta, sw, lr, alpha)
+    else:
+        Vf, MVf, SVf = V.reshape(V.size), MV.reshape(MV.size), SV.reshape(SV.size)
         for k in range(K):
-            acc += O[k, 0] * V[k, j]
-        E[top + j] = slope(Z[top + j], act) * acc
-    Vf, MVf, SVf = V.reshape(V.size), MV.reshape(MV.size), SV.reshape(SV.size)
-    for k in range(K):
-        e = sw * O[k, 0]
-        r = k * (H + 1)
-        for j in range(H):
-            step(Vf, MVf, SVf, r + j, -e * Z[top + j] + alpha * Vf[r + j], params, lr)
-        step(Vf, MVf, SVf, r + H, -e, params, lr)
+            e = sw * delta[k]
+            r = k * (H + 1)
+            for j in range(H):
+                step(Vf, MVf, SVf, r + j, -e * Z[top + j] + alpha * Vf[r + j], params, lr)
+            step(Vf, MVf, SVf, r + H, -e, params, lr)
     dst = top
     off = U.shape[0]
     for l in range(N.shape[0] - 1, 1, -1):  # the deeper hidden layers, top down
         n_in, n_out = int(N[l - 1]), int(N[l])
         src = dst - n_in
         off -= n_out * (n_in + 1)
-        back(U, off, Z, src, n_in, E, dst, n_out, act)
-        for i in range(n_out):
-            e = sw * E[dst + i]
-            r = off + i * (n_in + 1)
-            for j in range(n_in):
-                step(U, MU, SU, r + j, -e * Z[src + j] + alpha * U[r + j], params, lr)
-            step(U, MU, SU, r + n_in, -e, params, lr)
+        M = layer(U, off, n_in, n_out)
+        back(M, Z[src:dst], E[src:dst], E[dst:dst + n_out], act)
+        if plain:
+            descend(M, Z[src:dst], E[dst:dst + n_out], sw, lr, alpha)
+        else:
+            for i in range(n_out):
+                e = sw * E[dst + i]
+                r = off + i * (n_in + 1)
+                for j in range(n_in):
+                    step(U, MU, SU, r + j, -e * Z[src + j] + alpha * U[r + j], params, lr)
+                step(U, MU, SU, r + n_in, -e, params, lr)
         dst = src
     d = W.shape[1]
+    b = int(params.intercept)
+    full = _full(idx, d)
+    if plain and full:  # contiguous: the row is in X (the score put it there)
+        for i in range(W.shape[0]):
+            e = sw * E[i]
+            if b:
+                W[i, 0] -= lr * (-e * X[0])
+            if alpha == 0.0:
+                c = lr * e
+                for q in range(b, d):
+                    W[i, q] += c * X[q]
+            else:
+                for q in range(b, d):
+                    W[i, q] -= lr * (-e * X[q] + alpha * W[i, q])
+        _clear(X)
+        return 1
     Wf, MWf, SWf = W.reshape(W.size), MW.reshape(MW.size), SW.reshape(SW.size)
     if params.dense == 0.0:  # only the row's columns have a gradient
         for i in range(W.shape[0]):
             e = sw * E[i]
             for q in range(idx.shape[0]):
                 step(Wf, MWf, SWf, i * d + idx[q], -e * val[q], params, lr)
-    else:  # every weight moves (momentum, Adam, L2): the row scattered into X
+        if full:
+            _clear(X)
+        return 1
+    if not full:  # every weight moves (momentum, Adam, L2): the row scattered into X
+        for q in range(d):
+            X[q] = 0.0
         for q in range(idx.shape[0]):
             X[idx[q]] += val[q]
-        b = int(params.intercept)
-        for i in range(W.shape[0]):
-            e = sw * E[i]
-            r = i * d
-            for j in range(d):
-                g = -e * X[j]
-                if j >= b:
-                    g += alpha * Wf[r + j]
-                step(Wf, MWf, SWf, r + j, g, params, lr)
-        for q in range(idx.shape[0]):
-            X[idx[q]] = 0.0
+    for i in range(W.shape[0]):
+        e = sw * E[i]
+        r = i * d
+        for j in range(d):
+            g = -e * X[j]
+            if j >= b:
+                g += alpha * Wf[r + j]
+            step(Wf, MWf, SWf, r + j, g, params, lr)
+    _clear(X)
     return 1
+
+
+@njit(inline="always")
+def _clear(X):
+    """The scratch row back to 0 after a rule (a dense row and its CSR copy then leave
+    the same state)."""
+    for q in range(X.shape[0]):
+        X[q] = 0.0
 
 
 @njit(inline="always")
