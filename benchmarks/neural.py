@@ -307,7 +307,7 @@ def elec2(args, out):
     res.append(("olearn `MLPClassifier()` (defaults)", (p == y).mean(), t))
     from river import linear_model, preprocessing
     for label, model in (("River `LogisticRegression()`", linear_model.LogisticRegression()),
-                         ("River `StandardScaler() | LogisticRegression()`",
+                         ("River `StandardScaler() \\| LogisticRegression()`",
                           preprocessing.StandardScaler() | linear_model.LogisticRegression())):
         def loop():
             hits = 0

@@ -408,6 +408,14 @@ class MLP(FeatureMapModel):
             off += n
         return out
 
+    @classmethod
+    def from_state(cls, params, meta, arrays):
+        """``OnlineLearner.from_state``; a saved ``hidden_layer_sizes`` (a JSON list)
+        comes back as the tuple it was."""
+        if isinstance(params, dict) and isinstance(params.get("hidden_layer_sizes"), list):
+            params = {**params, "hidden_layer_sizes": tuple(params["hidden_layer_sizes"])}
+        return super().from_state(params, meta, arrays)
+
     # -------------------------------------------------------- scikit-learn's names
     def _blocks(self):
         """(weights (fan_out, fan_in), biases) per layer, views of the state."""
@@ -488,3 +496,13 @@ class MLPClassifier(MLP, OnlineClassifier):
 
 class MLPRegressor(MLP, OnlineRegressor):
     __doc__ = DOC.format(what="regressor", loss="squared error")
+
+    # (Adam and 0.001, scikit-learn's defaults: the squared error's gradient grows with
+    # the targets, and the constant step diverged on scikit-learn's checks, whose
+    # targets are in the hundreds; Adam's step is bounded by the learning rate)
+    def __init__(self, hidden_layer_sizes=(100,), activation="relu", solver="adam",
+                 learning_rate_init=0.001, alpha=0.0, momentum=0.0,
+                 nesterovs_momentum=False, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=0):
+        store_params(self, locals())
