@@ -29,7 +29,7 @@ from typing import NamedTuple
 #: the packages whose modules hold olearn's learner classes (the test checks that every
 #: learner class in them is in :data:`LEARNERS` or in :data:`UNNAMED`)
 LEARNER_PACKAGES = ("olearn.linear", "olearn.second_order", "olearn.sparse", "olearn.kernel",
-                    "olearn.multiclass", "olearn.ensemble")
+                    "olearn.multiclass", "olearn.ensemble", "olearn.neural")
 
 #: name -> ("module:Class", parameters of the named variant), every learner olearn ships
 LEARNERS = {
@@ -93,6 +93,10 @@ LEARNERS = {
     "fogd-reg": ("olearn.kernel.fogd:FOGDRegressor", {}),
     "nogd": ("olearn.kernel.nogd:NOGDClassifier", {}),
     "nogd-reg": ("olearn.kernel.nogd:NOGDRegressor", {}),
+    # olearn.neural: networks trained online (issue 29)
+    "mlp": ("olearn.neural.mlp:MLPClassifier", {}),
+    "mlp-reg": ("olearn.neural.mlp:MLPRegressor", {}),
+    "hbp": ("olearn.neural.hbp:HBPClassifier", {}),
     # olearn.ensemble: nothing to tune
     "auto": ("olearn.ensemble.auto:AutoClassifier", {}),
     "auto-reg": ("olearn.ensemble.auto:AutoRegressor", {}),

@@ -146,3 +146,71 @@ def make_separable(n=1000, d=10, margin=0.1, radius=1.0, random_state=0):
     X = (y * s)[:, None] * w_star + v * scale[:, None]
     p = rng.permutation(n)
     return X[p], y[p], w_star
+
+
+# ------------------------------------------------------------ the streams of Sahoo et al.
+def _relu_concept(rng, n_features, depth, width=100):
+    """A random relu network (``depth`` hidden layers of ``width`` units, He-normal
+    weights, zero biases, 2 outputs): one concept of Sahoo et al.'s streams.  The deep
+    relu features of standard normal rows share a large common part, so the label is
+    ``out_1 - out_0`` above its median over 20,000 rows drawn for the purpose: the two
+    classes are balanced."""
+    sizes = [n_features] + [width] * depth + [2]
+    weights = [rng.standard_normal((a, b)) * np.sqrt(2.0 / a) for a, b in zip(sizes, sizes[1:])]
+    return weights, float(np.median(_margin(weights, rng.standard_normal((20_000, n_features)))))
+
+
+def _margin(weights, X):
+    h = X
+    for W in weights[:-1]:
+        h = np.maximum(h @ W, 0.0)
+    out = h @ weights[-1]
+    return out[:, 1] - out[:, 0]
+
+
+def _label(concept, X):
+    weights, threshold = concept
+    return (_margin(weights, X) > threshold).astype(np.int64)
+
+
+def _concept_stream(n_samples, n_features, depths, random_state):
+    """Standard normal rows in ``len(depths)`` equal consecutive segments, segment ``i``
+    labelled by the concept ``depths[i]`` names (an int: a fresh network of that depth;
+    a reference ``("again", j)``: segment ``j``'s network)."""
+    n_samples = int(n_samples)
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be >= 1, got {n_samples}")
+    rng = np.random.default_rng(random_state)
+    concepts = []
+    for d in depths:
+        concepts.append(concepts[d[1]] if isinstance(d, tuple) else
+                        _relu_concept(rng, n_features, d))
+    X = rng.standard_normal((n_samples, n_features))
+    y = np.empty(n_samples, dtype=np.int64)
+    edges = np.linspace(0, n_samples, len(depths) + 1).round().astype(int)
+    for c, lo, hi in zip(concepts, edges, edges[1:]):
+        for a in range(lo, hi, 65536):  # bounded memory
+            b = min(hi, a + 65536)
+            y[a:b] = _label(c, X[a:b])
+    return X, y
+
+
+def make_syn8(n_samples=500_000, n_features=50, random_state=0):
+    """Syn8 of Sahoo, Pham, Lu, Hoi (IJCAI 2018, section 5): 50 standard normal features,
+    two classes from a randomly initialised network of 8 hidden layers of 100 relu units
+    (the paper's description; its 5 million rows are ``n_samples``; the law of the
+    random weights, He-normal with zero biases, is this generator's choice).  Returns
+    ``(X, y)``, ``y`` in {0, 1}."""
+    return _concept_stream(n_samples, n_features, [8], random_state)
+
+
+def make_cd1(n_samples=450_000, n_features=50, random_state=0):
+    """CD1 of Sahoo et al. (2018): concept drift C1 -> C2 -> C1 in three equal segments,
+    each concept a random 8-layer relu network as :func:`make_syn8`'s."""
+    return _concept_stream(n_samples, n_features, [8, 8, ("again", 0)], random_state)
+
+
+def make_cd2(n_samples=450_000, n_features=50, random_state=0):
+    """CD2 of Sahoo et al. (2018): C1 -> C2 -> C3 in three equal segments, C1 and C3
+    random 8-layer relu networks, C2 a 6-layer one."""
+    return _concept_stream(n_samples, n_features, [8, 6, 8], random_state)

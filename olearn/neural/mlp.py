@@ -1,0 +1,508 @@
+"""Multilayer perceptrons trained by online backpropagation, one example at a time.
+
+The rule is the box "Online BackPropagation" of the seed text (chapter 7, "Other online
+learning techniques"): for each layer ``l = 1..L`` the total input ``z^l_i`` and the
+output ``s^l_i = f(z^l_i)`` (``s^0 = x``); from the top down the errors
+``delta^L_i = f'(z^L_i) (y_i - s^L_i)`` and ``delta^l_i = f'(z^l_i) sum_r delta^{l+1}_r
+w^{l+1}_{ri}``, every error computed from the weights before their step; then every
+weight moved by ``Delta w^l_{ij} = rho delta^l_i s^{l-1}_j`` (``rho`` is
+``learning_rate_init``).  Regression is the box itself (an identity output unit and the
+squared error).  Classification replaces the output layer by the same chapter's
+log-linear model, ``p(k | x) = exp(f_k) / sum_k' exp(f_k')`` over the classes seen so
+far, trained on its cross-entropy: the output errors are then ``delta_k = [k = y] -
+p_k`` (binary: one logit ``f`` and ``p = sigma(f)``, the two-class softmax with one
+class's logit fixed at 0, as scikit-learn's ``MLPClassifier``: ``delta = [y = 1] - p``).
+
+A sample weight multiplies the row's gradient.  ``alpha`` adds the L2 gradient
+``alpha w`` to every weight but the biases.  ``solver`` picks the step of each weight
+on its gradient ``g = -delta s + alpha w`` (scikit-learn's ``_stochastic_optimizers``
+formulas, applied per example): ``"sgd"`` with ``momentum = 0`` is the seed's constant
+step ``w -= rho g``; ``momentum = mu`` keeps a velocity ``m = mu m - rho g`` (``w += m``;
+``nesterovs_momentum=True``: ``w += mu m - rho g``); ``"adagrad"`` (Duchi, Hazan,
+Singer 2011) ``v += g^2``, ``w -= rho g / (sqrt(v) + epsilon)``; ``"adam"`` (Kingma and
+Ba 2015) with scikit-learn's bias correction ``rho_t = rho sqrt(1 - beta_2^t) / (1 -
+beta_1^t)``.
+
+Initial weights (seeded by ``random_state``): the hidden layers' weights and biases
+uniform in ``+-sqrt(6 / fan_in)`` (He et al. 2015) for relu units, ``+-sqrt(6 / (fan_in
++ fan_out))`` (Glorot and Bengio 2010) for tanh, logistic and identity units (scikit-
+learn draws every layer from Glorot's range, with ``2`` for ``6`` for logistic units);
+the output layer starts at 0 (the first prediction is the uniform distribution, and
+swapping the two labels of a binary stream negates the model exactly); input columns
+that appear after the start (a dict's new features, a widened stream) start at 0, so
+that a feature first met changes no score until the network learns from it.  The
+first layer's biases are the weights of the constant feature (``fit_intercept``,
+value ``intercept_scaling``).
+
+Cost per row: ``O(nnz(x) H_1 + sum_l H_l H_{l+1})`` with plain "sgd" or "adagrad" and
+``alpha = 0`` (a weight of an absent input has gradient 0); momentum, Adam and ``alpha >
+0`` move every first-layer weight each row (``O(d H_1)``), as the dense optimisers do.
+
+``coefs_[i]`` (fan_in, fan_out) and ``intercepts_[i]`` are scikit-learn's names and
+shapes, readable after the first call and assignable (same shapes: a warm start from
+given weights).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..base import OnlineClassifier, OnlineRegressor
+from ..feature_map import FeatureMapModel
+from ..linear import logistic_proba
+from ..protocol import Slot, declare
+from .._estimator import check_is_fitted
+from .._locking import locked
+from .._params import store_params
+from .._validation import check_bool, check_choice, check_number
+from ._layers import (ACTIVATIONS, SOLVERS, activate_all, back, check_unchanged, descend,
+                      forward, layer, native, step, uniform_init)
+
+PARAMS = ("eta", "alpha", "momentum", "nesterov", "solver", "beta_1", "beta_2",
+          "epsilon", "dense", "intercept")
+
+
+# ---------------------------------------------------------------- compiled
+@njit(inline="always")
+def _layout(V, W, U, N, Z):
+    """The number of hidden layers, after checking the layout row ``N`` (activation
+    code, then the widths) against the arrays: a saved or edited state whose widths do
+    not fit its arrays is refused before any index is read."""
+    L = N.shape[0] - 1
+    ok = L >= 1 and N[1] == W.shape[0] and N[L] == V.shape[1] - 1
+    units = 0.0
+    weights = 0.0
+    for l in range(1, L + 1):
+        h = N[l]
+        if not (h >= 1.0 and h == math.floor(h)):
+            ok = False
+        units += h
+        if l > 1:
+            weights += h * (N[l - 1] + 1.0)
+    if not ok or units != Z.shape[0] or weights != U.shape[0]:
+        raise ValueError("the network's layout does not fit its weight arrays")
+    return L
+
+
+@njit(inline="always")
+def _full(idx, d):
+    """Whether the row is every column in order (a dense row): then it is copied into
+    the scratch ``X`` and the first layer's loops run over contiguous memory."""
+    if idx.shape[0] != d:
+        return False
+    for q in range(d):
+        if idx[q] != q:
+            return False
+    return True
+
+
+@njit(inline="always")
+def _score(state, idx, val, out):
+    """Forward pass: every hidden unit's output into ``Z`` (layer after layer), the K
+    output logits (or the regression output) into ``out``."""
+    V, W, U, N, Z, X = state[0], state[1], state[2][0], state[3][0], state[4][0], state[7][0]
+    L = _layout(V, W, U, N, Z)
+    act = N[0]
+    d = W.shape[1]
+    if _full(idx, d):
+        for q in range(d):
+            X[q] = val[q]
+        for i in range(W.shape[0]):
+            a = 0.0
+            for q in range(d):
+                a += W[i, q] * X[q]
+            Z[i] = a
+    else:
+        for i in range(W.shape[0]):
+            a = 0.0
+            for q in range(idx.shape[0]):
+                a += W[i, idx[q]] * val[q]
+            Z[i] = a
+    activate_all(Z[:W.shape[0]], act)
+    src = 0
+    off = 0
+    for l in range(2, L + 1):
+        n_in, n_out = int(N[l - 1]), int(N[l])
+        forward(layer(U, off, n_in, n_out), Z[src:src + n_in],
+                Z[src + n_in:src + n_in + n_out], act)
+        off += n_out * (n_in + 1)
+        src += n_in
+    forward(V, Z[src:], out, 0.0)
+
+
+@njit(inline="always")
+def _learn(state, params, idx, val, sw):
+    """Backward pass from the output errors ``O[:, 0]`` and every weight's step."""
+    V, W, U, N, Z = state[0], state[1], state[2][0], state[3][0], state[4][0]
+    E, O, X = state[5][0], state[6], state[7][0]
+    MV, SV, MW, SW = state[8], state[9], state[10], state[11]
+    MU, SU, T = state[12][0], state[13][0], state[14][0]
+    act = N[0]
+    alpha = params.alpha
+    lr = params.eta
+    plain = params.solver == 0.0 and params.momentum == 0.0
+    if params.solver == 2.0:
+        T[0] += 1.0
+        lr = params.eta * math.sqrt(1.0 - params.beta_2 ** T[0]) / \
+            (1.0 - params.beta_1 ** T[0])
+    K, H = V.shape[0], V.shape[1] - 1
+    top = Z.shape[0] - H
+    delta = O[:, 0]
+    back(V, Z[top:], E[top:], delta, act)  # from V before its step
+    if plain:
+        descend(V, Z[top:], delta, sw, lr, alpha)
+    else:
+        Vf, MVf, SVf = V.reshape(V.size), MV.reshape(MV.size), SV.reshape(SV.size)
+        for k in range(K):
+            e = sw * delta[k]
+            r = k * (H + 1)
+            for j in range(H):
+                step(Vf, MVf, SVf, r + j, -e * Z[top + j] + alpha * Vf[r + j], params, lr)
+            step(Vf, MVf, SVf, r + H, -e, params, lr)
+    dst = top
+    off = U.shape[0]
+    for l in range(N.shape[0] - 1, 1, -1):  # the deeper hidden layers, top down
+        n_in, n_out = int(N[l - 1]), int(N[l])
+        src = dst - n_in
+        off -= n_out * (n_in + 1)
+        M = layer(U, off, n_in, n_out)
+        back(M, Z[src:dst], E[src:dst], E[dst:dst + n_out], act)
+        if plain:
+            descend(M, Z[src:dst], E[dst:dst + n_out], sw, lr, alpha)
+        else:
+            for i in range(n_out):
+                e = sw * E[dst + i]
+                r = off + i * (n_in + 1)
+                for j in range(n_in):
+                    step(U, MU, SU, r + j, -e * Z[src + j] + alpha * U[r + j], params, lr)
+                step(U, MU, SU, r + n_in, -e, params, lr)
+        dst = src
+    d = W.shape[1]
+    b = int(params.intercept)
+    full = _full(idx, d)
+    if plain and full:  # contiguous: the row is in X (the score put it there)
+        for i in range(W.shape[0]):
+            e = sw * E[i]
+            if b:
+                W[i, 0] -= lr * (-e * X[0])
+            if alpha == 0.0:
+                c = lr * e
+                for q in range(b, d):
+                    W[i, q] += c * X[q]
+            else:
+                for q in range(b, d):
+                    W[i, q] -= lr * (-e * X[q] + alpha * W[i, q])
+        _clear(X)
+        return 1
+    Wf, MWf, SWf = W.reshape(W.size), MW.reshape(MW.size), SW.reshape(SW.size)
+    if params.dense == 0.0:  # only the row's columns have a gradient
+        for i in range(W.shape[0]):
+            e = sw * E[i]
+            for q in range(idx.shape[0]):
+                step(Wf, MWf, SWf, i * d + idx[q], -e * val[q], params, lr)
+        if full:
+            _clear(X)
+        return 1
+    if not full:  # every weight moves (momentum, Adam, L2): the row scattered into X
+        for q in range(d):
+            X[q] = 0.0
+        for q in range(idx.shape[0]):
+            X[idx[q]] += val[q]
+    for i in range(W.shape[0]):
+        e = sw * E[i]
+        r = i * d
+        for j in range(d):
+            g = -e * X[j]
+            if j >= b:
+                g += alpha * Wf[r + j]
+            step(Wf, MWf, SWf, r + j, g, params, lr)
+    _clear(X)
+    return 1
+
+
+@njit(inline="always")
+def _clear(X):
+    """The scratch row back to 0 after a rule (a dense row and its CSR copy then leave
+    the same state)."""
+    for q in range(X.shape[0]):
+        X[q] = 0.0
+
+
+@njit(inline="always")
+def _binary(state, params, idx, val, y, sw, out, seen):
+    """Logistic output, ``y`` in {-1, +1}: ``delta = [y = 1] - sigma(f) = y sigma(-y f)``."""
+    state[6][0, 0] = y / (1.0 + math.exp(y * out[0]))
+    return _learn(state, params, idx, val, sw)
+
+
+@njit(inline="always")
+def _multiclass(state, params, idx, val, y, sw, out, seen):
+    """Softmax over the classes seen so far: ``delta_k = [k = y] - p_k``."""
+    O = state[6]
+    K = out.shape[0]
+    top = -np.inf
+    for k in range(K):
+        if seen[k] and out[k] > top:
+            top = out[k]
+    total = 0.0
+    for k in range(K):
+        O[k, 0] = math.exp(out[k] - top) if seen[k] else 0.0
+        total += O[k, 0]
+    for k in range(K):
+        O[k, 0] = -O[k, 0] / total
+    O[int(y), 0] += 1.0
+    return _learn(state, params, idx, val, sw)
+
+
+@njit(inline="always")
+def _regression(state, params, idx, val, y, sw, out, seen):
+    """Identity output, squared error: ``delta = y - f`` (the seed's box)."""
+    state[6][0, 0] = y - out[0]
+    return _learn(state, params, idx, val, sw)
+
+
+KERNELS = native(declare("neural.mlp", params=PARAMS, scratch=("Z", "E", "O", "X"),
+                         score=_score, binary=_binary, multiclass=_multiclass,
+                         regression=_regression))
+
+
+# ---------------------------------------------------------------- estimator
+DOC = """Multilayer perceptron {what}, online backpropagation ({loss}): the seed's
+    box, one example at a time (the rule, initialisation and cost: ``olearn.neural.mlp``).
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, the widths of the hidden layers (at least one).
+    activation : "relu", "tanh", "logistic" or "identity", the hidden units' f.
+    solver : "sgd" (momentum 0: the seed's constant step), "adagrad" or "adam".
+    learning_rate_init : float, the step rho (> 0).
+    alpha : float, L2 penalty on the weights, not the biases (>= 0).
+    momentum : float in [0, 1), "sgd" only.
+    nesterovs_momentum : bool, Nesterov's form of the momentum step.
+    beta_1, beta_2 : float in [0, 1), Adam's moment decays.
+    epsilon : float, AdaGrad's and Adam's denominator guard (> 0).
+    fit_intercept : bool, the first hidden layer has biases (the constant feature).
+    intercept_scaling, epochs, shuffle : see ``OnlineLearner``.
+    random_state : int or None, seeds the initial weights (and fit's shuffling).
+    """
+
+
+class MLP(FeatureMapModel):
+    """Mixin: the network's parameters, state, initial weights, ``coefs_``."""
+
+    kernels = KERNELS
+    _tags = {"multiclass": "native",
+             "width_dependent": "the first layer's initial weights are drawn for the "
+                                "columns known at the start; later columns start at 0"}
+
+    def __init__(self, hidden_layer_sizes=(100,), activation="relu", solver="sgd",
+                 learning_rate_init=0.05, alpha=0.0, momentum=0.0,
+                 nesterovs_momentum=False, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=0):
+        store_params(self, locals())
+
+    # -------------------------------------------------------- extension points
+    def _sizes(self):
+        sizes = self.hidden_layer_sizes
+        if isinstance(sizes, (int, np.integer)):
+            sizes = (sizes,)
+        return tuple(int(h) for h in sizes)
+
+    @property
+    def slots(self):
+        H = self._sizes()
+        units = sum(H)
+        deep = sum(H[l] * (H[l - 1] + 1) for l in range(1, len(H)))
+        m = self.solver == "adam" or (self.solver == "sgd" and self.momentum != 0)
+        v = self.solver in ("adam", "adagrad")
+        return (Slot("V", ("K", H[-1] + 1), signed=True),   # output layer, bias last
+                Slot("W", (H[0], "d")),                    # first hidden layer
+                Slot("U", (1, deep)),                      # deeper layers, flat
+                Slot("N", (1, len(H) + 1), mix="same"),    # activation code, widths
+                Slot("Z", (1, units), mix="reset"),        # the row's hidden outputs
+                Slot("E", (1, units), mix="reset"),        # their errors
+                Slot("O", ("K", 1), mix="reset"),          # the output errors
+                Slot("X", (1, "d"), mix="reset"),          # the row, scattered
+                Slot("MV", ("K", (H[-1] + 1) * m), signed=True),  # first moments
+                Slot("SV", ("K", (H[-1] + 1) * v)),               # second moments
+                Slot("MW", (H[0] * m, "d")),
+                Slot("SW", (H[0] * v, "d")),
+                Slot("MU", (1, deep * m)),
+                Slot("SU", (1, deep * v)),
+                Slot("T", (1, 1), mix="max"))              # Adam's step count
+
+    def check_params(self):
+        sizes = self.hidden_layer_sizes
+        if isinstance(sizes, (int, np.integer)):
+            sizes = (sizes,)
+        if not (isinstance(sizes, (tuple, list)) and len(sizes) >= 1 and all(
+                isinstance(h, (int, np.integer)) and not isinstance(h, bool) and h >= 1
+                for h in sizes)):
+            raise ValueError("hidden_layer_sizes must be a tuple of positive integers, "
+                             f"got {self.hidden_layer_sizes!r}")
+        check_choice("activation", self.activation, tuple(ACTIVATIONS))
+        check_choice("solver", self.solver, tuple(SOLVERS))
+        check_number("learning_rate_init", self.learning_rate_init, low=0.0, low_open=True)
+        check_number("alpha", self.alpha, low=0.0)
+        check_number("momentum", self.momentum, low=0.0, high=1.0, high_open=True)
+        check_bool("nesterovs_momentum", self.nesterovs_momentum)
+        check_number("beta_1", self.beta_1, low=0.0, high=1.0, high_open=True)
+        check_number("beta_2", self.beta_2, low=0.0, high=1.0, high_open=True)
+        check_number("epsilon", self.epsilon, low=0.0, low_open=True)
+        check_unchanged(self)
+        state = getattr(self, "state_", None)
+        if state is not None and state["N"][0, 0] != ACTIVATIONS[self.activation]:
+            raise ValueError("activation changed after learning started; call fit() to "
+                             "start afresh")
+
+    def kernel_params(self):
+        solver = SOLVERS[self.solver]
+        dense = self.alpha > 0 or solver == 2 or (solver == 0 and self.momentum > 0)
+        return {"eta": self.learning_rate_init, "alpha": self.alpha,
+                "momentum": self.momentum if solver == 0 else 0.0,
+                "nesterov": float(bool(self.nesterovs_momentum)), "solver": solver,
+                "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
+                "dense": float(dense), "intercept": float(bool(self.fit_intercept))}
+
+    def init_state(self, name, array, start):
+        """Seeded initial weights of the hidden layers (see the module); the layout row."""
+        H = self._sizes()
+        relu = self.activation == "relu"
+        seed = None if self.random_state is None else int(self.random_state)
+        if name == "N":
+            array[0] = (ACTIVATIONS[self.activation],) + H
+        elif name == "W" and start == 0:
+            b = int(bool(self.fit_intercept))
+            rng = np.random.default_rng(None if seed is None else [seed, 0])
+            w = uniform_init(rng, (array.shape[0], array.shape[1]),
+                             array.shape[1] - b, H[0], relu)
+            array[:] = w
+        elif name == "U" and start == 0:
+            rng = np.random.default_rng(None if seed is None else [seed, 1])
+            off = 0
+            for l in range(1, len(H)):
+                n = H[l] * (H[l - 1] + 1)
+                array[0, off:off + n] = uniform_init(rng, n, H[l - 1], H[l], relu)
+                off += n
+
+    def features(self, X):
+        """The last hidden layer's outputs of validated rows, and the bias unit's 1."""
+        return np.hstack([self._hidden(X)[-1], np.ones((X.shape[0], 1))])
+
+    def _hidden(self, X):
+        """Every hidden layer's outputs for validated rows (numpy)."""
+        H = self._sizes()
+        W, U = self.state_["W"], self.state_["U"][0]
+        f = _NUMPY[self.activation]
+        b = int(bool(self.fit_intercept))
+        a = np.asarray(X @ W[:, b:b + X.shape[1]].T)
+        if b:
+            a = a + self.intercept_scaling * W[:, 0]
+        out = [f(a)]
+        off = 0
+        for l in range(1, len(H)):
+            n = H[l] * (H[l - 1] + 1)
+            M = U[off:off + n].reshape(H[l], H[l - 1] + 1)
+            out.append(f(out[-1] @ M[:, :-1].T + M[:, -1]))
+            off += n
+        return out
+
+    @classmethod
+    def from_state(cls, params, meta, arrays):
+        """``OnlineLearner.from_state``; a saved ``hidden_layer_sizes`` (a JSON list)
+        comes back as the tuple it was."""
+        if isinstance(params, dict) and isinstance(params.get("hidden_layer_sizes"), list):
+            params = {**params, "hidden_layer_sizes": tuple(params["hidden_layer_sizes"])}
+        return super().from_state(params, meta, arrays)
+
+    # -------------------------------------------------------- scikit-learn's names
+    def _blocks(self):
+        """(weights (fan_out, fan_in), biases) per layer, views of the state."""
+        check_is_fitted(self, "state_")
+        H = self._sizes()
+        W, U, V = self.state_["W"], self.state_["U"][0], self.state_["V"]
+        b = int(bool(self.fit_intercept))
+        blocks = [(W[:, b:b + self.n_features_in_], W[:, 0] if b else None)]
+        off = 0
+        for l in range(1, len(H)):
+            n = H[l] * (H[l - 1] + 1)
+            M = U[off:off + n].reshape(H[l], H[l - 1] + 1)
+            blocks.append((M[:, :-1], M[:, -1]))
+            off += n
+        blocks.append((V[:, :-1], V[:, -1]))
+        return blocks
+
+    @property
+    def coefs_(self):
+        """The weights of each layer, ``coefs_[i]`` of shape (fan_in, fan_out), copies;
+        assign a list of arrays of the same shapes to set them."""
+        return [w.T.copy() for w, _ in self._blocks()]
+
+    @coefs_.setter
+    @locked
+    def coefs_(self, values):
+        blocks = self._blocks()
+        values = _same_shapes("coefs_", values, [w.T for w, _ in blocks])
+        for (w, _), v in zip(blocks, values):
+            w[...] = v.T
+
+    @property
+    def intercepts_(self):
+        """The biases of each layer, ``intercepts_[i]`` of shape (fan_out,), copies (the
+        first layer's: ``intercept_scaling`` times the constant feature's weights, 0
+        without ``fit_intercept``); assignable like ``coefs_``."""
+        c = self.intercept_scaling
+        return [np.zeros(w.shape[0]) if b is None else (c * b if i == 0 else b.copy())
+                for i, (w, b) in enumerate(self._blocks())]
+
+    @intercepts_.setter
+    @locked
+    def intercepts_(self, values):
+        blocks = self._blocks()
+        values = _same_shapes("intercepts_", values, [np.empty(w.shape[0]) for w, _ in blocks])
+        for i, ((w, b), v) in enumerate(zip(blocks, values)):
+            if b is None:
+                if np.any(v != 0):
+                    raise ValueError("intercepts_[0] must be 0 without fit_intercept")
+                continue
+            b[...] = v / self.intercept_scaling if i == 0 else v
+
+
+_NUMPY = {"identity": lambda a: a, "relu": lambda a: np.maximum(a, 0.0), "tanh": np.tanh,
+          "logistic": lambda a: 0.5 * (1.0 + np.tanh(0.5 * a))}
+
+
+def _same_shapes(name, values, like):
+    values = [np.asarray(v, dtype=np.float64) for v in values]
+    if len(values) != len(like) or any(v.shape != u.shape for v, u in zip(values, like)):
+        raise ValueError(f"{name} must be {len(like)} arrays of shapes "
+                         f"{[u.shape for u in like]}, got {[v.shape for v in values]}")
+    if not all(np.isfinite(v).all() for v in values):
+        raise ValueError(f"{name} holds NaN or infinity")
+    return values
+
+
+class MLPClassifier(MLP, OnlineClassifier):
+    __doc__ = DOC.format(what="classifier", loss="softmax and cross-entropy")
+
+    _tags = {"probabilistic": True}
+
+    @locked
+    def predict_proba(self, X):
+        """The softmax over the classes seen (binary: the sigmoid of the logit)."""
+        return logistic_proba(self, self.decision_function(X))
+
+
+class MLPRegressor(MLP, OnlineRegressor):
+    __doc__ = DOC.format(what="regressor", loss="squared error")
+
+    # (Adam and 0.001, scikit-learn's defaults: the squared error's gradient grows with
+    # the targets, and the constant step diverged on scikit-learn's checks, whose
+    # targets are in the hundreds; Adam's step is bounded by the learning rate)
+    def __init__(self, hidden_layer_sizes=(100,), activation="relu", solver="adam",
+                 learning_rate_init=0.001, alpha=0.0, momentum=0.0,
+                 nesterovs_momentum=False, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
+                 fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
+                 random_state=0):
+        store_params(self, locals())
