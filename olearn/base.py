@@ -173,8 +173,11 @@ class OnlineLearner(StateMixin, Estimator):
         return self._kernel_params()
 
     def check_params(self):
-        """Validate the hyper-parameters, once per call (override; raise ValueError)."""
+        """Validate the hyper-parameters, once per call (override; raise ValueError);
+        then the state's layout against them (``check_layout``: a parameter that shapes
+        the state, set on a fitted model, is refused until ``fit``)."""
         self._check_params()
+        self.check_layout()
 
     def batch_scores(self, X):
         """The (n, K) scores of validated rows ``X`` (a C-contiguous float64 array or a
@@ -201,6 +204,7 @@ class OnlineLearner(StateMixin, Estimator):
             d = self.__dict__  # a hyper-parameter changed: drop what was derived from it
             d.pop("_one_cache", None)
             d.pop("_row_buf", None)
+            d.pop("_layout_ok", None)
         object.__setattr__(self, name, value)
 
     def __getstate__(self):
@@ -279,6 +283,8 @@ class OnlineLearner(StateMixin, Estimator):
 
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, reset):
+        if not reset:
+            self.check_layout()  # (rows of a fitted model: its state must fit them)
         return validate_X(self, X, reset)
 
     def _validate(self, X, y, sample_weight, reset):
@@ -317,7 +323,7 @@ class OnlineLearner(StateMixin, Estimator):
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
                      "vocabulary_", "_class_index", "_classes_given", "_classes_fixed",
-                     "_one_cache",
+                     "_one_cache", "_made_as", "_layout_ok",
                      "_row_buf"):
             self.__dict__.pop(name, None)
 
@@ -557,6 +563,9 @@ class OnlineLearner(StateMixin, Estimator):
         the next call); None before any example."""
         if self._is_fresh():
             return None
+        if "_layout_ok" not in self.__dict__:  # (dropped when a hyper-parameter is set)
+            self.check_layout()
+            self.__dict__["_layout_ok"] = True
         row, n = self._one_row(x, grow=False)
         return self._row_scores(row, n)
 
