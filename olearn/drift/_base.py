@@ -184,15 +184,35 @@ class DriftDetector:
         det = cls(**params)
         fresh = det._prepared()
         state = []
+        if set(arrays) != {f"state{i}" for i in range(len(fresh))}:
+            raise ValueError(f"state arrays {sorted(arrays)} are not state0..state"
+                             f"{len(fresh) - 1}")
         for i, a in enumerate(fresh):
             b = arrays[f"state{i}"]
-            if b.shape != a.shape:
-                raise ValueError(f"state{i} has shape {b.shape}, expected {a.shape}")
-            state.append(np.ascontiguousarray(b, dtype=a.dtype))
+            if b.shape != a.shape or b.dtype != a.dtype:
+                raise ValueError(f"state{i} is {b.dtype}{list(b.shape)}, expected "
+                                 f"{a.dtype}{list(a.shape)}")
+            if a.dtype.kind == "f" and not np.isfinite(b).all():
+                raise ValueError(f"state{i} holds NaN or infinity")
+            if a.dtype.kind == "i" and (b < 0).any():
+                raise ValueError(f"state{i} holds a negative count")
+            state.append(np.array(b, dtype=a.dtype, order="C"))
+        det._check_state(tuple(state))
         det._state = tuple(state)
         det.__dict__.pop("_one", None)
-        det.n_ = int(meta["n_"])
-        det.n_detections_ = int(meta["n_detections_"])
-        det.drift_detected = bool(meta["drift_detected"])
-        det.warning_detected = bool(meta["warning_detected"])
+        for key in ("n_", "n_detections_"):
+            if type(meta.get(key)) is not int or meta[key] < 0:
+                raise ValueError(f"{key} must be a non-negative integer")
+        for key in ("drift_detected", "warning_detected"):
+            if type(meta.get(key)) is not bool:
+                raise ValueError(f"{key} must be true or false")
+        det.n_ = meta["n_"]
+        det.n_detections_ = meta["n_detections_"]
+        det.drift_detected = meta["drift_detected"]
+        det.warning_detected = meta["warning_detected"]
         return det
+
+    def _check_state(self, state):
+        """Raise ValueError if loaded state arrays (shapes, dtypes, finite values and
+        non-negative counts already checked) break the detector's invariants
+        (override: the ranges its kernel indexes or loops by)."""

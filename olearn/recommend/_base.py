@@ -273,13 +273,36 @@ class Recommender(Estimator):
 
     @classmethod
     def _import(cls, params, fitted, arrays):
+        """A model from a file, checked before a compiled pass may index it: ids (no
+        duplicates, NaN or out-of-range integers), the (user, item) pairs within the id
+        tables, the counters, then the model's own arrays (``_import_model``: each
+        reshaped to the tables' sizes) finite."""
+        if not isinstance(params, dict) or not isinstance(fitted, dict):
+            raise ValueError("parameters and metadata must be JSON objects")
         model = cls(**params)
         if not fitted.get("started"):
             return model
         model._start()
+        for key in ("users", "items"):
+            if not isinstance(fitted.get(key), list):
+                raise ValueError(f"{key} must be a list of ids")
         model._users, model._items = IdMap(fitted["users"]), IdMap(fitted["items"])
-        pairs = np.asarray(arrays["pairs"], dtype=np.int64).reshape(-1, 2)
+        pairs = arrays.get("pairs")
+        if not isinstance(pairs, np.ndarray) or pairs.dtype.kind not in "iu" \
+                or pairs.ndim != 2 or pairs.shape[1] != 2:
+            raise ValueError("pairs must be an integer (n, 2) array")
+        if pairs.size and (pairs.min() < 0 or pairs[:, 0].max() >= len(model._users)
+                           or pairs[:, 1].max() >= len(model._items)):
+            raise ValueError("pairs name a user or item code outside the id tables")
+        pairs = pairs.astype(np.int64)
         model._pairs, model._n_pairs = pairs.copy(), len(pairs)
-        model.n_seen_ = int(fitted["n_seen"])
+        if type(fitted.get("n_seen")) is not int or fitted["n_seen"] < 0:
+            raise ValueError("n_seen must be a non-negative integer")
+        model.n_seen_ = fitted["n_seen"]
+        for name, v in arrays.items():
+            if not isinstance(v, np.ndarray) or v.dtype.kind not in "fiu":
+                raise ValueError(f"array {name} is not numeric")
+            if v.dtype.kind == "f" and not np.isfinite(v).all():
+                raise ValueError(f"array {name} holds NaN or infinity")
         model._import_model(fitted, arrays)
         return model
