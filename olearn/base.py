@@ -63,6 +63,7 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
 from ._compiled import entry_point as _entry_point
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
 from ._compiled.declare import pack_params
+from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
 from ._locking import locked
 from ._rows import OneRow, kernel_rows
@@ -544,6 +545,10 @@ class OnlineLearner(StateMixin, Estimator):
             raise self._diverged(fitted["t_"], "stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
+        if n and _extreme_row(row[0], row[2], sample_weight) and not self._weights_finite():
+            # (an extreme row can overflow state the scores do not read: the batch
+            # path's check after its pass, made only when a row may have caused it)
+            raise self._diverged(fitted["t_"] - 1, "stream")
         return call
 
     @locked
