@@ -107,8 +107,10 @@ def save(model, path):
     except TypeError as exc:
         raise TypeError(f"cannot save parameters of {cls_name}: {exc}") from None
     fitted, arrays = exported(model)
+    infinite = getattr(model, "_saves_infinity", False)  # (a running minimum's start)
     for name, a in arrays.items():  # (load refuses such a file: the model would be lost)
-        if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and not np.isfinite(a).all():
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and not (
+                ~np.isnan(a) if infinite else np.isfinite(a)).all():
             raise ValueError(f"cannot save {type(model).__name__}: its state "
                              f"{name.rpartition('/')[2]} holds NaN or infinity (the model "
                              "diverged; fit it afresh)")

@@ -16,6 +16,7 @@ import numpy as np
 from .._params import store_params  # noqa: F401 (the subclasses' __init__)
 from .._compiled import entry_point as _entry_point
 from .._locking import locked
+from .._validation import check_saved_array
 
 NONE, WARNING, DRIFT = 0, 1, 2
 
@@ -34,6 +35,8 @@ class DriftDetector:
     Attributes (after updates): ``drift_detected`` and ``warning_detected`` (of the
     last value), ``n_detections_`` (drifts so far), ``n_`` (values seen so far).
     """
+
+    _saves_infinity = True  # (DDM's and Page-Hinkley's running minima start at inf)
 
     _kernel = None          # the subclass's @njit(cache=True) kernel
 
@@ -188,15 +191,8 @@ class DriftDetector:
             raise ValueError(f"state arrays {sorted(arrays)} are not state0..state"
                              f"{len(fresh) - 1}")
         for i, a in enumerate(fresh):
-            b = arrays[f"state{i}"]
-            if b.shape != a.shape or b.dtype != a.dtype:
-                raise ValueError(f"state{i} is {b.dtype}{list(b.shape)}, expected "
-                                 f"{a.dtype}{list(a.shape)}")
-            if a.dtype.kind == "f" and not np.isfinite(b).all():
-                raise ValueError(f"state{i} holds NaN or infinity")
-            if a.dtype.kind == "i" and (b < 0).any():
-                raise ValueError(f"state{i} holds a negative count")
-            state.append(np.array(b, dtype=a.dtype, order="C"))
+            state.append(check_saved_array(f"state{i}", arrays[f"state{i}"], a.shape,
+                                           a.dtype, infinite=True))
         det._check_state(tuple(state))
         det._state = tuple(state)
         det.__dict__.pop("_one", None)

@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 
 from .._params import store_params  # noqa: F401  (re-exported for the strategy files)
-from .._validation import check_number
+from .._validation import check_number, check_saved_array
 from .._locking import locked
 
 
@@ -224,17 +224,10 @@ class Strategy:
                 raise ValueError(f"{p}={getattr(model, p)!r} does not fit the saved state")
         model.n_assets_, model.t_ = m, t
         model._made_sizes = {p: getattr(model, p) for p in cls._size_params}
-        model.state_ = {k: np.array(v, order="C") for k, v in arrays.items()}
+        model.state_ = dict(arrays)
         layout, fresh = model._layout()
         for name, (shape, dtype) in layout.items():
-            v = model.state_[name]
-            if v.shape != shape or v.dtype != dtype:
-                raise ValueError(f"state array {name} is {v.dtype}{list(v.shape)}, the "
-                                 f"parameters need {dtype}{list(shape)}")
-            if v.dtype.kind == "f" and not np.isfinite(v).all():
-                raise ValueError(f"state array {name} holds NaN or infinity")
-            if v.dtype.kind == "i" and (v < 0).any():
-                raise ValueError(f"state array {name} holds a negative count")
+            v = model.state_[name] = check_saved_array(name, arrays[name], shape, dtype)
             if name in cls._fixed and not np.array_equal(v, fresh[name]):
                 raise ValueError(f"state array {name} is not the one the parameters give")
             if name in cls._simplex and v.size and (
