@@ -332,3 +332,29 @@ def test_every_family_round_trips_fresh_and_fitted(tmp_path):
                 s.learn_one(x)
         s.save(tmp_path / "p.olm")
         np.testing.assert_array_equal(load(tmp_path / "p.olm").predict_one(), s.predict_one())
+
+
+@pytest.mark.parametrize("name", ["funk-mf", "biased-mf", "baseline"])
+def test_recommender_divergence_and_extreme_ratings_are_errors(name):
+    """Item 9: ratings of 1e300 or latent_lr=1e6 gave RMSE nan with exit 0; NaN user ids
+    each became a new user; ids past int64 raised OverflowError (item 8)."""
+    from olearn.base import DivergenceError
+    from olearn.recommend import make_recommender
+    rng = np.random.default_rng(0)
+    u, i = rng.integers(0, 20, 500), rng.integers(0, 20, 500)
+    r = rng.integers(1, 6, 500).astype(float)
+    m = make_recommender(name)
+    m.set_params(**{k: 1e6 for k in m.get_params() if k.endswith("lr")})
+    with pytest.raises(DivergenceError, match="diverged at rating"):
+        m.partial_fit(u, i, r)
+    with pytest.raises(ValueError, match="within"):
+        make_recommender(name).learn_one(1, 2, 1e300)
+    with pytest.raises(ValueError, match="beyond"):
+        make_recommender(name).partial_fit([1], [2], [1e300])
+    for bad in (float("nan"), 2 ** 63):
+        with pytest.raises(ValueError, match="ids"):
+            make_recommender(name).learn_one(bad, 2, 3.0)
+        m = make_recommender(name).partial_fit([1], [2], [3.0])
+        with pytest.raises(ValueError, match="ids"):
+            ids = np.array([bad, 1], dtype=np.float64 if bad != bad else np.uint64)
+            m.partial_fit(ids, [2, 2], [3.0, 3.0])

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 from .._estimator import Estimator
+from .._validation import MAX_TARGET
 
 from ._ids import IdMap, first_positions
 from .._locking import locked
@@ -29,9 +30,23 @@ def check_stream(users, items, ratings=None):
     if r.ndim != 1 or r.shape[0] != n:
         raise ValueError(f"ratings must be a 1-D sequence of {n} numbers, got shape "
                          f"{r.shape}")
-    if not np.all(np.isfinite(r)):
-        raise ValueError("ratings must be finite numbers")
+    if not np.all(np.abs(r) <= MAX_TARGET):
+        raise ValueError("ratings must be finite numbers" if not np.all(np.isfinite(r)) else
+                         f"ratings beyond +-{MAX_TARGET:g}: scale them (their squares "
+                         "overflow)")
     return np.ascontiguousarray(r)
+
+
+def _check_outputs(model, out, start=0):
+    """The divergence error naming the first rating whose prediction (made before it was
+    learned) is non-finite: latent_lr=1e6 made the factors overflow silently."""
+    if not np.isfinite(out).all():
+        from ..base import DivergenceError
+        row = int(np.argmin(np.isfinite(out)))
+        raise DivergenceError(
+            f"{type(model).__name__} diverged at rating {start + row}: its predictions "
+            "became non-finite (try a smaller learning rate or regularisation; make a "
+            "fresh model)", row=start + row, where="batch", learner=type(model).__name__)
 
 
 def grown(a, n_rows, fill):
@@ -151,6 +166,7 @@ class Recommender(Estimator):
         u, i = self._encode_growing(users, items)
         self._learn(u, i, r, out)
         self._remember(u, i)
+        _check_outputs(self, out)
         return out
 
     @locked
@@ -172,8 +188,9 @@ class Recommender(Estimator):
             r = float(rating)
         except (TypeError, ValueError):
             r = math.nan
-        if not math.isfinite(r):
-            raise ValueError(f"ratings must be finite numbers, got {rating!r}")
+        if not abs(r) <= MAX_TARGET:
+            raise ValueError(f"ratings must be finite numbers within +-{MAX_TARGET:g}, got "
+                             f"{rating!r}")
         if not self._started():
             self._start()
         else:
@@ -193,6 +210,7 @@ class Recommender(Estimator):
         one[0][0], one[1][0], one[2][0] = u, i, r
         self._learn(one[0], one[1], one[2], one[3])
         self._remember(one[0], one[1])
+        _check_outputs(self, one[3])
         return float(one[3][0])
 
     @locked

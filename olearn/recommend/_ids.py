@@ -62,6 +62,8 @@ class IdMap:
         """For an int array of small non-negative ids, while every id so far is such
         an int: the array ``table[id] = code`` (-1: new), grown to cover ``arr``;
         else None.  The compiled coder fills it (``add_coded`` records the new ids)."""
+        if arr.ndim == 1:
+            check_ids(arr)
         if arr.dtype.kind not in "iu" or not arr.size:
             return None
         lo, hi = int(arr.min()), int(arr.max())
