@@ -358,3 +358,70 @@ def test_recommender_divergence_and_extreme_ratings_are_errors(name):
         with pytest.raises(ValueError, match="ids"):
             ids = np.array([bad, 1], dtype=np.float64 if bad != bad else np.uint64)
             m.partial_fit(ids, [2, 2], [3.0, 3.0])
+
+
+def _tampered(tmp_path, model, change):
+    """``model`` saved, one part of its file changed by ``change(meta, arrays)``."""
+    import json
+    path = tmp_path / "t.olm"
+    model.save(path)
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    change(meta, arrays)
+    with open(path, "wb") as f:
+        np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
+    return path
+
+
+def test_crafted_files_named_in_the_issue_are_refused(tmp_path):
+    """Items 3 and 7: BrandSVD with n_users 1e7, ADWIN with a huge or negative state,
+    OLMAR/RMR/Anticor windows past their history (SIGSEGV, SIGABRT), OnlinePCA with
+    s = inf (np.linalg.svd looped forever), weights off the simplex: one
+    ModelFileError each, in a child so that a crash fails the test."""
+    from olearn import drift, portfolio
+    from olearn.decomposition import OnlinePCA
+    from olearn.recommend import make_recommender
+    rel = RNG.uniform(0.9, 1.1, size=(12, 3))
+    svd = make_recommender("brand-svd").partial_fit([1, 2, 3], [1, 2, 1], [3.0, 4.0, 5.0])
+    adwin = drift.make("adwin")
+    adwin.update_many(RNG.normal(size=300))
+    pca = OnlinePCA(2).partial_fit(RNG.normal(size=(30, 4)))
+
+    def stats(meta, arrays):
+        meta["fitted"]["stats"][3] = 1e7
+
+    def arr(name, value, index=0):
+        def change(meta, arrays):
+            a = arrays[name].reshape(-1)
+            a[index] = value
+        return change
+
+    def window(meta, arrays):
+        meta["params"]["window"] = 500
+    cases = [("brand-svd n_users 1e7", svd, stats), ("adwin huge", adwin, arr("state1", 10**9)),
+             ("adwin negative", adwin, arr("state1", -5)),
+             ("adwin width", adwin, arr("state0", 1e300)),
+             ("pca s inf", pca, arr("s", np.inf))]
+    for name in ("olmar", "rmr", "anticor"):
+        s = portfolio.make(name)
+        for x in rel:
+            s.learn_one(x)
+        cases.append((f"{name} window past history", s, window))
+        cases.append((f"{name} weights negative", s, arr("b", -0.5)))
+        cases.append((f"{name} weights NaN", s, arr("b", np.nan)))
+    paths = []
+    for i, (what, model, change) in enumerate(cases):
+        path = _tampered(tmp_path, model, change)
+        paths.append((what, str(path.rename(tmp_path / f"t{i}.olm"))))
+    r = _child(f"""
+        from olearn.persistence import ModelFileError, load
+        for what, path in {paths!r}:
+            try:
+                load(path)
+                print("LOADED", what)
+            except ModelFileError as e:
+                print("refused", what)
+    """)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "LOADED" not in r.stdout and r.stdout.count("refused") == len(cases), r.stdout
