@@ -285,9 +285,11 @@ def _misuse_cases():
     from olearn.recommend import make_recommender
     X = RNG.normal(size=(20, 4))
     y = (X[:, 0] > 0).astype(int)
-    for name in ("pa", "arow", "ftrl", "ofs", "fogd", "kernel-pa", "ogd"):
+    for name in ("pa", "arow", "ftrl", "ofs", "fogd", "nogd", "kernel-pa", "ogd", "sop"):
         for param, values in (("fit_intercept", (False, True)), ("average", (False, True)),
-                              ("n_components", (8, 3)), ("budget", (50, 2))):
+                              ("D", (40, 5)), ("B", (30, 25)), ("k", (5, 2)),
+                              ("n_selected", (3, 1)), ("covariance", ("full", "diag")),
+                              ("budget", (50, 2)), ("kernel", ("rbf", "linear"))):
             if param not in olearn.make(name).get_params():
                 continue
             a, b = values
