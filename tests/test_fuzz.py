@@ -22,7 +22,7 @@ from olearn.persistence import ModelFileError, load
 #: the seed of the generators (a failure names it) and the number of tampered files per
 #: family (CI: a sample; OLEARN_FUZZ_CASES=0 runs them all)
 SEED = int(os.environ.get("OLEARN_FUZZ_SEED", "2033"))
-CASES = int(os.environ.get("OLEARN_FUZZ_CASES", "8"))
+CASES = int(os.environ.get("OLEARN_FUZZ_CASES", "16"))
 RNG = np.random.default_rng(SEED)
 CLEAN = (ValueError,)  # ModelFileError, DataFormatError, DivergenceError, NotFittedError
 

@@ -98,7 +98,11 @@ class DriftDetector:
 
     def _call(self, values, flags, stop):
         st = self._prepared()
-        return int(type(self)._kernel(values, *st, self._params_arr, flags, stop))
+        try:
+            return int(type(self)._kernel(values, *st, self._params_arr, flags, stop))
+        except ZeroDivisionError:  # (only a state no stream can reach: a tampered one)
+            raise ValueError(f"{type(self).__name__}: its state is inconsistent (a "
+                             "division by zero); call reset()") from None
 
     # ------------------------------------------------------------ public API
     @locked
