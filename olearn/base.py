@@ -547,8 +547,11 @@ class OnlineLearner(StateMixin, Estimator):
         fitted["t_"] += 1
         if n and _extreme_row(row[0], row[2], sample_weight) and not self._weights_finite():
             # (an extreme row can overflow state the scores do not read: the batch
-            # path's check after its pass, made only when a row may have caused it)
-            raise self._diverged(fitted["t_"] - 1, "stream")
+            # path's check after its pass, made only when a row may have caused it;
+            # the example is not counted, as one whose score diverged)
+            fitted["n_updates_"] -= n
+            fitted["t_"] -= 1
+            raise self._diverged(fitted["t_"], "stream")
         return call
 
     @locked
