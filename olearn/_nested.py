@@ -24,7 +24,12 @@ _NESTED = {}
 
 
 def nested(cls):
-    """Class decorator: a meta-model whose parameters may hold olearn models."""
+    """Class decorator: a meta-model whose parameters may hold olearn models (of a
+    module in ``olearn.persistence.PERSISTABLE_MODULES``, the only ones ``load`` imports)."""
+    from .persistence import PERSISTABLE_MODULES
+    if cls.__module__ not in PERSISTABLE_MODULES:
+        raise TypeError(f"{_qualname(cls)}: add its module to "
+                        "olearn.persistence.PERSISTABLE_MODULES")
     _NESTED[_qualname(cls)] = cls
     return cls
 

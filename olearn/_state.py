@@ -87,7 +87,45 @@ class StateMixin:
         self.state_ = {s.name: self._alloc(s, K, d) for s in self.slots}
         for s in self.slots:
             self.init_state(s.name, self.state_[s.name], 0)
+        self._record_layout()
         self._state_changed()
+
+    # ------------------------------------------------------------ layout
+    def _layout(self):
+        """What shapes the state beyond its class rows and width: each slot's name and
+        fixed axes, and whether weight column 0 is the constant feature."""
+        return (bool(getattr(self, "fit_intercept", False)),
+                tuple((s.name, tuple(a if isinstance(a, str) else int(a) for a in s.axes))
+                      for s in self.slots))
+
+    def _record_layout(self):
+        """Remember the layout the state was made in, and the hyper-parameters then (to
+        name the one that changed)."""
+        params = getattr(self, "get_params", None)
+        self.__dict__["_made_as"] = (self._layout(),
+                                     dict(params(deep=False)) if params else {})
+
+    def check_layout(self):
+        """Raise ValueError if a hyper-parameter set since the state was made changes
+        its layout (``fit_intercept``, ``average``, a number of random features, ...):
+        the compiled kernels would index the old arrays with the new layout.  Such a
+        parameter set on a fitted model leaves every call but ``fit()`` (which starts
+        afresh) refused until it is set back.  Once per call, O(number of slots)."""
+        d = self.__dict__
+        made = d.get("_made_as")
+        state = d.get("state_")
+        if made is None or state is None:
+            return
+        if self._layout() == made[0]:
+            return
+        now = self.get_params(deep=False) if hasattr(self, "get_params") else {}
+        before = made[1]
+        changed = [f"{k} {before[k]!r} -> {now[k]!r}" for k in now
+                   if k in before and repr(now[k]) != repr(before[k])]
+        raise ValueError(
+            f"{type(self).__name__}: a parameter that shapes the learned state changed "
+            f"after learning started ({', '.join(changed) or 'the state arrays'}); set it "
+            "back, or call fit() to start afresh")
 
     def _resize_state(self, K, d):
         """Grow the class rows to ``K`` and the weight axes to ``d``, keeping what is learned."""
@@ -193,4 +231,5 @@ class StateMixin:
                 raise ValueError(f"state array {s.name} holds NaN or infinity")
             state[s.name] = np.array(v, dtype=np.float64, order="C")  # own, writable
         self.state_ = state
+        self._record_layout()
         self._state_changed()

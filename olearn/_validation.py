@@ -48,6 +48,25 @@ MAX_WEIGHT = 1e9
 MAX_TARGET = 1e150
 
 
+def check_saved_array(name, value, shape, dtype, infinite=False):
+    """A state array read from a file, before a compiled kernel may index it: exactly
+    ``dtype`` and ``shape``, floats finite (with ``infinite``: not NaN, for a state
+    whose running minimum starts at infinity), integers non-negative (counts, sizes);
+    raises ValueError naming it."""
+    if not isinstance(value, np.ndarray) or value.shape != tuple(shape) \
+            or value.dtype != dtype:
+        got = f"{value.dtype}{list(value.shape)}" if isinstance(value, np.ndarray) else \
+            type(value).__name__
+        raise ValueError(f"state array {name} is {got}, expected {np.dtype(dtype)}"
+                         f"{list(shape)}")
+    if value.dtype.kind == "f" and not (~np.isnan(value) if infinite else
+                                        np.isfinite(value)).all():
+        raise ValueError(f"state array {name} holds NaN{'' if infinite else ' or infinity'}")
+    if value.dtype.kind == "i" and (value < 0).any():
+        raise ValueError(f"state array {name} holds a negative count")
+    return np.array(value, order="C")
+
+
 def check_random_state(random_state):
     """A numpy random generator from ``random_state``: a ``Generator`` or
     ``RandomState`` as it is, else ``np.random.default_rng(random_state)`` (None: fresh)."""

@@ -62,6 +62,7 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
 from ._compiled import entry_point as _entry_point
 from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
 from ._compiled.declare import pack_params
+from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
 from ._locking import locked
 from .protocol import Progressive, Saves
@@ -174,8 +175,11 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         return self._kernel_params()
 
     def check_params(self):
-        """Validate the hyper-parameters, once per call (override; raise ValueError)."""
+        """Validate the hyper-parameters, once per call (override; raise ValueError);
+        then the state's layout against them (``check_layout``: a parameter that shapes
+        the state, set on a fitted model, is refused until ``fit``)."""
         self._check_params()
+        self.check_layout()
 
     def batch_scores(self, X):
         """The (n, K) scores of validated rows ``X`` (a C-contiguous float64 array or a
@@ -202,6 +206,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             d = self.__dict__  # a hyper-parameter changed: drop what was derived from it
             d.pop("_one_cache", None)
             d.pop("_row_buf", None)
+            d.pop("_layout_ok", None)
         object.__setattr__(self, name, value)
 
     def __getstate__(self):
@@ -280,6 +285,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
 
     # ------------------------------------------------------------ validation
     def _validate_X(self, X, reset):
+        if not reset:
+            self.check_layout()  # (rows of a fitted model: its state must fit them)
         return validate_X(self, X, reset)
 
     def _validate(self, X, y, sample_weight, reset):
@@ -322,7 +329,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
                      "vocabulary_", "_class_index", "_classes_given", "_classes_fixed",
-                     "_one_cache",
+                     "_one_cache", "_made_as", "_layout_ok",
                      "_row_buf"):
             self.__dict__.pop(name, None)
 
@@ -518,6 +525,13 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             raise self._diverged(fitted["t_"], "stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
+        if n and _extreme_row(row[0], row[2], sample_weight) and not self._weights_finite():
+            # (an extreme row can overflow state the scores do not read: the batch
+            # path's check after its pass, made only when a row may have caused it;
+            # the example is not counted, as one whose score diverged)
+            fitted["n_updates_"] -= n
+            fitted["t_"] -= 1
+            raise self._diverged(fitted["t_"], "stream")
         return call
 
     @locked
@@ -537,6 +551,9 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         the next call); None before any example."""
         if self._is_fresh():
             return None
+        if "_layout_ok" not in self.__dict__:  # (dropped when a hyper-parameter is set)
+            self.check_layout()
+            self.__dict__["_layout_ok"] = True
         row, n = self._one_row(x, grow=False)
         return self._row_scores(row, n)
 

@@ -33,13 +33,28 @@ class ModelFileError(ValueError):
 #: (portfolio strategies, recommenders, detectors ...): qualified name -> class
 _PERSISTABLE = {}
 
+#: the modules that hold them (and the meta-models of ``olearn._nested``): the only
+#: modules ``load`` may import for a class a file names, a static table; a file naming
+#: any other module (``olearn.__main__``, which runs the command line) is refused
+#: without importing it.  ``persistable`` refuses a class of a module not listed here.
+PERSISTABLE_MODULES = frozenset({
+    "olearn._nested", "olearn.preprocessing", "olearn.multiclass.ovr",
+    "olearn.ensemble.expert_advice", "olearn.drift.on_drift",
+    "olearn.decomposition.incremental_svd", "olearn.decomposition.online_pca",
+    "olearn.drift.adwin", "olearn.drift.ddm", "olearn.drift.eddm", "olearn.drift.page_hinkley",
+    "olearn.recommend.pmf", "olearn.recommend.brand_svd", "olearn.recommend.mf",
+    *(f"olearn.portfolio.{m}" for m in ("anticor", "bcrp", "best_stock", "crp", "cwmr",
+                                        "eg", "olmar", "ons", "pamr", "rmr", "ubah", "up")),
+})
+
 
 def persistable(cls):
     """Class decorator: ``save``/``load`` accept instances of ``cls`` (an olearn class
     with ``get_params``, ``_export()`` and ``cls._import(params, metadata, arrays)``)."""
     name = f"{cls.__module__}.{cls.__qualname__}"
-    if not name.startswith("olearn."):
-        raise TypeError(f"{name}: only olearn's own classes can be made persistable")
+    if cls.__module__ not in PERSISTABLE_MODULES:
+        raise TypeError(f"{name}: only olearn's own classes, of the modules listed in "
+                        "olearn.persistence.PERSISTABLE_MODULES, can be made persistable")
     _PERSISTABLE[name] = cls
     return cls
 
@@ -60,7 +75,7 @@ def imported(cls, params, meta, arrays):
 def _known_class(name):
     """The class a model file names, or None: a registered learner (its own module
     imported, no other learner's) or a persistable class, whose module is imported on
-    demand, but only a module of the olearn package itself."""
+    demand, but only a module of the static table ``PERSISTABLE_MODULES``."""
     from .registry import learner_class
     if not isinstance(name, str):
         return None
@@ -68,12 +83,8 @@ def _known_class(name):
     if learner is not None:
         return learner
     module = name.rpartition(".")[0]
-    if name not in _PERSISTABLE and module.startswith("olearn.") and module.isascii() \
-            and all(part.isidentifier() for part in module.split(".")):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            return None
+    if name not in _PERSISTABLE and module in PERSISTABLE_MODULES:
+        importlib.import_module(module)
     return _PERSISTABLE.get(name)
 
 
@@ -96,11 +107,22 @@ def save(model, path):
     except TypeError as exc:
         raise TypeError(f"cannot save parameters of {cls_name}: {exc}") from None
     fitted, arrays = exported(model)
+    infinite = getattr(model, "_saves_infinity", False)  # (a running minimum's start)
+    for name, a in arrays.items():  # (load refuses such a file: the model would be lost)
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and not (
+                ~np.isnan(a) if infinite else np.isfinite(a)).all():
+            raise ValueError(f"cannot save {type(model).__name__}: its state "
+                             f"{name.rpartition('/')[2]} holds NaN or infinity (the model "
+                             "diverged; fit it afresh)")
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "olearn_version": __version__,
             "numpy_version": np.__version__, "class": cls_name, "params": params,
             "fitted": fitted}
     arrays["__meta__"] = np.array(json.dumps(meta))
     path = os.fspath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise ValueError(f"cannot save to {path}: not a regular file (a device, FIFO or "
+                         "socket would be replaced by the model)")
+    path = os.path.realpath(path)  # (a symbolic link's target is replaced, the link kept)
     folder = os.path.dirname(os.path.abspath(path))
     _remove_stale(folder)
     tmp = os.path.join(folder, f".olearn-{os.getpid()}-{secrets.token_hex(8)}.tmp")
@@ -142,11 +164,28 @@ def _remove_stale(folder):
             pass
 
 
+def _inflated_size(path):
+    """The sizes the members of the archive at ``path`` declare, summed, read from its
+    directory before any member is (a 4 MB file with a 4 GB zero-filled member took
+    105 s to inflate before it was refused); 0 for a file that is no zip archive (what
+    then reads it refuses it).  A member is never read past its declared size."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return sum(info.file_size for info in zf.infolist())
+    except Exception:
+        return 0
+
+
 def load(path):
     """Read a model written by ``save``; raises ModelFileError on anything else."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ModelFileError(f"{path}: no such model file")
+    inflated = _inflated_size(path)
+    if inflated > 2 * os.path.getsize(path) + (1 << 20):
+        raise ModelFileError(f"{path}: not an olearn model file (its members would inflate "
+                             f"to {inflated:,} bytes; olearn writes them uncompressed)")
     try:
         z = np.load(path, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):

@@ -71,7 +71,8 @@ def main(argv=None):
         if getattr(args, "_run", None) is None:
             parser.print_help(sys.stderr)
             return 2
-        return args._run(args) or 0
+        with _common.signals_as_interrupts():  # (temporary files removed on SIGTERM)
+            return args._run(args) or 0
     except BrokenPipeError:            # e.g. `olearn predict ... | head`
         _silence_stdout()
         return 1
@@ -80,9 +81,9 @@ def main(argv=None):
             raise
         print(f"olearn: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("olearn: interrupted", file=sys.stderr)
-        return 130
+        return 143 if isinstance(exc, _common.Terminated) else 130
 
 
 def _silence_stdout():

@@ -337,15 +337,73 @@ def reader_name(reader):
 
 
 # ------------------------------------------------------------------ output
-def check_writable(path, what):
-    """Fail before any work if ``path`` cannot be created."""
+def check_writable(path, what, in_place=False):
+    """Fail before any work if ``path`` cannot be created, or if it exists and is not a
+    regular file (a device, a FIFO, a socket): a file olearn writes is renamed into
+    place, which would replace such a node, so it is refused, or, with ``in_place``
+    (text output), written through (``atomic_text``)."""
     folder = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(folder):
         raise CLIError(f"cannot write {what} {path}: folder {folder} does not exist")
     if os.path.isdir(path):
         raise CLIError(f"cannot write {what} {path}: it is a folder")
+    if os.path.exists(path) and not os.path.isfile(path):
+        if in_place:
+            return
+        raise CLIError(f"cannot write {what} {path}: not a regular file (a device, FIFO or "
+                       "socket would be replaced)")
     if not os.access(folder, os.W_OK):
         raise CLIError(f"cannot write {what} {path}: folder {folder} is not writable")
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # (one of them does not exist yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_paths(inputs=(), outputs=()):
+    """Refuse, before any work, an output path that names an input or another output
+    (the same file under any name: links, ``./``, symbolic links): ``--model`` equal to
+    the data replaced the data with the model.  ``inputs`` and ``outputs`` are pairs
+    (what, path); None and ``-`` (standard input and output) are skipped.  Every
+    command calls this once with all its paths, then ``check_writable`` for each output."""
+    ins = [(w, p) for w, p in inputs if p not in (None, "-")]
+    outs = [(w, p) for w, p in outputs if p not in (None, "-")]
+    for i, (what, path) in enumerate(outs):
+        for other, there in ins + outs[:i]:
+            if _same_file(path, there):
+                raise CLIError(f"{what} {path} is also the {other}: writing it would destroy "
+                               f"the {other}; choose another path")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread so that every ``finally`` runs
+    (temporary files removed) before the command exits."""
+
+
+@contextlib.contextmanager
+def signals_as_interrupts():
+    """While a command runs: SIGTERM and SIGHUP raise :class:`Terminated` (SIGINT
+    already raises KeyboardInterrupt), so no temporary file outlives a killed run."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated(signum)
+    saved = {}
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            saved[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
@@ -356,6 +414,11 @@ def atomic_text(path):
         yield sys.stdout
         sys.stdout.flush()
         return
+    if os.path.exists(path) and not os.path.isfile(path):  # a device, a FIFO: in place
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            yield f
+        return
+    path = os.path.realpath(path)  # (a symbolic link's target is written, the link kept)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".olearn-", suffix=".tmp", dir=folder)
     try:

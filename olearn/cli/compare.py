@@ -31,8 +31,8 @@ import os
 import re
 import sys
 
-from ._common import (CLIError, add_data_args, check_algos, check_writable, learning,
-                      open_data, split_algos)
+from ._common import (CLIError, add_data_args, check_algos, check_paths, check_writable,
+                      learning, open_data, split_algos)
 
 #: the learners compared without --algos: every family of the README's table, at a
 #: first-run cost of seconds (the ensemble's members are among them, so its kernels
@@ -157,6 +157,9 @@ def run(args):
     plot = None
     if not args.no_plot:
         plot = args.plot
+    data_file = args.data if args.data and os.path.exists(args.data) else None
+    check_paths([("data", data_file)], [("plot", plot), ("bar chart", args.bars),
+                                        ("markdown", args.markdown), ("CSV", args.csv)])
     for path, what in ((args.bars, "bar chart"), (args.markdown, "markdown"),
                        (args.csv, "CSV")):
         if path not in (None, "-"):

@@ -12,7 +12,8 @@ KEY=VALUE applies to every strategy named that takes it).
 """
 import os
 
-from ._common import CLIError, check_writable, learning, parse_params, split_algos
+from ._common import (CLIError, check_paths, check_writable, learning, parse_params,
+                      split_algos)
 
 DEFAULT_ALGOS = "ubah,best,bcrp,eg,ons,pamr,cwmr,olmar"
 
@@ -49,6 +50,7 @@ def run(args):
     if not 0.0 <= args.fee < 1.0:
         raise CLIError(f"--fee must be in [0, 1), got {args.fee}")
     if args.plot:
+        check_paths([("price file", args.data)], [("plot", args.plot)])
         check_writable(args.plot, "plot")
     if not os.path.exists(args.data) and (os.sep in args.data or "." in args.data):
         raise CLIError(f"{args.data}: no such file")

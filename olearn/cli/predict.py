@@ -5,8 +5,8 @@ DATA, using the saved model as it is (no learning).  A LIBSVM file may have fewe
 features than the model (missing trailing features are zeros), not more.  The output
 file is written atomically: a failed run leaves no partial file.
 """
-from ._common import (CLIError, add_data_args, atomic_text, check_writable, format_value,
-                      open_data, reader_name)
+from ._common import (CLIError, add_data_args, atomic_text, check_paths, check_writable,
+                      format_value, open_data, reader_name)
 
 
 def add_parser(subparsers):
@@ -20,9 +20,10 @@ def add_parser(subparsers):
 
 def run(args):
     from ..persistence import load
+    check_paths([("data", args.data), ("model", args.model)], [("output", args.output)])
     model = load(args.model)
     if args.output and args.output != "-":
-        check_writable(args.output, "output")
+        check_writable(args.output, "output", in_place=True)
     width = model.n_features_in_
     reader = open_data(args, n_features=width)
     with atomic_text(args.output) as out:

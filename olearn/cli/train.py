@@ -14,9 +14,9 @@ import sys
 import tempfile
 import time
 
-from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_writable,
-                      format_value, learn_progressively, make_model, open_data,
-                      parse_params, require_data)
+from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_paths,
+                      check_writable, format_value, learn_progressively, make_model,
+                      open_data, parse_params, require_data)
 from ._remote import add_server_args, train_remote
 
 
@@ -121,6 +121,10 @@ def run(args):
         raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
     if args.algo:
         check_algos([args.algo])
+    cache = (args.cache or _default_cache(args.data)) if (
+        args.passes > 1 or args.cache) and args.data != "-" else None
+    check_paths([("data", args.data), ("initial model", args.init)],
+                [("model", args.model), ("cache", cache)])
     if args.model:
         check_writable(args.model, "model")
     model = _initial_model(args, params)

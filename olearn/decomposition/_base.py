@@ -61,13 +61,43 @@ class RowDecomposition(Saves, TransformerMixin, BaseEstimator):
 
     @classmethod
     def _import(cls, params, fitted, arrays):
+        """A model from a file, every part checked before it is used: the parameters,
+        the counters, each array float64 of its declared shape (``-1``: the number of
+        components, the same for every array, at most the width), finite, and the
+        singular values non-negative (``s = inf`` made ``np.linalg.svd`` loop forever)."""
+        if not isinstance(params, dict) or not isinstance(fitted, dict):
+            raise ValueError("parameters and metadata must be JSON objects")
         model = cls(**params)
-        if fitted.get("fitted"):
-            d = int(fitted["n_features"])
-            for name, attr, shape in cls._saved:
-                shape = tuple(d if n == "d" else n for n in shape)
-                array = np.array(arrays[name], dtype=np.float64)
-                setattr(model, attr, array.reshape(shape))
-            model.n_samples_seen_ = int(fitted["n_samples_seen"])
-            model.n_features_in_ = d
+        model._check_params()
+        if not fitted.get("fitted"):
+            if arrays:
+                raise ValueError("an unfitted model holds no arrays")
+            return model
+        d, n = fitted.get("n_features"), fitted.get("n_samples_seen")
+        if type(d) is not int or d < 1 or type(n) is not int or n < 0:
+            raise ValueError("n_features must be a positive integer, n_samples_seen a "
+                             "non-negative one")
+        if set(arrays) != {name for name, _, _ in cls._saved}:
+            raise ValueError(f"arrays {sorted(arrays)} are not "
+                             f"{sorted(name for name, _, _ in cls._saved)}")
+        k = None
+        for name, attr, shape in cls._saved:
+            array = arrays[name]
+            if not isinstance(array, np.ndarray) or array.dtype != np.float64 \
+                    or array.ndim != len(shape):
+                raise ValueError(f"array {name} must be a {len(shape)}-D float64 array")
+            for want, got in zip(shape, array.shape):
+                if want == -1:
+                    k = got if k is None else k
+                    want = k if k <= d else -2
+                if got != (d if want == "d" else want):
+                    raise ValueError(f"array {name} has shape {array.shape}, which does "
+                                     f"not fit {d} features")
+            if not np.isfinite(array).all():
+                raise ValueError(f"array {name} holds NaN or infinity")
+            if name in ("s", "ss") and (array < 0).any():
+                raise ValueError(f"array {name} holds a negative value")
+            setattr(model, attr, np.array(array, dtype=np.float64, order="C"))
+        model.n_samples_seen_ = n
+        model.n_features_in_ = d
         return model

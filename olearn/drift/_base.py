@@ -16,6 +16,7 @@ import numpy as np
 from .._params import store_params  # noqa: F401 (the subclasses' __init__)
 from .._compiled import entry_point as _entry_point
 from .._locking import locked
+from .._validation import check_saved_array
 from ..protocol import Saves
 
 NONE, WARNING, DRIFT = 0, 1, 2
@@ -35,6 +36,8 @@ class DriftDetector(Saves):
     Attributes (after updates): ``drift_detected`` and ``warning_detected`` (of the
     last value), ``n_detections_`` (drifts so far), ``n_`` (values seen so far).
     """
+
+    _saves_infinity = True  # (DDM's and Page-Hinkley's running minima start at inf)
 
     _kernel = None          # the subclass's @njit(cache=True) kernel
 
@@ -100,7 +103,11 @@ class DriftDetector(Saves):
 
     def _call(self, values, flags, stop):
         st = self._prepared()
-        return int(type(self)._kernel(values, *st, self._params_arr, flags, stop))
+        try:
+            return int(type(self)._kernel(values, *st, self._params_arr, flags, stop))
+        except ZeroDivisionError:  # (only a state no stream can reach: a tampered one)
+            raise ValueError(f"{type(self).__name__}: its state is inconsistent (a "
+                             "division by zero); call reset()") from None
 
     # ------------------------------------------------------------ public API
     @locked
@@ -183,15 +190,28 @@ class DriftDetector(Saves):
         det = cls(**params)
         fresh = det._prepared()
         state = []
+        if set(arrays) != {f"state{i}" for i in range(len(fresh))}:
+            raise ValueError(f"state arrays {sorted(arrays)} are not state0..state"
+                             f"{len(fresh) - 1}")
         for i, a in enumerate(fresh):
-            b = arrays[f"state{i}"]
-            if b.shape != a.shape:
-                raise ValueError(f"state{i} has shape {b.shape}, expected {a.shape}")
-            state.append(np.ascontiguousarray(b, dtype=a.dtype))
+            state.append(check_saved_array(f"state{i}", arrays[f"state{i}"], a.shape,
+                                           a.dtype, infinite=True))
+        det._check_state(tuple(state))
         det._state = tuple(state)
         det.__dict__.pop("_one", None)
-        det.n_ = int(meta["n_"])
-        det.n_detections_ = int(meta["n_detections_"])
-        det.drift_detected = bool(meta["drift_detected"])
-        det.warning_detected = bool(meta["warning_detected"])
+        for key in ("n_", "n_detections_"):
+            if type(meta.get(key)) is not int or meta[key] < 0:
+                raise ValueError(f"{key} must be a non-negative integer")
+        for key in ("drift_detected", "warning_detected"):
+            if type(meta.get(key)) is not bool:
+                raise ValueError(f"{key} must be true or false")
+        det.n_ = meta["n_"]
+        det.n_detections_ = meta["n_detections_"]
+        det.drift_detected = meta["drift_detected"]
+        det.warning_detected = meta["warning_detected"]
         return det
+
+    def _check_state(self, state):
+        """Raise ValueError if loaded state arrays (shapes, dtypes, finite values and
+        non-negative counts already checked) break the detector's invariants
+        (override: the ranges its kernel indexes or loops by)."""

@@ -210,6 +210,21 @@ class ADWIN(DriftDetector):
         return (np.zeros(5), np.zeros(LEVELS, dtype=np.int64), np.zeros((LEVELS, M + 1)),
                 np.zeros((LEVELS, M + 1)))
 
+    def _check_state(self, state):
+        """The exponential histogram a file holds: at most ``max_buckets`` buckets of
+        each size, the levels in use an integer covering every non-empty level, the
+        width the buckets' sizes, the tick a count, the variance term non-negative (the
+        kernel indexes and loops by these)."""
+        s, cnt = state[0], state[1]
+        M = int(self.max_buckets)
+        levels = s[4]
+        used = np.flatnonzero(cnt)
+        width = float(np.sum(cnt * 2.0 ** np.arange(LEVELS)))
+        if (cnt > M).any() or levels != int(levels) or not 0 <= levels <= LEVELS \
+                or (used.size and used[-1] >= levels) or s[3] != int(s[3]) or s[3] < 0 \
+                or s[2] < 0 or abs(s[0] - width) > 1e-9 * max(width, 1.0):
+            raise ValueError("the ADWIN window's buckets are inconsistent")
+
     @property
     def width(self):
         """The window's length."""

@@ -85,6 +85,15 @@ class EDDM(DriftDetector):
 
     _kernel = staticmethod(_eddm)
 
+    def _check_state(self, state):
+        """Counts and positions of errors: non-negative integers, the last error not
+        after the count, the distances' statistics non-negative, the warning flag 0/1."""
+        s = state[0]
+        if not (s[0] >= s[1] >= 0 and s[2] >= 0 and s[3] >= 0 and s[4] >= 0
+                and s[5] >= 0 and s[6] in (0.0, 1.0)
+                and all(v == int(v) for v in s[:3])):
+            raise ValueError("the EDDM state is inconsistent")
+
     def __init__(self, warm_start=30, alpha=0.95, beta=0.9):
         store_params(self, locals())
         self.reset()

@@ -37,6 +37,7 @@ FNV = np.uint64(16777619)
 
 # fault codes (status 1), worded by olearn.io.vw
 NO_BAR, LABELS, LABEL, WEIGHT, NS_NAME, NS_VALUE, VALUE = 1, 2, 3, 4, 5, 6, 7
+TOO_MANY, PRODUCT = 8, 9  # a row past ``max_row`` features; a non-finite interaction
 
 
 @njit(inline="always")
@@ -178,14 +179,34 @@ def _value(a, i, end):
     return (-v if neg else v), True
 
 
+@njit(inline="always")
+def _made(c0, c1, c2, n0, n1, n2):
+    """How many features an interaction makes from counts ``c0, c1, c2`` of its
+    namespaces' features (as the loops below pair them: a namespace met again starts
+    at the same feature), in floating point: ``c0 * c1 * c2`` overflows int64 on a
+    line of 2^21 features."""
+    if n2 < 0:
+        return c0 * (c0 + 1.0) / 2.0 if n1 == n0 else c0 * c1
+    if n1 == n0 and n2 == n1:
+        return c0 * (c0 + 1.0) * (c0 + 2.0) / 6.0
+    if n1 == n0:
+        return c0 * (c0 + 1.0) / 2.0 * c2
+    if n2 == n1:
+        return c0 * c1 * (c1 + 1.0) / 2.0
+    return c0 * c1 * c2
+
+
 @njit(cache=True, nogil=True)
-def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
+def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     """Parse the lines of byte array ``a``.
 
     ``keep``: bool[256], the namespaces (first byte of the name) kept; ``inter``:
     int64 (k, 3) namespace bytes of the interactions, -1 in the third column for
     pairs; ``exact``: the values of the numbers recorded by a previous call;
-    ``long_ok``: whether strtod may convert the numbers the fast path refuses.
+    ``long_ok``: whether strtod may convert the numbers the fast path refuses;
+    ``max_row``: the most features a row may have, interactions included (counted in
+    floating point before any is made, so no count overflows and no buffer is
+    outgrown: a line past it is fault ``TOO_MANY``).
 
     Returns ``(status, fault_line, fault_pos, labels, weights, lines, counts,
     indices, values, slow_starts, slow_ends, slow_lines)``: status 0 done, 1 a
@@ -408,7 +429,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
             break
         # ---- the row: linear features, then interactions
         start_nz = nz
-        need = nf
+        size = float(nf)
         for t in range(inter.shape[0]):  # the row's size, interactions included
             c0 = 0
             c1 = 0
@@ -417,7 +438,13 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                 c0 += fns[f] == inter[t, 0]
                 c1 += fns[f] == inter[t, 1]
                 c2 += fns[f] == inter[t, 2]
-            need += c0 * c1 * (c2 if inter[t, 2] >= 0 else 1)
+            size += _made(float(c0), float(c1), float(c2), inter[t, 0], inter[t, 1],
+                          inter[t, 2])
+        if size > max_row:
+            code = TOO_MANY
+            fault_pos = i
+            break
+        need = np.int64(size)
         indices = _reserve(indices, nz, nz + need)
         values = _reserve(values, nz, nz + need)
         for f in range(nf):
@@ -439,6 +466,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                     if n2 < 0:
                         indices[nz] = np.int64((half ^ fh[f1]) & mask)
                         values[nz] = fv[f0] * fv[f1]
+                        if not np.isfinite(values[nz]):
+                            code = PRODUCT
                         nz += 1
                         continue
                     half2 = FNV * (half ^ fh[f1])
@@ -448,7 +477,12 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok):
                             continue
                         indices[nz] = np.int64((half2 ^ fh[f2]) & mask)
                         values[nz] = fv[f0] * fv[f1] * fv[f2]
+                        if not np.isfinite(values[nz]):
+                            code = PRODUCT
                         nz += 1
+        if code != 0:
+            fault_pos = i
+            break
         if rows == labels.shape[0]:
             labels = _reserve(labels, rows, rows + 1)
             weights = _reserve(weights, rows, rows + 1)

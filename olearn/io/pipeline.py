@@ -91,6 +91,7 @@ def _read(f, n):
 def cached(chunks, path, key):
     """Yield the chunks of ``chunks`` while writing them to the cache ``path``."""
     path = os.fspath(path)
+    _remove_stale(path)
     tmp = f"{path}.{os.getpid()}.tmp"
     complete = False
     try:
@@ -115,6 +116,31 @@ def cached(chunks, path, key):
     finally:
         if not complete and os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _remove_stale(path):
+    """Remove ``path.PID.tmp`` files of killed runs (SIGKILL: no ``finally`` ran) whose
+    process no longer runs."""
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for other in names:
+        pid = other[len(name) + 1:-len(".tmp")]
+        if not (other.startswith(name + ".") and other.endswith(".tmp") and pid.isdigit()):
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except (OSError, OverflowError):
+            continue
+        try:
+            os.remove(os.path.join(folder, other))
+        except OSError:
+            pass
 
 
 def cache_matches(path, key):
@@ -145,10 +171,53 @@ def read_cache(path, key):
             if kind == b"E":
                 return
             weighted = kind in (b"s", b"d")
-            if kind in (b"S", b"s"):
-                shape, indptr, indices, data, y, *w = _read(f, 5 + weighted)
-                yield (sp.csr_matrix((data, indices, indptr), shape=tuple(shape)), y, *w)
-            elif kind in (b"D", b"d"):
-                yield tuple(_read(f, 2 + weighted))
-            else:
-                raise ValueError(f"{path}: a damaged olearn cache")
+            try:
+                if kind in (b"S", b"s"):
+                    chunk = _checked_sparse(*_read(f, 5 + weighted))
+                elif kind in (b"D", b"d"):
+                    chunk = _checked_dense(*_read(f, 2 + weighted))
+                else:
+                    chunk = None
+            except Exception as exc:  # whatever a damaged array raises
+                chunk = exc
+            if not isinstance(chunk, tuple):
+                why = f" ({chunk})" if isinstance(chunk, Exception) else ""
+                raise ValueError(f"{path}: a damaged olearn cache{why}; delete it (it is "
+                                 "rebuilt from the data)")
+            yield chunk
+
+
+def _rows_and_weights(n, y, w):
+    """Labels (and weights) of a cached chunk of ``n`` rows: one per row (the
+    weights float64)."""
+    if y.shape != (n,) or any(a.dtype != np.float64 or a.shape != (n,) for a in w):
+        raise ValueError("labels or weights of the wrong type or length")
+    return (y, *w)
+
+
+def _checked_sparse(shape, indptr, indices, data, y, *w):
+    """A cached CSR chunk, every array checked before a compiled kernel may index it:
+    integer shape, pointers from 0 non-decreasing to the number of values, column
+    indices within the width, float64 values (the readers' output is finite)."""
+    if shape.dtype != np.int64 or shape.shape != (2,) or (shape < 0).any():
+        raise ValueError("bad shape")
+    n, d = int(shape[0]), int(shape[1])
+    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu" \
+            or data.dtype != np.float64 or indptr.shape != (n + 1,) or indices.ndim != 1 \
+            or data.shape != indices.shape:
+        raise ValueError("arrays of the wrong type or length")
+    if indptr[0] != 0 or indptr[-1] != data.shape[0] or (np.diff(indptr) < 0).any():
+        raise ValueError("row pointers out of order")
+    if indices.size and (indices.min() < 0 or indices.max() >= d):
+        raise ValueError(f"a column index outside the width {d}")
+    if not np.isfinite(data).all():
+        raise ValueError("NaN or infinite values")
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    return (X, *_rows_and_weights(n, y, w))
+
+
+def _checked_dense(X, y, *w):
+    """A cached dense chunk: a 2-D float64 matrix of finite values."""
+    if X.dtype != np.float64 or X.ndim != 2 or not np.isfinite(X).all():
+        raise ValueError("a dense chunk that is not a finite float64 matrix")
+    return (X, *_rows_and_weights(X.shape[0], y, w))

@@ -51,7 +51,14 @@ _MESSAGES = {
     5: "a namespace needs a name before ':'",
     6: "namespace weight {tok} is not a number",
     7: "feature value {tok} is not a number (a string value starts with a letter)",
+    8: "the interactions make more than {limit:,} features of this line (max_row_features"
+       "; -q aa on n features makes about n^2/2, --cubic aaa n^3/6)",
+    9: "an interaction of this line's feature values is not finite (their product "
+       "overflows: scale the values)",
 }
+
+#: the most features one row may have, interactions included (``max_row_features``)
+MAX_ROW_FEATURES = 1 << 22
 
 
 def _namespace_bytes(spec, what, size):
@@ -110,7 +117,7 @@ class VWReader:
     """
 
     def __init__(self, path, n_bits=18, quadratic=(), cubic=(), ignore=(),
-                 chunk_size=10000, sample_weight=False):
+                 chunk_size=10000, sample_weight=False, max_row_features=MAX_ROW_FEATURES):
         from .hashing import check_n_bits
         self.n_bits = check_n_bits(n_bits, "n_bits (-b/--bits)")
         self.n_features = 1 << self.n_bits
@@ -120,6 +127,11 @@ class VWReader:
         for spec in _as_list(ignore, "ignore"):
             self.keep[list(_namespace_bytes(spec, "ignore", None))] = False
         self.sample_weight = bool(sample_weight)
+        if isinstance(max_row_features, bool) or not isinstance(
+                max_row_features, (int, np.integer)) or max_row_features < 1:
+            raise ValueError(f"max_row_features must be a positive integer, got "
+                             f"{max_row_features!r}")
+        self.max_row_features = int(max_row_features)
         self.weights = None
         self._source = Source(path)
         self.name = self._source.name
@@ -138,13 +150,15 @@ class VWReader:
         (run in the reader's parsing threads)."""
         lineno, buf = numbered
         labels, weights, counts, indices, values = parse_lines(
-            buf, lineno, self.name, self.n_bits, self.keep, self.interactions)
+            buf, lineno, self.name, self.n_bits, self.keep, self.interactions,
+            self.max_row_features)
         if len(labels) == 0:
             return None
         return _to_csr(counts, indices, values, self.n_features, np.float64), labels, weights
 
 
-def parse_lines(buf, lineno, name, n_bits, keep, interactions):
+def parse_lines(buf, lineno, name, n_bits, keep, interactions,
+                max_row_features=MAX_ROW_FEATURES):
     """``(labels, weights, counts, indices, values)`` of a block of whole lines
     (the first numbered ``lineno``), or DataFormatError naming the line."""
     from ._vwparse import parse_vw_block, strtod_allowed
@@ -152,14 +166,16 @@ def parse_lines(buf, lineno, name, n_bits, keep, interactions):
     long_ok = strtod_allowed()
     exact = np.zeros(0)
     for _ in range(2):
-        out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok)
+        out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok,
+                             float(max_row_features))
         status, code, line, pos = out[:4]
         if status == 1:
             end = pos
             while end < len(buf) and buf[end] not in b" \t\r\n|":
                 end += 1
             raise DataFormatError(name, lineno + line,
-                                  _MESSAGES[code].format(tok=show(buf[pos:end])))
+                                  _MESSAGES[code].format(tok=show(buf[pos:end]),
+                                                         limit=max_row_features))
         if status == 0:
             return out[4], out[5], out[7], out[8], out[9]
         starts, ends, lines = out[10], out[11], out[12]
@@ -175,7 +191,7 @@ def parse_lines(buf, lineno, name, n_bits, keep, interactions):
 
 
 def read_vw(path, n_bits=18, quadratic=(), cubic=(), ignore=(), chunk_size=10000,
-            sample_weight=False):
+            sample_weight=False, max_row_features=MAX_ROW_FEATURES):
     """Stream a Vowpal Wabbit text file as ``(X_chunk, y_chunk)`` pairs.
 
     ``path``: a path (plain, ``.gz``, ``.bz2``, ``.xz``), ``"-"`` for stdin, or a
@@ -183,7 +199,11 @@ def read_vw(path, n_bits=18, quadratic=(), cubic=(), ignore=(), chunk_size=10000
     (``vw -b``).  ``quadratic``: namespace pairs such as ``"ab"`` or ``["ab",
     "cc"]`` (``vw -q``); ``cubic``: triples (``vw --cubic``); ``ignore``:
     namespaces dropped (``vw --ignore``), each a string of first letters.
-    ``sample_weight=True`` yields ``(X, y, importance)``.  See the module
+    ``sample_weight=True`` yields ``(X, y, importance)``.  ``max_row_features``: the
+    most features a line may make, interactions included (default 2^22): a line past
+    it, or whose interaction values overflow, is a DataFormatError naming the line,
+    before anything is made (bounded work and memory per line).  See the module
     documentation for the format and the hashing.
     """
-    return VWReader(path, n_bits, quadratic, cubic, ignore, chunk_size, sample_weight)
+    return VWReader(path, n_bits, quadratic, cubic, ignore, chunk_size, sample_weight,
+                    max_row_features)

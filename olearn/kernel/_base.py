@@ -124,6 +124,7 @@ class SupportModel:
             "kinv": np.zeros((0, 0)),
             "pmat": np.zeros((0, 0)),
         }
+        self._record_layout()  # (its columns are shifted past the constant feature)
         self._state_changed()
 
     def _resize_state(self, K, d):
@@ -187,6 +188,7 @@ class SupportModel:
         if not ok:
             raise ValueError("the saved support set is inconsistent")
         self.state_ = st
+        self._record_layout()
         self._state_changed()
 
     @classmethod
@@ -237,7 +239,7 @@ class SupportModel:
     def _one_call(self):
         call = self.__dict__.get("_one_cache")
         if call is None:
-            self._check_params()
+            self.check_params()
             task = self._task()
             self._check_task(task)
             call = self._one_cache = _Call(task, self._params(), self._n_rows, self._dim())

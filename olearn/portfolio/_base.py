@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 
 from .._params import store_params  # noqa: F401  (re-exported for the strategy files)
-from .._validation import check_number
+from .._validation import check_number, check_saved_array
 from .._locking import locked
 from ..protocol import Saves
 
@@ -90,25 +90,78 @@ class Strategy(Saves):
         return {"b": np.full(m, 1.0 / m)}
 
     # ------------------------------------------------------------ protocol
+    #: state arrays that must stay portfolios (non-negative, summing to 1 along the
+    #: last axis) and arrays that the parameters alone determine
+    _simplex = ("b",)
+    _fixed = ()
+    #: parameters that are sizes of the state (checked against a file's arrays, and
+    #: refused when changed on a fitted strategy, before any state is allocated for them)
+    _size_params = ()
+
     def _ensure_state(self, m):
         if getattr(self, "state_", None) is None:
             if self._hindsight:
                 raise ValueError(f"{type(self).__name__} is a hindsight benchmark: call "
                                  f"fit(relatives) first (backtest does)")
             self._check_params()
-            self.state_ = self._new_state(m)
+            self.state_ = _allocated(self, m)
             self.n_assets_ = m
             self.t_ = 0
+            self._made_sizes = {p: getattr(self, p) for p in self._size_params}
         elif m != self.n_assets_:
             raise ValueError(f"relatives have {m} assets, the strategy holds "
                              f"{self.n_assets_}")
+        else:
+            self._check_layout()
+
+    def _layout(self):
+        """``{name: (shape, dtype)}`` of the state the parameters give for the strategy's
+        assets (from a fresh state, kept while the parameters stay the same)."""
+        key = (repr(sorted(self.get_params().items())), self.n_assets_)
+        cached = self.__dict__.get("_layout_cache")
+        if cached is None or cached[0] != key:
+            self._check_params()
+            fresh = _allocated(self, self.n_assets_)
+            cached = self.__dict__["_layout_cache"] = (
+                key, {k: (v.shape, v.dtype) for k, v in fresh.items()}, fresh)
+        return cached[1], cached[2]
+
+    def _check_layout(self):
+        """Before the compiled loop: the parameters valid and the state arrays the shapes
+        they give (a ``window`` set on a fitted strategy would index the old history);
+        refused, naming the parameter, until it is set back or a fresh strategy made."""
+        self._check_params()
+        made = self.__dict__.get("_made_sizes")
+        for p in self._size_params:
+            if made is not None and getattr(self, p) != made.get(p):
+                raise ValueError(f"{type(self).__name__}: {p} changed from {made.get(p)!r} "
+                                 f"to {getattr(self, p)!r} after learning started, which "
+                                 "changes the state's size; set it back, or make a fresh "
+                                 "strategy")
+        layout, _ = self._layout()
+        state = self.state_
+        for name, (shape, dtype) in layout.items():
+            v = state.get(name)
+            if v is None or v.shape != shape or v.dtype != dtype:
+                raise ValueError(
+                    f"{type(self).__name__}: its state {name!r} does not fit the parameters "
+                    f"({self.get_params()}): a parameter that shapes the state (window, "
+                    "n_samples ...) changed after learning started; set it back, or make "
+                    "a fresh strategy")
 
     def _learn(self, X, B):
         """Run the kernel over the validated rows ``X``, writing the decisions to ``B``."""
         self._ensure_state(X.shape[1])
-        self._kernel(X, B, self.state_["b"], *[self.state_[k] for k in self._slots],
-                     *self._kernel_params())
+        try:
+            self._kernel(X, B, self.state_["b"], *[self.state_[k] for k in self._slots],
+                         *self._kernel_params())
+        except ZeroDivisionError:
+            raise ValueError(f"{type(self).__name__}: its state became degenerate (a "
+                             "division by zero): make a fresh strategy") from None
         self.t_ += X.shape[0]
+        if not (np.isfinite(B).all() and np.isfinite(self.state_["b"]).all()):
+            raise ValueError(f"{type(self).__name__}: its portfolios became non-finite "
+                             "(price relatives too extreme?): make a fresh strategy")
 
     @locked
     def predict_one(self, n_assets=None):
@@ -119,6 +172,9 @@ class Strategy(Saves):
             if n_assets is None:
                 raise ValueError("the number of assets is not known yet: call "
                                  "predict_one(n_assets=m) or learn_one first")
+            if isinstance(n_assets, bool) or not isinstance(n_assets, (int, np.integer)) \
+                    or n_assets < 1:
+                raise ValueError(f"n_assets must be a positive integer, got {n_assets!r}")
             self._ensure_state(int(n_assets))
         return self.state_["b"].copy()
 
@@ -140,22 +196,63 @@ class Strategy(Saves):
 
     @classmethod
     def _import(cls, params, fitted, arrays):
+        """A strategy from a file, every part checked before a compiled loop may see it:
+        the parameters, the counters, each array's dtype and shape against a fresh
+        state's for those parameters (a window within its history), finite values,
+        portfolios on the simplex, counters non-negative, arrays the parameters fix
+        equal to theirs."""
+        if not isinstance(params, dict) or not isinstance(fitted, dict):
+            raise ValueError("parameters and metadata must be JSON objects")
         model = cls(**params)
-        if fitted:
-            model.t_ = int(fitted["t_"])
-            model.n_assets_ = int(fitted["n_assets_"])
-            model.state_ = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
-            expected = {"b", *cls._slots}
-            if set(model.state_) != expected:
-                raise ValueError(f"state arrays {sorted(model.state_)} are not "
-                                 f"{sorted(expected)}")
+        model._check_params()
+        if not fitted:
+            if arrays:
+                raise ValueError("an unfitted strategy holds no arrays")
+            return model
+        t, m = fitted.get("t_"), fitted.get("n_assets_")
+        for name, v in (("t_", t), ("n_assets_", m)):
+            if type(v) is not int or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        b = arrays.get("b")
+        if not isinstance(b, np.ndarray) or b.shape != (m,) or m < 1:
+            raise ValueError(f"the portfolio b must hold n_assets_ = {m} weights")
+        expected = {"b", *cls._slots}
+        if set(arrays) != expected:
+            raise ValueError(f"state arrays {sorted(arrays)} are not {sorted(expected)}")
+        total = sum(np.size(v) for v in arrays.values())
+        for p in cls._size_params:
+            if getattr(model, p) > total:  # (before a state is allocated for it)
+                raise ValueError(f"{p}={getattr(model, p)!r} does not fit the saved state")
+        model.n_assets_, model.t_ = m, t
+        model._made_sizes = {p: getattr(model, p) for p in cls._size_params}
+        model.state_ = dict(arrays)
+        layout, fresh = model._layout()
+        for name, (shape, dtype) in layout.items():
+            v = model.state_[name] = check_saved_array(name, arrays[name], shape, dtype)
+            if name in cls._fixed and not np.array_equal(v, fresh[name]):
+                raise ValueError(f"state array {name} is not the one the parameters give")
+            if name in cls._simplex and v.size and (
+                    (v < 0).any() or not np.allclose(v.sum(axis=-1), 1.0, atol=1e-6)):
+                raise ValueError(f"state array {name} is not a portfolio (weights "
+                                 "non-negative, summing to 1)")
         return model
+
+
+def _allocated(strategy, m):
+    """A fresh state for ``m`` assets; one line when it cannot be allocated."""
+    try:
+        return strategy._new_state(m)
+    except MemoryError:
+        raise ValueError(f"{type(strategy).__name__}: a state for {m} assets and these "
+                         "parameters does not fit in memory") from None
 
 
 class WindowReversion(Strategy):
     """What OLMAR and RMR share: the threshold ``epsilon`` on the predicted return, a
     ``window`` of past periods, and their state after ``b``: the window's rows (ones at
     the start; ``_slots[0]`` names them) and the period counter ``count``."""
+
+    _size_params = ("window",)
 
     def _check_params(self):
         check_number("epsilon", self.epsilon, low=0)

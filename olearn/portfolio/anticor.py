@@ -102,6 +102,9 @@ class Anticor(Strategy):
 
     _kernel = staticmethod(_anticor_run)
     _slots = ("hist", "count", "exp_w", "exp_ret", "windows")
+    _simplex = ("b", "exp_w")
+    _fixed = ("windows",)
+    _size_params = ("window",)
 
     def __init__(self, window=30, bah=True):
         store_params(self, locals())

@@ -44,6 +44,9 @@ class UP(Strategy):
 
     _kernel = staticmethod(_up_run)
     _slots = ("samples", "logw")
+    _simplex = ("b", "samples")
+    _fixed = ("samples",)
+    _size_params = ("n_samples",)
 
     def __init__(self, n_samples=10000, random_state=0):
         store_params(self, locals())

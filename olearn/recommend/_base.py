@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 from .._estimator import Estimator
+from .._validation import MAX_TARGET
 
 from ._ids import IdMap, first_positions
 from .._locking import locked
@@ -30,9 +31,23 @@ def check_stream(users, items, ratings=None):
     if r.ndim != 1 or r.shape[0] != n:
         raise ValueError(f"ratings must be a 1-D sequence of {n} numbers, got shape "
                          f"{r.shape}")
-    if not np.all(np.isfinite(r)):
-        raise ValueError("ratings must be finite numbers")
+    if not np.all(np.abs(r) <= MAX_TARGET):
+        raise ValueError("ratings must be finite numbers" if not np.all(np.isfinite(r)) else
+                         f"ratings beyond +-{MAX_TARGET:g}: scale them (their squares "
+                         "overflow)")
     return np.ascontiguousarray(r)
+
+
+def _check_outputs(model, out, start=0):
+    """The divergence error naming the first rating whose prediction (made before it was
+    learned) is non-finite: latent_lr=1e6 made the factors overflow silently."""
+    if not np.isfinite(out).all():
+        from ..base import DivergenceError
+        row = int(np.argmin(np.isfinite(out)))
+        raise DivergenceError(
+            f"{type(model).__name__} diverged at rating {start + row}: its predictions "
+            "became non-finite (try a smaller learning rate or regularisation; make a "
+            "fresh model)", row=start + row, where="batch", learner=type(model).__name__)
 
 
 def grown(a, n_rows, fill):
@@ -152,6 +167,7 @@ class Recommender(Saves, Estimator):
         u, i = self._encode_growing(users, items)
         self._learn(u, i, r, out)
         self._remember(u, i)
+        _check_outputs(self, out)
         return out
 
     @locked
@@ -173,8 +189,9 @@ class Recommender(Saves, Estimator):
             r = float(rating)
         except (TypeError, ValueError):
             r = math.nan
-        if not math.isfinite(r):
-            raise ValueError(f"ratings must be finite numbers, got {rating!r}")
+        if not abs(r) <= MAX_TARGET:
+            raise ValueError(f"ratings must be finite numbers within +-{MAX_TARGET:g}, got "
+                             f"{rating!r}")
         if not self._started():
             self._start()
         else:
@@ -194,6 +211,7 @@ class Recommender(Saves, Estimator):
         one[0][0], one[1][0], one[2][0] = u, i, r
         self._learn(one[0], one[1], one[2], one[3])
         self._remember(one[0], one[1])
+        _check_outputs(self, one[3])
         return float(one[3][0])
 
     @locked
@@ -268,13 +286,36 @@ class Recommender(Saves, Estimator):
 
     @classmethod
     def _import(cls, params, fitted, arrays):
+        """A model from a file, checked before a compiled pass may index it: ids (no
+        duplicates, NaN or out-of-range integers), the (user, item) pairs within the id
+        tables, the counters, then the model's own arrays (``_import_model``: each
+        reshaped to the tables' sizes) finite."""
+        if not isinstance(params, dict) or not isinstance(fitted, dict):
+            raise ValueError("parameters and metadata must be JSON objects")
         model = cls(**params)
         if not fitted.get("started"):
             return model
         model._start()
+        for key in ("users", "items"):
+            if not isinstance(fitted.get(key), list):
+                raise ValueError(f"{key} must be a list of ids")
         model._users, model._items = IdMap(fitted["users"]), IdMap(fitted["items"])
-        pairs = np.asarray(arrays["pairs"], dtype=np.int64).reshape(-1, 2)
+        pairs = arrays.get("pairs")
+        if not isinstance(pairs, np.ndarray) or pairs.dtype.kind not in "iu" \
+                or pairs.ndim != 2 or pairs.shape[1] != 2:
+            raise ValueError("pairs must be an integer (n, 2) array")
+        if pairs.size and (pairs.min() < 0 or pairs[:, 0].max() >= len(model._users)
+                           or pairs[:, 1].max() >= len(model._items)):
+            raise ValueError("pairs name a user or item code outside the id tables")
+        pairs = pairs.astype(np.int64)
         model._pairs, model._n_pairs = pairs.copy(), len(pairs)
-        model.n_seen_ = int(fitted["n_seen"])
+        if type(fitted.get("n_seen")) is not int or fitted["n_seen"] < 0:
+            raise ValueError("n_seen must be a non-negative integer")
+        model.n_seen_ = fitted["n_seen"]
+        for name, v in arrays.items():
+            if not isinstance(v, np.ndarray) or v.dtype.kind not in "fiu":
+                raise ValueError(f"array {name} is not numeric")
+            if v.dtype.kind == "f" and not np.isfinite(v).all():
+                raise ValueError(f"array {name} holds NaN or infinity")
         model._import_model(fitted, arrays)
         return model

@@ -11,6 +11,34 @@ import numpy as np
 SAVEABLE = (str, int, float, bool)
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def check_id(key):
+    """``key`` if it can be an id: not NaN or infinite (a NaN is unequal to itself, so
+    every NaN became a new user), an integer within int64 (2^63 overflowed the coder);
+    else ValueError."""
+    if isinstance(key, (float, np.floating)):
+        if not np.isfinite(key):
+            raise ValueError(f"ids must not be NaN or infinite, got {key!r}")
+    elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) \
+            and not _INT64[0] <= int(key) <= _INT64[1]:
+        raise ValueError(f"integer ids must fit in 64 bits (signed), got {key!r}")
+    return key
+
+
+def check_ids(arr):
+    """The same for an array of ids, at numpy speed."""
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("ids must not be NaN or infinite")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > _INT64[1]:
+        raise ValueError(f"integer ids must fit in 64 bits (signed), got {int(arr.max())}")
+    if arr.dtype.kind == "O":
+        for key in arr.tolist():
+            check_id(key)
+    return arr
+
+
 def first_positions(codes, n_codes):
     """``first[c]``: the position of the first ``c`` in ``codes`` (ints in
     ``[0, n_codes)``), -1 where absent; O(n) (a reversed scatter: the first write of
@@ -24,7 +52,7 @@ class IdMap:
     """A growing map id -> code (``ids[code]`` is the id)."""
 
     def __init__(self, ids=()):
-        self.ids = list(ids)
+        self.ids = [check_id(key) for key in ids]
         self.index = {key: code for code, key in enumerate(self.ids)}
         if len(self.index) != len(self.ids):
             raise ValueError("duplicate ids")
@@ -34,6 +62,8 @@ class IdMap:
         """For an int array of small non-negative ids, while every id so far is such
         an int: the array ``table[id] = code`` (-1: new), grown to cover ``arr``;
         else None.  The compiled coder fills it (``add_coded`` records the new ids)."""
+        if arr.ndim == 1:
+            check_ids(arr)
         if arr.dtype.kind not in "iu" or not arr.size:
             return None
         lo, hi = int(arr.min()), int(arr.max())
@@ -69,6 +99,7 @@ class IdMap:
         if c is None:
             if not grow:
                 return -1
+            check_id(key)
             c = self.index[key] = len(self.ids)
             self.ids.append(key)
             if self._table is not None:
@@ -100,6 +131,8 @@ class IdMap:
                 arr = np.asarray(values)
             except (ValueError, TypeError):
                 arr = None
+        if arr is not None and arr.ndim == 1:
+            check_ids(arr)
         if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iu" and arr.size:
             lo, hi = int(arr.min()), int(arr.max())
             if hi - lo <= 4 * arr.size + 4096:   # O(n): a table over the id range

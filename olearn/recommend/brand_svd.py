@@ -109,3 +109,10 @@ class BrandSVD(Recommender):
         self._V = np.array(arrays["V"], dtype=np.float64).reshape(ni, self.rank)
         self._s = np.array(arrays["s"], dtype=np.float64).reshape(self.rank)
         self._stats = np.array(fitted["stats"], dtype=np.float64).reshape(5)
+        n, mean, r, su, si = self._stats.tolist()
+        if not (math.isfinite(mean) and n == int(n) and n >= 0 and r == int(r)
+                and 0 <= r <= self.rank and (su, si) == (nu, ni)):
+            raise ValueError(f"stats {self._stats.tolist()} do not fit the model (count, "
+                             f"mean, rank at most {self.rank}, {nu} users, {ni} items)")
+        if (self._s < 0).any():
+            raise ValueError("singular values must be non-negative")

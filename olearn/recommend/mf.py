@@ -154,6 +154,10 @@ class _SGDFactorization(Recommender):
         self._P = np.array(arrays["P"], dtype=np.float64).reshape(nu, k)
         self._Q = np.array(arrays["Q"], dtype=np.float64).reshape(ni, k)
         self._stats = np.array([fitted["n"], fitted["mean"]], dtype=np.float64)
+        n, mean = self._stats.tolist()
+        if not (np.isfinite(mean) and n == int(n) and 0 <= n <= 2.0 ** 53):
+            raise ValueError(f"the rating count {n!r} and mean {mean!r} must be a "
+                             "non-negative integer and a finite number")
         self._rng.set_state(("MT19937", np.asarray(arrays["rng_keys"], dtype=np.uint32),
                              int(fitted["rng_pos"]), int(fitted["rng_has_gauss"]),
                              float(fitted["rng_gauss"])))
