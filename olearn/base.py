@@ -499,6 +499,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         call = self.__dict__.get("_one_cache")
         if call is None:
             self.check_params()
+            self.check_layout()  # (also where an override of check_params skips it)
             task = self._task()
             call = self._one_cache = _OneCall(
                 task, self.kernels[task], self._state_tuple(),
