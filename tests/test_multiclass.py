@@ -192,8 +192,13 @@ def test_dense_and_sparse_give_identical_weights(name):
         p_csr = csr.predict_learn(sp.csr_matrix(X[lo:lo + 90]), y[lo:lo + 90],
                                   return_scores=True)
         np.testing.assert_allclose(p_dense, p_csr, rtol=1e-10, atol=1e-12)
-    assert (len(dense.estimators_) if isinstance(dense, OneVsRest) else
-            dense.state_[dense._slots[0].name].shape[0]) == 5
+    if isinstance(dense, OneVsRest):
+        assert len(dense.estimators_) == 5
+    else:  # every slot with a class axis has grown to the five classes (a network's
+        # hidden layers have none)
+        per_class = [s.name for s in dense.slots if s.axes[:1] == ("K",)]
+        assert per_class and all(dense.state_[n].shape[0] == 5 for n in per_class)
+    assert len(dense.classes_) == 5
     _same_state(_state(dense), _state(csr))
 
 
