@@ -1,6 +1,7 @@
 """Multiclass behaviour of every registered classifier, the label semantics documented in
 ``olearn/base.py``, and ``olearn.multiclass.OneVsRest`` against K separate binary learners.
 """
+import json
 import pickle
 
 import numpy as np
@@ -566,3 +567,23 @@ def test_one_vs_rest_saves_and_loads_and_continues(tmp_path, name):
     np.testing.assert_array_equal(back.predict_learn(X[80:], y[80:]),
                                   model.predict_learn(X[80:], y[80:]))
     np.testing.assert_allclose(back.coef_, model.coef_, rtol=1e-12)
+
+
+def test_a_one_vs_rest_file_of_round_2_is_refused_with_its_reason(tmp_path):
+    """Round 2's OneVsRest saved one state block for all classes (no class models): this
+    OneVsRest keeps one model per class and cannot read it; load says so in one line
+    and asks for training again (it never loads it wrong)."""
+    from olearn.persistence import ModelFileError
+    X, y = _blobs(60, [0, 1, 2], seed=3, density=0.8)
+    path = tmp_path / "ovr.olm"
+    OneVsRest(olearn.make("pa1")).partial_fit(X, y).save(path)
+    with np.load(path) as z:
+        meta = json.loads(str(z["__meta__"]))
+        arrays = {k[3:]: z[k] for k in z.files if k.startswith("m0.")}
+    del meta["fitted"]["members"]          # the old layout: no class models
+    old = tmp_path / "old.olm"
+    with open(old, "wb") as f:
+        np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
+    with pytest.raises(ModelFileError, match="train the model again") as info:
+        olearn.load(old)
+    assert "\n" not in str(info.value)

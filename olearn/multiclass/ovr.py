@@ -489,6 +489,10 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
         label map, one class model per class, each of the base's class and at the width."""
         if not isinstance(params, dict) or not isinstance(meta, dict):
             raise ValueError("parameters and metadata must be JSON objects")
+        if "members" not in meta:  # round 2's OneVsRest kept one block of state for all
+            from .._state import StateLayoutError  # classes, not a model per class
+            raise StateLayoutError("one state block for every class, where this "
+                                   "OneVsRest keeps one model per class")
         model = cls(**params)
         model._base()
         counts = {k: meta.get(k) for k in ("n_features_in_", "t_", "width")}
