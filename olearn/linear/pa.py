@@ -34,6 +34,7 @@ from ..base import OnlineClassifier
 from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
+from .._compiled.grid import first_order_rule
 from .._params import store_params
 from ._linear import LinearModel
 
@@ -67,14 +68,11 @@ def pa_tau(c, D, loss, val, norm_factor, sw):
 
 
 @njit(inline="always")
-def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    c, D = params.c, params.D
-    A = state[2]
-    tau = pa_tau(c, D, 1.0 - y * A[0, R_], val, 1.0, sw)
+def _binary_step(params, raw, y, sw, val):
+    tau = pa_tau(params.c, params.D, 1.0 - y * raw, val, 1.0, sw)
     if tau < 0.0:
-        return 0
-    add_row(state[0], state[1], A, 0, tau * y, idx, val)
-    return 1
+        return 0, 0.0
+    return 1, tau * y
 
 
 @njit(inline="always")
@@ -96,7 +94,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
 
 
 KERNELS = declare("linear.pa", params=("c", "D"), score=avg_scores, begin=avg_begin,
-                  binary=_binary_rule, multiclass=_multiclass_rule)
+                  binary=first_order_rule(_binary_step), step=_binary_step,
+                  multiclass=_multiclass_rule)
 
 
 class PAClassifier(LinearModel, OnlineClassifier):
