@@ -154,3 +154,25 @@ def test_expert_advice_fused_equals_unfused(monkeypatch):
     np.testing.assert_allclose(fused.weights_, plain.weights_, rtol=0, atol=TOL)
     for m, p in zip(fused.members_, plain.members_):
         np.testing.assert_allclose(m.coef_, p.coef_, rtol=0, atol=TOL)
+
+
+def test_compare_tuning_fused_equals_a_pass_per_point(monkeypatch):
+    import importlib
+    cmp = importlib.import_module("olearn.evaluate.compare")
+    X, y = _data(n=300, seed=7)
+    kw = dict(learners=["pa1", "perceptron"], X=X, y=y, permutations=2, random_state=0,
+              progress=False)
+    calls = []
+    real = cmp._fused_tuning
+    def spy(*args):
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+    monkeypatch.setattr(cmp, "_fused_tuning", spy)
+    fused = cmp.compare(**kw)
+    assert calls == [True, True]     # both learners' grids in one fused pass each
+    monkeypatch.setattr(cmp, "_fused_tuning", lambda *a: None)
+    plain = cmp.compare(**kw)
+    assert fused.tuning == plain.tuning and fused.params == plain.params
+    for name in fused.names:
+        np.testing.assert_array_equal(fused.scores[name], plain.scores[name])

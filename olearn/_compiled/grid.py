@@ -23,6 +23,8 @@ number (``tests/test_grid.py`` compares them).  A member whose score is not fini
 the pass at that row, before any member's update of it; the entry point returns the
 rows done, and each member's count of updates is in ``counts``.
 """
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -242,17 +244,12 @@ def _run_grid(key, X, y, sw, state, P, scores, pred, counts):
     return impl
 
 
-_ENTRIES = {}
-
-
+@functools.lru_cache(maxsize=None)
 def grid_entry(name):
     """The cached fused binary entry point of the declared learner ``name`` (its binary
     rule a :func:`first_order_rule`): ``(X, y, sw, (W, U, A), P, scores, pred, counts)
     -> rows done``, with ``P`` (G, F) the members' parameters and the state's arrays
-    carrying the members as last axis."""
-    kernel = _ENTRIES.get(name)
-    if kernel is None:
-        def run(X, y, sw, state, P, scores, pred, counts):
-            return run_grid(name, X, y, sw, state, P, scores, pred, counts)
-        kernel = _ENTRIES[name] = njit(cache=True, nogil=True)(run)
-    return kernel
+    carrying the members as last axis (a closure over the name, as ``declare.entry``)."""
+    return njit(cache=True, nogil=True)(
+        lambda X, y, sw, state, P, scores, pred, counts:
+        run_grid(name, X, y, sw, state, P, scores, pred, counts))
