@@ -73,10 +73,12 @@ class Fused:
         names = [self.members[j].kernels.name for j in idx]
         return [j for j, name in zip(idx, names) if names.count(name) > 1]
 
-    def run(self, X, y, classes=None, sample_weight=None, alive=None):
+    def run(self, X, y, classes=None, sample_weight=None, alive=None, contract=True):
         """One progressive pass of every fusable (and ``alive``) member over a batch:
         ``{index: (scores (n, K), pred (n,))}``, as each member's own pass gives them;
-        atomic over all of them (a failure leaves every member as it was)."""
+        atomic over all of them (a failure leaves every member as it was).
+        ``contract``: ``classes`` is the whole set of labels (``partial_fit``'s), not
+        only those of ``fit``'s data."""
         idx = self.fused_indices(alive)
         if not idx:
             return {}
@@ -84,7 +86,7 @@ class Fused:
         with contextlib.ExitStack() as stack:
             for m in ms:
                 stack.enter_context(m._atomic())
-            X, labels, sw = self._prepare(ms, X, y, classes, sample_weight)
+            X, labels, sw = self._prepare(ms, X, y, classes, sample_weight, contract)
             groups = {}
             for m, yk in zip(ms, labels):
                 key = _group_key(m)
@@ -99,7 +101,7 @@ class Fused:
             return {j: results[id(m)] for j, m in zip(idx, ms)}
 
     @staticmethod
-    def _prepare(ms, X, y, classes, sample_weight):
+    def _prepare(ms, X, y, classes, sample_weight, contract):
         """``_partial``'s checks, once for the batch, then each member's start and labels."""
         for m in ms:
             m.check_params()
@@ -123,7 +125,7 @@ class Fused:
             elif m.vocabulary_ is not None and X.shape[1] != m.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but the model has "
                                  f"{m.n_features_in_}")
-            labels.append(m._kernel_labels(m._prepare_labels(y, classes, True)))
+            labels.append(m._kernel_labels(m._prepare_labels(y, classes, contract)))
         return X, labels, sw
 
     def _stacked(self, group):
@@ -299,7 +301,8 @@ class Grid(Progressive, Estimator):
         classes = lead._fit_classes(y) if is_classifier(lead) else None
         del lead.n_features_in_
         fit_passes(X, y, sample_weight, lead.epochs, lead.shuffle, lead.random_state,
-                   lambda X, y, sw, order: self._fused.run(X, y, classes, sw))
+                   lambda X, y, sw, order: self._fused.run(X, y, classes, sw,
+                                                           contract=False))
         return self
 
     @locked

@@ -33,7 +33,7 @@ from numba.extending import intrinsic, overload
 
 from .averaging import R_, SCALE_, SQ_, SUM_, T_, add_row
 from .declare import _DECLARED
-from .driver import borrowed, get_row, keep_alive, n_rows, row_source
+from .driver import borrowed, get_row, keep_alive, n_rows, row_source, sq_norm
 
 AHEAD = 4  # rows between a row's prefetch and its pass (the members' weights of a row
 #            span G * 8 bytes: a few cache lines per non-zero, from main memory once the
@@ -67,18 +67,26 @@ def prefetch_row(typingctx, W, c):
 
 
 def first_order_rule(step):
-    """The binary rule ``w += step x`` of a scalar ``step(params, raw, y, sw, val) ->
-    (updates, coefficient)`` of the row's raw score ``raw`` (``updates``: 1 when the
-    rule updates, 0 when it leaves the model as it is)."""
+    """The binary rule ``w += coefficient x`` of a scalar ``step(params, raw, y, sw, val,
+    sq) -> (updates, coefficient, sq)`` of the row's raw score ``raw`` (``updates``: 1
+    when the rule updates, 0 when it leaves the model as it is).  ``sq`` is the row's
+    ``||x||^2`` when known, else -1: a step that needs it takes ``row_sq(val, sq)`` and
+    hands it back (a grid's members then compute it once a row)."""
     @njit(inline="always")
     def rule(state, params, idx, val, y, sw, out, seen):
         A = state[2]
-        upd, coef = step(params, A[0, R_], y, sw, val)
+        upd, coef, _ = step(params, A[0, R_], y, sw, val, -1.0)
         if upd == 0:
             return 0
         add_row(state[0], state[1], A, 0, coef, idx, val)
         return 1
     return rule
+
+
+@njit(inline="always")
+def row_sq(val, sq):
+    """``||x||^2`` of the row: ``sq`` when known (>= 0), else computed (``sq_norm``)."""
+    return sq if sq >= 0.0 else sq_norm(val)
 
 
 def _fields(cls, n):
@@ -154,8 +162,9 @@ def linear_grid_pass(key, X, y, sw, state, P, scores, pred, counts, step):
         if not ok:
             keep_alive(buffers)
             return i
+        sq = -1.0
         for g in range(G):
-            u, cf = step(params_of(key, P, g), A[R_, g], y[i], sw[i], val)
+            u, cf, sq = step(params_of(key, P, g), A[R_, g], y[i], sw[i], val, sq)
             upd[g] = u
             counts[g] += u
             coef[g] = cf / A[SCALE_, g] if u else 0.0   # add_row's b, member g

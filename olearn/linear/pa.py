@@ -34,7 +34,7 @@ from ..base import OnlineClassifier
 from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
-from .._compiled.grid import first_order_rule
+from .._compiled.grid import first_order_rule, row_sq
 from .._params import store_params
 from ._linear import LinearModel
 
@@ -68,11 +68,14 @@ def pa_tau(c, D, loss, val, norm_factor, sw):
 
 
 @njit(inline="always")
-def _binary_step(params, raw, y, sw, val):
-    tau = pa_tau(params.c, params.D, 1.0 - y * raw, val, 1.0, sw)
-    if tau < 0.0:
-        return 0, 0.0
-    return 1, tau * y
+def _binary_step(params, raw, y, sw, val, sq):
+    loss = 1.0 - y * raw      # (pa_tau's, with the row's norm shared by a grid's members)
+    if loss <= 0.0:
+        return 0, 0.0, sq
+    sq = row_sq(val, sq)
+    if sq == 0.0:
+        return 0, 0.0, sq
+    return 1, min(params.c, loss / (sq + params.D)) * sw * y, sq
 
 
 @njit(inline="always")

@@ -35,7 +35,7 @@ from ..base import OnlineClassifier
 from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
-from .._compiled.grid import first_order_rule
+from .._compiled.grid import first_order_rule, row_sq
 from .._params import store_params
 from ._linear import LinearModel, check_choice, check_number
 
@@ -43,10 +43,13 @@ MULTICLASS_UPDATES = ("max", "uniform", "single")
 
 
 @njit(inline="always")
-def _binary_step(params, raw, y, sw, val):
-    if y * raw > params.margin or sq_norm(val) == 0.0:
-        return 0, 0.0
-    return 1, params.eta * sw * y
+def _binary_step(params, raw, y, sw, val, sq):
+    if y * raw > params.margin:
+        return 0, 0.0, sq
+    sq = row_sq(val, sq)
+    if sq == 0.0:
+        return 0, 0.0, sq
+    return 1, params.eta * sw * y, sq
 
 
 @njit(inline="always")
