@@ -8,7 +8,8 @@ not depend on the ensemble, so one chunk is validated once, each member makes it
 compiled progressive pass over it (``predict_learn``), and the ensemble's predictions
 are combined afterwards, row by row, from the members' pre-update predictions with the
 weights of that row (a small compiled loop, ``_combine.combine``).  A chunk costs one
-validation plus N learning passes.
+validation plus N learning passes; members that share a first-order rule (PA-I at
+several C, Perceptrons: ``olearn.fused``) make one fused pass, with the same results.
 
 With ``L_j`` member j's cumulative loss before the row, ``w_j = exp(-eta L_j)``:
 
