@@ -11,9 +11,10 @@ __version__ = "0.1.0"
 _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence",
                "base", "cli", "second_order", "multiclass", "sparse", "kernel",
                "portfolio", "recommend", "decomposition", "drift", "ensemble", "preprocessing",
-               "mixing"}
+               "mixing", "fused"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
-              "warmup": "registry", "tags": "_tags", "Tags": "_tags", "mix": "mixing"}
+              "warmup": "registry", "tags": "_tags", "Tags": "_tags", "mix": "mixing",
+              "grid": "fused", "Grid": "fused"}
 
 
 def __getattr__(name):

@@ -80,6 +80,7 @@ class Declaration(NamedTuple):
     params: type = None  # the named tuple of the rules' parameters
     scratch: tuple = ()  # slots the score may fill (a row's features), by name
     score_begin: object = None  # score and begin in one, for the pass (round_start)
+    step: object = None  # a first-order linear rule's scalar step (olearn._compiled.grid)
 
 
 _DECLARED = {}
@@ -89,7 +90,7 @@ _ENTRIES = {}
 
 
 def declare(name, *, score, binary=None, multiclass=None, regression=None, begin=None,
-            after=None, losses=None, params=(), scratch=()):
+            after=None, losses=None, params=(), scratch=(), step=None):
     """Register a learner's compiled parts under ``name``; returns its :class:`Kernels`.
 
     ``params``: the names of the rules' hyper-parameters (identifiers), in order.
@@ -98,7 +99,10 @@ def declare(name, *, score, binary=None, multiclass=None, regression=None, begin
     NOGD's); the score changes no other slot.
     A learner declared outside the olearn package (a user's own) gets the hash of its
     source files in its name, so that an edit to them compiles afresh: the cache
-    folder's hash covers only olearn's own files."""
+    folder's hash covers only olearn's own files.
+    ``step``: the binary rule's scalar step, when the rule is
+    ``olearn._compiled.grid.first_order_rule(step)``: what lets a grid of the learner
+    run as one vectorised pass (``olearn.grid``)."""
     rules = {t: r for t, r in ((BINARY, binary), (MULTICLASS, multiclass),
                                (REGRESSION, regression)) if r is not None}
     parts = [score, begin, after, *rules.values(), *(losses or {}).values()]
@@ -107,7 +111,8 @@ def declare(name, *, score, binary=None, multiclass=None, regression=None, begin
     both = _ROUND_STARTS.get(score, (None, None))
     _DECLARED[name] = Declaration(name, score, rules, after or no_after, dict(losses or {}),
                                   begin, _params_class(name, params),
-                                  tuple(scratch), both[1] if both[0] is begin else None)
+                                  tuple(scratch), both[1] if both[0] is begin else None,
+                                  step)
     return Kernels(name)
 
 
@@ -315,6 +320,11 @@ class Kernels(Mapping):
     def scorer(self):
         """The compiled scorer ``(X, state, scores)`` (see :func:`scorer`)."""
         return scorer(self.name)
+
+    @property
+    def loss_name(self):
+        """The loss these kernels were picked for (``""``: a rule without losses)."""
+        return self._loss
 
     def loss(self, loss):
         """The kernels of one of the declared losses."""

@@ -8,7 +8,8 @@ not depend on the ensemble, so one chunk is validated once, each member makes it
 compiled progressive pass over it (``predict_learn``), and the ensemble's predictions
 are combined afterwards, row by row, from the members' pre-update predictions with the
 weights of that row (a small compiled loop, ``_combine.combine``).  A chunk costs one
-validation plus N learning passes.
+validation plus N learning passes; members that share a first-order rule (PA-I at
+several C, Perceptrons: ``olearn.fused``) make one fused pass, with the same results.
 
 With ``L_j`` member j's cumulative loss before the row, ``w_j = exp(-eta L_j)``:
 
@@ -349,9 +350,22 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
             votes = np.zeros((1, N), dtype=np.int64)
             values = np.zeros((n, N))
         member_scores = []
+        fused = self._fused_pass(X, y, classes, sample_weight)
         for j, m in enumerate(self.members_):
             if not self.alive_[j]:
                 member_scores.append(np.zeros(n))
+                continue
+            if j in fused:  # (its pass was a member's of a fused grid: olearn.fused)
+                s, p = fused[j]
+                if classify:
+                    same = np.array_equal(m.classes_, self.classes_)  # (index = vote)
+                    votes[:, j] = np.minimum(p, len(m.classes_) - 1) if same else \
+                        np.searchsorted(self.classes_, m._progressive_output(s, p, False))
+                    member_scores.append(m._progressive_output(s, p, True)
+                                         if loss == "hinge" else None)
+                else:
+                    values[:, j] = m._progressive_output(s, p, True)
+                    member_scores.append(None)
                 continue
             try:
                 if not isinstance(m, OnlineLearner):  # a meta-model member (OnDrift, ...)
@@ -390,6 +404,21 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         self.t_ += n
         self._collect_state()
         return (out_cls if classify else out_val), scores
+
+    def _fused_pass(self, X, y, classes, sample_weight):
+        """The members that share a first-order rule, in one compiled pass per group
+        (``olearn.fused.Fused``; the same results as their own passes): ``{index:
+        (scores, pred)}``; ``{}`` when a member diverged there (the members are then as
+        before, and each runs its own pass, as before)."""
+        from ..fused import Fused
+        fused = self.__dict__.get("_fused")
+        if fused is None or len(fused.members) != len(self.members_) or \
+                any(a is not b for a, b in zip(fused.members, self.members_)):
+            fused = self._fused = Fused(self.members_)
+        try:
+            return fused.run(X, y, classes, sample_weight, alive=self.alive_)
+        except DivergenceError:
+            return {}
 
     def _partial(self, X, y, classes=None, sample_weight=None):
         fresh = self._is_fresh()

@@ -285,6 +285,9 @@ def _task_run(tasks, X, y, classifier, checkpoints, metric=None):
     if checkpoints is not None:
         return [_pass(est, X, y, order, classifier, checkpoints, metric)
                 for est, order in tasks]
+    fused = _fused_tuning(tasks, X, y, classifier, metric)
+    if fused is not None:
+        return fused
     out = []
     for est, order in tasks:     # tuning: a grid point the learner rejects scores inf
         try:
@@ -292,6 +295,35 @@ def _task_run(tasks, X, y, classifier, checkpoints, metric=None):
         except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError) as exc:
             res = (math.inf, 0, 0.0, exc, None)
         out.append(res)
+    return out
+
+
+def _fused_tuning(tasks, X, y, classifier, metric):
+    """A learner's grid points over one tuning order in one fused pass (``olearn.fused``:
+    the same results as a pass per point) when every point shares a first-order rule;
+    else None (a pass per point)."""
+    from ..fused import Fused
+    from sklearn.base import clone
+    orders = {id(order) for _, order in tasks}
+    if metric is not None or len(tasks) < 2 or len(orders) != 1:
+        return None
+    runner = Fused([clone(est) for est, _ in tasks])
+    if len(runner.fused_indices()) != len(tasks):
+        return None
+    order = tasks[0][1]
+    Xp, yp = X[order], y[order]
+    t0 = time.perf_counter()
+    try:
+        done = runner.run(Xp, yp)
+    except (ValueError, FloatingPointError, ZeroDivisionError, OverflowError):
+        return None      # (each point on its own: the one that fails scores inf)
+    seconds = (time.perf_counter() - t0) / len(tasks)
+    out = []
+    for j, m in enumerate(runner.members):
+        pred = m._progressive_output(*done[j], False)
+        err = (pred != yp).astype(np.float64) if classifier else \
+            (np.asarray(pred, dtype=np.float64) - yp) ** 2
+        out.append((float(err.mean()), int(m.n_updates_), seconds, None, None))
     return out
 
 

@@ -34,6 +34,7 @@ from ..base import OnlineClassifier
 from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
+from .._compiled.grid import first_order_rule, row_sq
 from .._params import store_params
 from ._linear import LinearModel
 
@@ -67,14 +68,14 @@ def pa_tau(c, D, loss, val, norm_factor, sw):
 
 
 @njit(inline="always")
-def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    c, D = params.c, params.D
-    A = state[2]
-    tau = pa_tau(c, D, 1.0 - y * A[0, R_], val, 1.0, sw)
-    if tau < 0.0:
-        return 0
-    add_row(state[0], state[1], A, 0, tau * y, idx, val)
-    return 1
+def _binary_step(params, raw, y, sw, val, sq):
+    loss = 1.0 - y * raw      # (pa_tau's, with the row's norm shared by a grid's members)
+    if loss <= 0.0:
+        return 0, 0.0, sq
+    sq = row_sq(val, sq)
+    if sq == 0.0:
+        return 0, 0.0, sq
+    return 1, min(params.c, loss / (sq + params.D)) * sw * y, sq
 
 
 @njit(inline="always")
@@ -96,7 +97,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
 
 
 KERNELS = declare("linear.pa", params=("c", "D"), score=avg_scores, begin=avg_begin,
-                  binary=_binary_rule, multiclass=_multiclass_rule)
+                  binary=first_order_rule(_binary_step), step=_binary_step,
+                  multiclass=_multiclass_rule)
 
 
 class PAClassifier(LinearModel, OnlineClassifier):

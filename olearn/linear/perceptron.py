@@ -35,6 +35,7 @@ from ..base import OnlineClassifier
 from .._compiled.averaging import R_, add_row, avg_begin, avg_scores
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
+from .._compiled.grid import first_order_rule, row_sq
 from .._params import store_params
 from ._linear import LinearModel, check_choice, check_number
 
@@ -42,13 +43,13 @@ MULTICLASS_UPDATES = ("max", "uniform", "single")
 
 
 @njit(inline="always")
-def _binary_rule(state, params, idx, val, y, sw, out, seen):
-    eta, margin, mode = params.eta, params.margin, params.mode
-    A = state[2]
-    if y * A[0, R_] > margin or sq_norm(val) == 0.0:
-        return 0
-    add_row(state[0], state[1], A, 0, eta * sw * y, idx, val)
-    return 1
+def _binary_step(params, raw, y, sw, val, sq):
+    if y * raw > params.margin:
+        return 0, 0.0, sq
+    sq = row_sq(val, sq)
+    if sq == 0.0:
+        return 0, 0.0, sq
+    return 1, params.eta * sw * y, sq
 
 
 @njit(inline="always")
@@ -80,7 +81,8 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
 
 
 KERNELS = declare("linear.perceptron", params=("eta", "margin", "mode"), score=avg_scores,
-                  begin=avg_begin, binary=_binary_rule, multiclass=_multiclass_rule)
+                  begin=avg_begin, binary=first_order_rule(_binary_step),
+                  step=_binary_step, multiclass=_multiclass_rule)
 
 
 class Perceptron(LinearModel, OnlineClassifier):
