@@ -1,8 +1,9 @@
 """One line when olearn compiles, and the seconds it took.
 
 numba compiles a kernel on its first use in a cache folder (then loads it from disk):
-seconds for one learner, minutes for many, a pause with no output otherwise.  The
-first time in a process that an olearn kernel starts compiling, one record goes to the
+seconds for one learner, minutes for many, a pause with no output otherwise.  When an
+olearn kernel starts compiling, the first time in a process and then at most every
+``EVERY`` seconds (a new module of kernels each time), one record goes to the
 ``olearn.compile`` logger (level WARNING, so Python shows it on stderr without any
 logging set up; silence it with ``logging.getLogger("olearn.compile").setLevel(
 logging.ERROR)``).  :func:`seconds` is the time spent compiling olearn kernels so far in
@@ -19,8 +20,11 @@ import time
 
 logger = logging.getLogger("olearn.compile")
 
-_state = {"installed": False, "said": False, "quiet": 0, "depth": 0, "t0": 0.0,
-          "seconds": 0.0}
+#: seconds between two records (a long series of first uses is not silent, nor chatty)
+EVERY = 20.0
+
+_state = {"installed": False, "said": set(), "last": None, "quiet": 0, "depth": 0,
+          "t0": 0.0, "seconds": 0.0}
 _lock = threading.Lock()
 
 
@@ -51,23 +55,29 @@ def install():
         if _state["installed"]:
             return
         _state["installed"] = True
-    from numba.core import event
+    import importlib   # (numba's event module: this file holds no kernel, and is not
+    event = importlib.import_module("numba.core.event")  # part of the cache's key)
 
     class Listener(event.Listener):
         def on_start(self, ev):
             func = _olearn_kernel(ev)
             if func is None:
                 return
+            now = time.perf_counter()
             with _lock:
                 if _state["depth"] == 0:
-                    _state["t0"] = time.perf_counter()
+                    _state["t0"] = now
                 _state["depth"] += 1
-                say = not _state["said"] and not _state["quiet"]
-                _state["said"] = _state["said"] or say
+                last, module = _state["last"], func.__module__
+                say = not _state["quiet"] and module not in _state["said"] and (
+                    last is None or now - last > EVERY)
+                if say:
+                    _state["said"].add(module)
+                    _state["last"] = now
             if say:
-                logger.warning("olearn: compiling kernels (first use in this cache folder "
-                               "of %s: seconds to minutes; cached on disk afterwards)",
-                               func.__module__)
+                logger.warning("olearn: compiling the kernels of %s (first use in this cache "
+                               "folder: seconds to minutes; cached on disk afterwards)",
+                               module)
 
         def on_end(self, ev):
             if _olearn_kernel(ev) is None:
