@@ -113,8 +113,9 @@ UNNAMED = {
 #: each table maps command-line names to the models' classes
 OTHER_KINDS = {
     "recommender": ("recommenders of (user, item, rating) streams",
-                    "olearn.recommend.evaluate:RECOMMENDERS",
-                    "olearn.recommend.make_recommender(NAME)"),
+                    "olearn.recommend:RECOMMENDERS",
+                    "olearn.recommend.make_recommender(NAME); olearn train|evaluate DATA "
+                    "--format ratings --algo NAME"),
     "portfolio": ("online portfolio strategies", "olearn.portfolio:STRATEGIES",
                   "olearn.portfolio.make(NAME); olearn portfolio FILE --algo NAME"),
     "detector": ("drift detectors", "olearn.drift:DETECTORS", "olearn.drift.make(NAME)"),
@@ -162,7 +163,7 @@ def names():
 
 def unknown_name_message(name, known):
     """``unknown algorithm 'pa3'; did you mean 'pa2'? ...`` (one line)."""
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    close = difflib.get_close_matches(str(name).lower(), known, n=3, cutoff=0.6)
     if close:
         hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
     else:
@@ -320,6 +321,12 @@ def describe(name):
     with their defaults (the signature's, overridden by the registered ones) and their
     meanings (from the class's numpydoc "Parameters" section, or its bases')."""
     cls, defaults = lookup(name)
+    return describe_class(name, cls, defaults, learner_kind(name))
+
+
+def describe_class(name, cls, defaults, kind):
+    """:func:`describe` for any model class (also the recommenders, strategies and
+    detectors of :data:`OTHER_KINDS`, whose ``kind`` is given)."""
     meanings = {}
     for klass in reversed(cls.__mro__):
         for key, text in _docstring_parameters(klass.__doc__).items():
@@ -335,7 +342,7 @@ def describe(name):
         params.append(Parameter(p.name, default, meaning))
     doc = inspect.getdoc(cls) or ""
     summary = doc.strip().splitlines()[0].strip() if doc.strip() else ""
-    return Description(name, f"{_public_module(cls)}.{cls.__qualname__}", learner_kind(name),
+    return Description(name, f"{_public_module(cls)}.{cls.__qualname__}", kind,
                        summary, tuple(params))
 
 

@@ -252,12 +252,26 @@ def test_file_level_errors(tmp_path):
     with pytest.raises(DataFormatError, match=f"^{fake}: the name ends in .gz but"):
         load_libsvm(fake)
     corrupt = write(tmp_path, "corrupt.svm.gz", b"\x1f\x8b" + b"not gzip at all" * 10)
-    with pytest.raises(DataFormatError, match=f"^{corrupt}:1: cannot decompress"):
+    with pytest.raises(DataFormatError, match=f"^{corrupt}: cannot decompress: the data is "
+                       "corrupt"):
         load_libsvm(corrupt, n_features=3)
     whole = bz2.compress(("1 1:1\n" * 5000).encode())
     truncated = write(tmp_path, "cut.svm.bz2", whole[: len(whole) // 2])
-    with pytest.raises(DataFormatError, match=f"^{truncated}:[0-9]+: cannot decompress"):
+    with pytest.raises(DataFormatError, match=f"^{truncated}: cannot decompress: the file is "
+                       "truncated"):
         load_libsvm(truncated)
+    # cut far into a file that compresses badly: not reported at line 1 (the whole first
+    # piece fails to decompress), but as truncated, with the lines read before the piece
+    rng = np.random.default_rng(0)
+    text = "".join(f"{rng.choice([-1, 1])} " + " ".join(f"{j}:{v:.6f}" for j, v in
+                                                         enumerate(rng.random(10), 1)) + "\n"
+                   for _ in range(30000))
+    packed = bz2.compress(text.encode())
+    cut = write(tmp_path, "rnd.svm.bz2", packed[: int(len(packed) * 0.4)])
+    with pytest.raises(DataFormatError, match=rf"^{cut}: cannot decompress: the file is "
+                       r"truncated \(the lines before line [1-9][0-9,]+ were read\)$"):
+        for _ in read_libsvm(cut, chunk_size=1000, n_features=10):
+            pass
     binary = write(tmp_path, "image.svm", bytes(range(256)) * 4)
     with pytest.raises(DataFormatError, match=f"^{binary}:1: label"):
         load_libsvm(binary)

@@ -33,6 +33,10 @@ from numba import njit  # noqa: F401 (re-exported: see the module docstring)
 from numba.core import caching as _caching
 from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
 
+from .. import _compile_notice
+
+_compile_notice.install()   # one line when olearn compiles (olearn/_compile_notice.py)
+
 # numba's base of the function caches (named _CacheImpl in older numba versions)
 _CacheImpl = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
 

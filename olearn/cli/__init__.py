@@ -19,7 +19,7 @@ import importlib
 import pkgutil
 import sys
 
-from . import _common
+from . import _common, _shell
 from ._common import CLIError, one_line, user_errors
 
 #: subcommands listed first in ``olearn --help``; others follow by name
@@ -53,7 +53,7 @@ def build_parser():
         before = set(subparsers.choices)
         module.add_parser(subparsers)
         for name in set(subparsers.choices) - before:
-            subparsers.choices[name].set_defaults(_run=module.run)
+            subparsers.choices[name].set_defaults(_run=module.run, _module=module)
     return parser
 
 
@@ -62,6 +62,7 @@ def main(argv=None):
     exit code."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     _common.current_argv = argv
+    args = None
     try:
         parser = build_parser()
         try:
@@ -71,7 +72,8 @@ def main(argv=None):
         if getattr(args, "_run", None) is None:
             parser.print_help(sys.stderr)
             return 2
-        with _common.signals_as_interrupts():  # (temporary files removed on SIGTERM)
+        _shell.resolve(args)                   # -d FILE, --algo PA1
+        with _common.signals_as_interrupts(), _shell.stdout_for(args._module):
             return args._run(args) or 0
     except BrokenPipeError:            # e.g. `olearn predict ... | head`
         _silence_stdout()
@@ -79,7 +81,7 @@ def main(argv=None):
     except Exception as exc:           # noqa: BLE001 (user errors: one line; others: raise)
         if not isinstance(exc, user_errors()):
             raise
-        print(f"olearn: error: {one_line(exc)}", file=sys.stderr)
+        print(f"olearn: error: {one_line(exc)}{_shell.hint(exc, args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         print("olearn: interrupted", file=sys.stderr)

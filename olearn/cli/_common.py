@@ -83,19 +83,36 @@ def split_algos(text):
 
 def check_algos(names):
     """Unknown algorithm names fail here, before anything heavy is imported."""
-    from ..registry import check_name
+    from ..registry import check_name, other_models
     for name in names:
-        check_name(name)
+        try:
+            check_name(name)
+        except KeyError:
+            for kind, (_, known, how) in other_models().items():
+                if name in known:   # a recommender, strategy or detector: say where it goes
+                    where = "use --format ratings" if kind == "recommender" else how
+                    raise CLIError(f"{name!r} is a {kind}, not a learner of this command "
+                                   f"({where})") from None
+            raise
 
 
 def make_model(algo, params):
     """A registered learner with its parameters checked before any data is read."""
-    from ..registry import make
-    model = make(algo, **params)
+    from ..registry import lookup, make
+    cls, defaults = lookup(algo)
+    model = make(algo, **_as_booleans(params, {**cls().get_params(), **defaults}))
     check = getattr(model, "check_params", None)  # (the protocol's; an ensemble has none)
     if check is not None:
         check()
     return model
+
+
+def _as_booleans(params, defaults):
+    """``--param average=1`` (or 0) for a parameter whose default is True or False is
+    that boolean (``parse_value`` reads 1 and 0 as numbers)."""
+    return {k: (bool(v) if isinstance(defaults.get(k), bool) and not isinstance(v, bool)
+                and isinstance(v, int) and v in (0, 1) else v)
+            for k, v in params.items()}
 
 
 def add_algo_args(parser, metavar="NAME"):
@@ -182,12 +199,15 @@ def detect_format(path):
 
 
 def add_data_args(parser, data_required=True):
-    nargs = None if data_required else "?"
-    parser.add_argument("data", metavar="DATA", nargs=nargs,
+    # DATA or Vowpal Wabbit's -d FILE (olearn/cli/_shell.py checks that one is given)
+    parser.add_argument("data", metavar="DATA", nargs="?",
                         help="LIBSVM file; CSV for names ending in .csv/.tsv/.data; Vowpal "
                              "Wabbit text for .vw (.gz/.bz2/.xz read as they are; '-' reads "
                              "stdin)")
+    parser.set_defaults(_data_required=data_required)
     g = parser.add_argument_group("input")
+    g.add_argument("-d", "--data", dest="data_flag", metavar="FILE", default=None,
+                   help="the data, as Vowpal Wabbit's -d (instead of DATA)")
     g.add_argument("--format", choices=FORMATS, default="auto",
                    help="file format (default: from the file name); vw: Vowpal Wabbit text "
                         "'label [importance] [\'tag]|ns feature[:value] ...'; text: "
@@ -234,11 +254,41 @@ def _csv_options(args):
     delim = args.delimiter
     if delim is None:
         delim = "\t" if ".tsv" in os.fspath(args.data).lower() else ","
+        _check_delimiter(args.data, delim)
     elif delim in ("space", "whitespace"):
         delim = None
     elif delim in ("tab", "\\t"):
         delim = "\t"
     return dict(label=label, header=header, delimiter=delim)
+
+
+def _first_line(path, size=1 << 16):
+    """The start of the first line of a (maybe compressed) file, as text; "" if it
+    cannot be read here (standard input: the reader reports its own errors)."""
+    if path in (None, "-") or not os.path.isfile(path):
+        return ""
+    import bz2
+    import gzip
+    import lzma
+    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
+        os.path.splitext(os.fspath(path))[1].lower(), open)
+    try:
+        with opener(path, "rb") as f:
+            return f.readline(size).decode("utf-8", "replace")
+    except (OSError, EOFError, lzma.LZMAError):
+        return ""
+
+
+def _check_delimiter(path, delim):
+    """A CSV whose first line has no ``delim`` but another usual separator: say which
+    option reads it (a semicolon file gave scikit-learn's "0 feature(s)")."""
+    line = _first_line(path)
+    if not line.strip() or delim in line:
+        return
+    for other, option in ((";", "';'"), ("\t", "tab"), ("|", "'|'")):
+        if other != delim and other in line:
+            raise CLIError(f"{path}: the first line has no {delim!r} but has {other!r}: "
+                           f"use --delimiter {option}")
 
 
 def data_format(args):
@@ -342,6 +392,8 @@ def check_writable(path, what, in_place=False):
     regular file (a device, a FIFO, a socket): a file olearn writes is renamed into
     place, which would replace such a node, so it is refused, or, with ``in_place``
     (text output), written through (``atomic_text``)."""
+    if os.fspath(path).endswith(("/", os.sep)) or os.path.basename(path) in ("", ".", ".."):
+        raise CLIError(f"cannot write {what} {path}: give a file name, not a folder")
     folder = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(folder):
         raise CLIError(f"cannot write {what} {path}: folder {folder} does not exist")
@@ -520,7 +572,7 @@ class _CompileNotice:
 
 
 @contextlib.contextmanager
-def learning(what, how_long="a few seconds"):
+def learning(what, how_long="seconds to minutes; the time is reported apart"):
     """Around the learning part of a command: one stderr line if kernels compile (``what``:
     e.g. "the pa1 kernels"), and no numpy RuntimeWarning reaching the terminal (a model
     that overflows is reported by :func:`guarded`, in one line)."""
@@ -531,8 +583,9 @@ def learning(what, how_long="a few seconds"):
     notice = _CompileNotice(what, how_long)
     listener = notice.listener()
     event.register("numba:compile", listener)
+    from .._compile_notice import quiet
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        with warnings.catch_warnings(), np.errstate(all="ignore"), quiet():
             warnings.simplefilter("ignore", RuntimeWarning)
             yield notice
     finally:
@@ -641,11 +694,14 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, transf
         def on_checkpoint(cp):
             bar.clear()
             printer(cp)
+    from .._compile_notice import seconds
+    compiled = seconds()
     try:
         with learning(f"the {args.algo} kernels"):
             result = progressive(model, stream, on_checkpoint=on_checkpoint, widen=False,
                                  **progressive_kw)
             check_finite(model, args.algo, saved_note=note)
+        result.compile_seconds = seconds() - compiled    # (train's summary leaves it out)
     except Diverged:
         raise
     except ValueError as exc:

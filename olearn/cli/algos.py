@@ -22,12 +22,14 @@ def add_parser(subparsers):
 def run(args):
     from ..registry import describe, names
     from ._common import check_algos, format_description
-    check_algos(args.names)                     # unknown names fail before any work
+    others = _other_names()
+    check_algos([n for n in args.names if n not in others])  # unknown names: at once
     chosen = args.names or names()
     if args.names_only:
         print("\n".join(chosen))
         return 0
-    print("\n".join(format_description(describe(name)) for name in chosen), end="")
+    print("\n".join(format_description(_describe_other(name, others[name]) if name in others
+                                        else describe(name)) for name in chosen), end="")
     if not args.names:
         print(other_kinds())
     return 0
@@ -37,10 +39,29 @@ def other_kinds():
     """The other kinds of models: ``kind: names`` and how to make one."""
     import textwrap
     from ..registry import other_models
-    lines = ["", "other models (not for 'olearn train'):"]
+    lines = ["", "other kinds of models:"]
     for kind, (what, names, how) in other_models().items():
         lines.extend(textwrap.wrap(f"{what}: {', '.join(names)}", width=96,
                                    initial_indent="  ", subsequent_indent="    ",
                                    break_on_hyphens=False))
         lines.append(f"    make one: {how}")
     return "\n".join(lines)
+
+
+#: kind of OTHER_KINDS -> the function that makes one by name
+_MAKERS = {"recommender": "olearn.recommend.evaluate:make_recommender",
+           "portfolio": "olearn.portfolio:make", "detector": "olearn.drift:make"}
+
+
+def _other_names():
+    """``{name: kind}`` of the recommenders, portfolio strategies and drift detectors."""
+    from ..registry import other_models
+    return {n: kind for kind, (_, names, _) in other_models().items() for n in names}
+
+
+def _describe_other(name, kind):
+    import importlib
+    from ..registry import describe_class
+    module, _, attr = _MAKERS[kind].partition(":")
+    cls = type(getattr(importlib.import_module(module), attr)(name))
+    return describe_class(name, cls, {}, kind)

@@ -34,6 +34,9 @@ import sys
 from ._common import (CLIError, add_data_args, check_algos, check_paths, check_writable,
                       learning, open_data, split_algos)
 
+#: a closed standard output (``| head``) drops the printout, not the plot and tables
+GOES_ON_WHEN_STDOUT_CLOSES = True
+
 #: the learners compared without --algos: every family of the README's table, at a
 #: first-run cost of seconds (the ensemble's members are among them, so its kernels
 #: are compiled once); --all compares every registered one
@@ -101,13 +104,9 @@ def _stack(reader):
 
 
 def _standardized(name):
-    import numpy as np
-
     from ..datasets import embedded
-    X, y = embedded.load_embedded(name)
-    std = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0), y, name, \
-        embedded.TASKS.get(name)
+    X, y = embedded.load_embedded(name, scale="standard")   # as olearn evaluate does
+    return X, y, name, embedded.TASKS.get(name)
 
 
 def load_data(args):
@@ -193,17 +192,19 @@ def run(args):
                          n_jobs=args.n_jobs, holdout=args.holdout,
                          progress=False if args.quiet else None, dataset=label,
                          metric=metric)
-    print(result)
+    # the text table on stderr when standard output carries the markdown or CSV table
+    out = sys.stderr if "-" in (args.markdown, args.csv) else sys.stdout
+    print(result, file=out)
     if args.markdown:
         _write(args.markdown, result.to_markdown())
     if args.csv:
         _write(args.csv, result.to_csv())
     if plot is not None:
         result.plot(plot)
-        print(f"plot: {plot}")
+        print(f"plot: {plot}", file=out)
     if args.bars:
         result.plot_bars(args.bars)
-        print(f"bars: {args.bars}")
+        print(f"bars: {args.bars}", file=out)
     return 0
 
 

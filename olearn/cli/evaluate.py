@@ -4,10 +4,10 @@ Progressive validation only (every row predicted, then learned; nothing saved).
 With DATA and --algo: one learner on the file, a summary.  Without DATA: every
 registered learner of the dataset's task (or those named by --algo, comma separated)
 on an embedded dataset that ships with scikit-learn (--dataset, default
-breast_cancer), each column min-max scaled to [0, 1] over the whole dataset (raw
-breast-cancer features span 0.001 to 4,000, which swamps the unscaled learners), in
-the file's row order; a table of the results.  Rows per second are measured after
-the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
+breast_cancer), each column standardized to mean 0 and variance 1 over the whole
+dataset, as 'olearn compare' does (raw breast-cancer features span 0.001 to 4,000,
+which swamps the unscaled learners), in the file's row order; a table of the
+results.  Rows per second are measured after the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
 reported as diverged.  'olearn evaluate --algo NAME --help' lists its parameters.
 
 --metric names the figures to print (classification: accuracy, balanced-accuracy,
@@ -132,14 +132,11 @@ def _recent_lines(result):
 
 def _ratings(args, params):
     require_data(args)
-    if not args.algo:
-        raise CLIError("evaluate DATA --format ratings needs --algo NAME (baseline, "
-                       "funk-mf, biased-mf, online-pmf, brand-svd)")
-    from ..recommend.evaluate import evaluate_stream, make_recommender, summary
+    from ._ratings import check_recommender_name, run_stream
+    check_recommender_name(args.algo)
+    from ..recommend.evaluate import make_recommender
     model = make_recommender(args.algo, **params)
-    with learning(f"the {args.algo} kernels"):
-        result = evaluate_stream(model, args.data)
-    print(summary(args.algo, args.data, result))
+    print(run_stream(model, args.algo, args.data))
     return 0
 
 
@@ -153,7 +150,7 @@ def _embedded_table(args, params, names=None):
     from ..datasets.embedded import load_embedded
     from ..evaluate.progressive import progressive
     from ..registry import available
-    X, y = load_embedded(name, scale="minmax")
+    X, y = load_embedded(name, scale="standard")    # as olearn compare does
     kind = "regressor" if TASKS[name] == "regression" else "classifier"
     algos = split_algos(args.algo) or available(kind)
     models = [(a, make_model(a, params)) for a in algos]     # bad names fail before any work
@@ -166,7 +163,7 @@ def _embedded_table(args, params, names=None):
                            f"{name} is a {TASKS[name]} dataset")
     metric = "mistake rate" if kind == "classifier" else "squared error"
     print(f"progressive validation on {name} ({X.shape[0]} rows, {X.shape[1]} features, "
-          f"min-max scaled), one pass in file order\n")
+          f"standardized), one pass in file order\n")
     mem = _memory_kw(args, names)
     extra = [] if names is None else [n for n in names]
     head = f"{'learner':<16} {metric:>14} {'updates':>9} {'rows/s':>12}" + \

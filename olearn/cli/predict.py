@@ -13,8 +13,12 @@ def add_parser(subparsers):
     p = subparsers.add_parser("predict", help="predict each row of a file with a saved model",
                               description=__doc__.split("\n\n", 1)[1])
     add_data_args(p)
-    p.add_argument("--model", required=True, metavar="FILE", help="a model saved by train")
-    p.add_argument("--output", metavar="FILE", help="write predictions here (default: stdout)")
+    p.add_argument("-i", "--model", required=True, metavar="FILE",
+                   help="a model saved by train (Vowpal Wabbit's -i)")
+    p.add_argument("-p", "--output", metavar="FILE",
+                   help="write predictions here (default: stdout; Vowpal Wabbit's -p)")
+    p.add_argument("-t", "--testonly", action="store_true",
+                   help="accepted for Vowpal Wabbit's habit: predict never learns")
     return p
 
 
@@ -24,6 +28,9 @@ def run(args):
     model = load(args.model)
     if args.output and args.output != "-":
         check_writable(args.output, "output", in_place=True)
+    if args.format == "ratings" or type(model).__module__.startswith("olearn.recommend"):
+        from . import _ratings      # a recommender: 'user item' lines
+        return _ratings.predict(args, model)
     width = model.n_features_in_
     reader = open_data(args, n_features=width)
     with atomic_text(args.output) as out:

@@ -19,16 +19,20 @@ from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check
                       open_data, parse_params, require_data)
 from ._remote import add_server_args, train_remote
 
+#: a closed standard output (``| head``) drops the printout, not the model
+GOES_ON_WHEN_STDOUT_CLOSES = True
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser("train", help="learn from a file, printing the progressive loss",
                               description=__doc__.split("\n\n", 1)[1], add_help=False)
     add_data_args(p)
     add_algo_args(p)
-    p.add_argument("--model", metavar="FILE", help="save the trained model here (.olm)")
+    p.add_argument("-f", "--model", metavar="FILE",
+                   help="save the trained model here (.olm; Vowpal Wabbit's -f)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     g = p.add_argument_group("learning")
-    g.add_argument("--init", metavar="MODEL",
+    g.add_argument("-i", "--init", metavar="MODEL",
                    help="continue learning from a model saved by train (Vowpal Wabbit's -i); "
                         "--algo may be left out, --param changes its parameters")
     g.add_argument("--scale", action="store_true",
@@ -91,9 +95,13 @@ def summary(result):
         lines.append(f"squared error = {result.final:.6g}, absolute error = "
                      f"{float(result.mae[-1]):.6g} (means)")
     lines.append(f"updates = {result.n_updates:,}")
-    rate = result.n_rows / result.total_seconds if result.total_seconds > 0 else float("inf")
-    lines.append(f"time = {result.total_seconds:.3f} s, reading and learning ({rate:,.0f} "
-                 f"rows/s; {result.seconds:.3f} s of it in the learner)")
+    # compiling is not learning: learn_progressively measured it apart
+    compiled = min(getattr(result, "compile_seconds", 0.0), result.total_seconds)
+    spent = result.total_seconds - compiled
+    rate = result.n_rows / spent if spent > 0 else float("inf")
+    lines.append(f"time = {spent:.3f} s, reading and learning ({rate:,.0f} rows/s; "
+                 f"{max(result.seconds - compiled, 0.0):.3f} s of it in the learner)" +
+                 (f", and {compiled:.3f} s compiling (first use)" if compiled > 0.0005 else ""))
     return "\n".join(lines)
 
 
@@ -102,6 +110,9 @@ def run(args):
         return train_remote(args)
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
+    if args.format == "ratings":    # a recommender (olearn/cli/_ratings.py)
+        from . import _ratings
+        return _ratings.train(args, params)
     from . import _distributed
     if _distributed.wanted(args):   # a run on Dask (olearn/cli/_distributed.py)
         if args.algo:
@@ -178,6 +189,8 @@ def _initial_model(args, params):
     if args.init:
         from ..persistence import load
         model = load(args.init)
+        if type(model).__module__.startswith("olearn.recommend"):
+            raise CLIError(f"{args.init} is a recommender: it learns from --format ratings")
         if args.algo:
             want = type(make_model(args.algo, {}))
             if type(_learner(model)) is not want:

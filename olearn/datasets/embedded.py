@@ -4,7 +4,9 @@ labels as scikit-learn gives them.
 
 ``scale="minmax"`` maps every column to [0, 1] with the column's minimum and maximum
 over the whole dataset (a fixed affine map, the usual preparation of LIBSVM's
-``*_scale`` files); ``scale=None`` (the default) keeps the raw values.
+``*_scale`` files); ``scale="standard"`` to mean 0 and variance 1 over the whole
+dataset (what ``olearn evaluate`` and ``olearn compare`` both use, so that their
+figures agree); ``scale=None`` (the default) keeps the raw values.
 """
 import numpy as np
 
@@ -19,13 +21,20 @@ def _minmax(X):
     return (X - lo) / span
 
 
+def _standard(X):
+    std = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+
+
+_SCALES = {None: lambda X: X, "minmax": _minmax, "standard": _standard}
+
+
 def _load(name, scale):
-    if scale not in (None, "minmax"):
-        raise ValueError(f"scale must be None or 'minmax', got {scale!r}")
+    if scale not in _SCALES:
+        raise ValueError(f"scale must be None, 'minmax' or 'standard', got {scale!r}")
     import sklearn.datasets
     X, y = getattr(sklearn.datasets, f"load_{name}")(return_X_y=True)
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    return (_minmax(X) if scale == "minmax" else X), y
+    return _SCALES[scale](np.ascontiguousarray(X, dtype=np.float64)), y
 
 
 def load_breast_cancer(scale=None):

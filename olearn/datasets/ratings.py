@@ -143,11 +143,8 @@ _ML100K = ("movielens100k/ml-100k.inter", "ml-100k/u.data", "ml-100k.inter", "u.
 
 
 def _candidates(mirror=None):
-    roots = []
-    for root in (mirror, os.environ.get("OLEARN_DATA_MIRROR")):
-        if root:
-            roots.append(Path(root).expanduser())
-    roots.append(Path(__file__).resolve().parents[2].parent / "shared" / "data")
+    from .._datadirs import data_roots
+    roots = data_roots(mirror)   # the mirror, the user's data folder, a checkout's
     from .registry import data_home
     roots.append(data_home())
     return [root / name for root in roots for name in _ML100K]

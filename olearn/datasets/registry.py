@@ -281,8 +281,9 @@ def load(name, part="train", data_home=None, mirror=None, base_url=None, downloa
         return load_movielens100k(mirror=mirror, data_home=data_home, download=download)
     if name in PORTFOLIO_SETS:
         from ..portfolio import load_relatives
-        root = mirror or os.environ.get("OLEARN_DATA_MIRROR")
-        return load_relatives(Path(root) / "portfolio" / f"{name}.csv" if root else name)
+        from .._datadirs import find
+        path = find(Path("portfolio") / f"{name}.csv", mirror)
+        return load_relatives(path if path is not None else name)
     ds = info(name)
     parts = ds.parts if part == "all" else (part,)
     Xs, ys = [], []
@@ -314,10 +315,11 @@ def _locate(ds, part, data_home_, mirror, base_url, download, progress, timeout)
     """(path, format) of one part, downloading it if needed."""
     rf = _check_part(ds, part)
     mdir = _mirror_dir(mirror)
-    if mdir is not None:
-        if rf.mirror and (mdir / rf.mirror).is_file():
-            return mdir / rf.mirror, rf.mirror_format
-        for cand in (mdir / ds.name / rf.filename, mdir / rf.filename):
+    from .._datadirs import data_roots     # the mirror, the user's data folder, a checkout's
+    for root in data_roots(mirror):
+        if rf.mirror and (root / rf.mirror).is_file():
+            return root / rf.mirror, rf.mirror_format
+        for cand in (root / ds.name / rf.filename, root / rf.filename):
             if cand.is_file():
                 _verify(cand, rf)
                 return cand, "libsvm"
@@ -338,8 +340,10 @@ def _url(rf, base_url):
 
 
 def _how_to_get(ds, rf, url, target, mdir, reason):
+    from .._datadirs import user_data_dir
     where = f" or into the mirror {mdir}" if mdir is not None else \
-        " or set OLEARN_DATA_MIRROR to a folder holding it"
+        (f" or under {user_data_dir() / ds.name} (or set OLEARN_DATA_MIRROR to a folder "
+         "holding it)")
     return (f"{ds.name} ({rf.filename}) is not available: {reason}. Download {url} by hand "
             f"and put it, decompressed, at {target}{where}")
 

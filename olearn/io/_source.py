@@ -109,8 +109,8 @@ class Source:
                 try:
                     data = read(block)
                 except _DECOMPRESS_ERRORS as exc:
-                    raise DataFormatError(self.name, count + rest.count(b"\n") + 1,
-                                          f"cannot decompress: {exc}") from None
+                    raise _decompress_error(self.name, count + rest.count(b"\n"),
+                                            exc) from None
                 if not data:
                     break
                 parts = (rest + data).split(b"\n")   # as iterating the file splits
@@ -143,6 +143,16 @@ class Source:
 _BOM = b"\xef\xbb\xbf"
 
 
+def _decompress_error(name, good_lines, exc):
+    """The error of compressed data that stops decompressing: the decompressor fails on
+    a whole piece read at once, so the line is not known, only that ``good_lines`` lines
+    came before the piece (a truncated .bz2 was reported at line 1)."""
+    what = ("the file is truncated" if isinstance(exc, EOFError)
+            else f"the data is corrupt ({exc})")
+    where = f" (the lines before line {good_lines + 1:,} were read)" if good_lines else ""
+    return DataFormatError(name, None, f"cannot decompress: {what}{where}")
+
+
 def _line_blocks(read, size, lineno, name):
     """Cut what ``read(n)`` returns into blocks of ``size`` whole lines, reading about
     as much as the next block needs (judged by the lines so far), at most 4 MB a time.
@@ -160,8 +170,7 @@ def _line_blocks(read, size, lineno, name):
             try:
                 data = read(want)
             except _DECOMPRESS_ERRORS as exc:
-                raise DataFormatError(name, lineno + have,
-                                      f"cannot decompress: {exc}") from None
+                raise _decompress_error(name, lineno - 1 + have, exc) from None
             if not data:
                 eof = True
                 break

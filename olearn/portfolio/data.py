@@ -7,7 +7,8 @@ files in ``portfolio/`` (Li and Hoi's NYSE(O), NYSE(N), DJIA, S&P 500, TSX, MSCI
 whose rows are price levels normalised to 1 before the first period.
 
 A name (``"nyse_o"``, ``"msci"``, ...) is looked up as ``portfolio/<name>.csv`` under
-``$OLEARN_DATA_MIRROR``, else under the ``shared/data`` folder beside the project.
+``$OLEARN_DATA_MIRROR``, else the user's data folder, else (a source checkout) the
+``shared/data`` folder beside the project: ``olearn._datadirs``.
 """
 import csv
 import os
@@ -22,10 +23,8 @@ def _resolve(path_or_name):
     text = os.fspath(path_or_name)
     if os.path.exists(text) or os.sep in text or text.lower().endswith(".csv"):
         return Path(text)
-    roots = []
-    if os.environ.get("OLEARN_DATA_MIRROR"):
-        roots.append(Path(os.environ["OLEARN_DATA_MIRROR"]))
-    roots.append(Path(__file__).resolve().parents[2].parent / "shared" / "data")
+    from .._datadirs import data_roots
+    roots = data_roots()     # $OLEARN_DATA_MIRROR, the user's data folder, a checkout's
     for root in roots:
         path = root / "portfolio" / f"{text}.csv"
         if path.is_file():

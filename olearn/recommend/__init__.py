@@ -19,16 +19,26 @@ Everything is imported on first use.
 """
 from .._lazy import lazy_names
 
+#: command-line name -> (module, class) of each recommender (here, not in ``evaluate``:
+#: the command line reads the names without importing numpy)
+RECOMMENDERS = {
+    "baseline": ("mf", "Baseline"),
+    "funk-mf": ("mf", "FunkMF"),
+    "biased-mf": ("mf", "BiasedMF"),
+    "online-pmf": ("pmf", "OnlinePMF"),
+    "brand-svd": ("brand_svd", "BrandSVD"),
+}
+
 _WHERE = {
     "Baseline": "mf", "FunkMF": "mf", "BiasedMF": "mf", "OnlinePMF": "pmf",
     "BrandSVD": "brand_svd",
     "load_ratings": "data", "load_movielens100k": "data", "Ratings": "data",
     "fetch_movielens100k": "data",
     "progressive_ratings": "evaluate", "hit_rate": "evaluate", "evaluate_stream": "evaluate",
-    "make_recommender": "evaluate", "RECOMMENDERS": "evaluate", "summary": "evaluate",
+    "make_recommender": "evaluate", "summary": "evaluate",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = sorted([*_WHERE, "RECOMMENDERS"])
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE)

@@ -22,14 +22,7 @@ from ..datasets.ratings import Ratings, load_ratings
 __all__ = ["RECOMMENDERS", "make_recommender", "progressive_ratings", "hit_rate",
            "evaluate_stream", "summary"]
 
-#: CLI name -> (module, class) of each recommender
-RECOMMENDERS = {
-    "baseline": ("mf", "Baseline"),
-    "funk-mf": ("mf", "FunkMF"),
-    "biased-mf": ("mf", "BiasedMF"),
-    "online-pmf": ("pmf", "OnlinePMF"),
-    "brand-svd": ("brand_svd", "BrandSVD"),
-}
+from . import RECOMMENDERS  # noqa: E402 (CLI name -> (module, class); re-exported)
 
 
 def make_recommender(name, **params):
