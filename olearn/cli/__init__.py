@@ -19,7 +19,7 @@ import importlib
 import pkgutil
 import sys
 
-from . import _common
+from . import _common, _startup
 from ._common import CLIError, one_line, user_errors
 
 #: subcommands listed first in ``olearn --help``; others follow by name
@@ -60,7 +60,8 @@ def build_parser():
 def main(argv=None):
     """Run the ``olearn`` command with ``argv`` (default: ``sys.argv[1:]``); returns the
     exit code."""
-    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    whole = argv is None        # the process's own command line: it ends with this call
+    argv = sys.argv[1:] if whole else [str(a) for a in argv]
     _common.current_argv = argv
     try:
         parser = build_parser()
@@ -71,7 +72,8 @@ def main(argv=None):
         if getattr(args, "_run", None) is None:
             parser.print_help(sys.stderr)
             return 2
-        with _common.signals_as_interrupts():  # (temporary files removed on SIGTERM)
+        # (temporary files removed on SIGTERM; the collector paused: olearn/cli/_startup.py)
+        with _common.signals_as_interrupts(), _startup.collector_paused(freeze=whole):
             return args._run(args) or 0
     except BrokenPipeError:            # e.g. `olearn predict ... | head`
         _silence_stdout()
