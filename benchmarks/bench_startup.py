@@ -73,6 +73,83 @@ def _modules(tree, args):
                if line.rsplit("|", 1)[-1].strip().startswith("olearn."))
 
 
+#: run in a fresh interpreter on each tree: the steps of a cached ``olearn train a9a
+#: --algo pa1 --model M`` one by one, as that tree's command line takes them (its own
+#: ``open_data``, its collector settings), with the CPU seconds of each on stdout
+BREAKDOWN = r"""
+import contextlib, json, sys, time
+steps, last = {}, [0.0]
+def mark(name):
+    now = time.process_time(); steps[name] = now - last[0]; last[0] = now
+mark("interpreter start (to the first line)")
+paused = contextlib.nullcontext()
+try:
+    from olearn.cli._startup import collector_paused; paused = collector_paused(True)
+except ImportError:
+    pass
+with paused:
+    import numpy, scipy.sparse, numba; mark("import numpy, scipy.sparse, numba")
+    from olearn.cli import build_parser; from olearn.cli._common import open_data
+    args = build_parser().parse_args(["train", sys.argv[1], "--algo", "pa1",
+                                      "--model", sys.argv[2]])
+    import olearn; model = olearn.make("pa1"); mark("make('pa1'): olearn's modules")
+    reader = open_data(args); mark("open the reader (prescan, or the search for index 0)")
+    chunks = iter(reader); X, y = next(chunks)
+    mark("first chunk (numba's first dispatch of a cached kernel)")
+    rest = list(chunks); mark("parse the other chunks")
+    model.partial_fit(X, y, classes=numpy.array([-1.0, 1.0]))
+    mark("first partial_fit (the learner's kernel)")
+    for X, y in rest:
+        if X.shape[1] > model.n_features_in_:
+            model.widen(X.shape[1])
+        model.partial_fit(X, y)
+    mark("learn the other chunks")
+    model.save(sys.argv[2]); mark("save")
+print(json.dumps(steps))
+"""
+
+
+def breakdown(trees, reps, model):
+    """``{step: {tree label: median CPU s}}``; the last step, "exit", is the child's
+    whole CPU time (rusage) less the steps measured inside it."""
+    import json
+    out = {}
+    for tree in trees.values():
+        _run(tree, ["-c", BREAKDOWN, str(_data()), model])       # caches
+    for _ in range(reps):
+        for t, tree in trees.items():
+            env = dict(os.environ, PYTHONPATH=str(tree))
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            proc = subprocess.run([sys.executable, "-c", BREAKDOWN, str(_data()), model],
+                                  env=env, cwd=str(tree), capture_output=True, text=True)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if proc.returncode != 0:
+                raise SystemExit(f"breakdown failed on {tree}:\n{proc.stderr}")
+            steps = json.loads(proc.stdout.strip().splitlines()[-1])
+            whole = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+            steps["interpreter exit (the rest of the child's CPU)"] = whole - sum(
+                steps.values())
+            steps["whole"] = whole
+            for step, seconds in steps.items():
+                out.setdefault(step, {}).setdefault(t, []).append(seconds)
+    return {step: {t: statistics.median(v) for t, v in by.items()} for step, by in out.items()}
+
+
+def breakdown_table(steps, trees):
+    names = list(trees)
+    head = "| step (CPU s) | " + " | ".join(names)
+    if len(names) == 2:
+        head += " | after - before"
+    lines = [head + " |", "|" + "---|" * head.count("|")]
+    for step, by in steps.items():
+        cells = [f"{by[n]:.3f}" for n in names]
+        if len(names) == 2:
+            cells.append(f"{by[names[1]] - by[names[0]]:+.3f}")
+        label = f"**{step}**" if step == "whole" else step
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def measure(trees, reps):
     """``{label: {tree label: (median wall, median CPU, olearn modules imported)}}``."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,6 +196,8 @@ def main(argv=None):
     trees["after" if args.before else "this tree"] = ROOT
     t0 = time.time()
     results = measure(trees, args.reps)
+    with tempfile.TemporaryDirectory() as tmp:
+        steps = breakdown(trees, args.reps, os.path.join(tmp, "m.olm"))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     text = (f"# Start-up of a cached olearn\n\n_Produced "
             f"{datetime.date.today().isoformat()} by `python benchmarks/bench_startup.py"
@@ -126,7 +205,12 @@ def main(argv=None):
             f"{time.time() - t0:.0f} s; load average {load}._\n\n"
             f"Median of {args.reps} fresh processes per command, the trees taking turns, "
             "after one untimed run of each (numba cache filled).  CPU: user + system "
-            "seconds of the child; olearn modules: how many the command imports.\n\n" + table(results, trees, args.reps) + "\n")
+            "seconds of the child; olearn modules: how many the command imports.\n\n" + table(results, trees, args.reps) + "\n"
+            "\n## Where the CPU time of a cached `olearn train a9a --algo pa1 --model M` goes\n\n"
+            "Each tree's steps of that command taken one by one in a fresh interpreter (its "
+            "own `open_data`, its own collector settings: `BREAKDOWN` in the script), median "
+            f"CPU seconds of {args.reps} runs, same run as the table above.\n\n"
+            + breakdown_table(steps, trees) + "\n")
     print(text)
     if args.out != "-":
         out = Path(args.out)

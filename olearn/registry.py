@@ -233,16 +233,6 @@ def learner_class(qualname):
     return None
 
 
-def registered_classes():
-    """Every registered learner class by qualified name (imports every learner: prefer
-    :func:`learner_class`, which imports one)."""
-    out = {f"{c.__module__}.{c.__qualname__}": c for c, _ in _REGISTRY.values()}
-    for where in sorted(_LEARNER_CLASSES):
-        cls = _import(where)
-        out[f"{cls.__module__}.{cls.__qualname__}"] = cls
-    return out
-
-
 def exports(package):
     """``{class name: submodule}`` of the learner classes of :data:`LEARNERS` and
     :data:`UNNAMED` that live in ``package`` (its ``__init__`` exports them lazily)."""

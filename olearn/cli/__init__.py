@@ -19,7 +19,7 @@ import importlib
 import pkgutil
 import sys
 
-from . import _common, _shell
+from . import _common, _shell, _startup
 from ._common import CLIError, one_line, user_errors
 
 #: subcommands listed first in ``olearn --help``; others follow by name
@@ -60,7 +60,8 @@ def build_parser():
 def main(argv=None):
     """Run the ``olearn`` command with ``argv`` (default: ``sys.argv[1:]``); returns the
     exit code."""
-    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    whole = argv is None        # the process's own command line: it ends with this call
+    argv = sys.argv[1:] if whole else [str(a) for a in argv]
     _common.current_argv = argv
     args = None
     try:
@@ -73,7 +74,9 @@ def main(argv=None):
             parser.print_help(sys.stderr)
             return 2
         _shell.resolve(args)                   # -d FILE, --algo PA1
-        with _common.signals_as_interrupts(), _shell.stdout_for(args._module):
+        # (temporary files removed on SIGTERM; the collector paused: olearn/cli/_startup.py)
+        with _common.signals_as_interrupts(), _shell.stdout_for(args._module), \
+                _startup.collector_paused(freeze=whole):
             return args._run(args) or 0
     except BrokenPipeError:            # e.g. `olearn predict ... | head`
         _silence_stdout()

@@ -364,8 +364,8 @@ def open_data(args, n_features=None, weights=False):
                             chunk_size=args.chunk_size)
     width = n_features if n_features is not None else args.n_features
     zero = {"auto": "auto", "yes": True, "no": False}[args.zero_based]
-    if width is None and zero != "auto":
-        width = "grow"  # the index base given: no first pass for the width
+    if width is None:
+        width = "grow"  # no first pass for the width: the model widens as rows come
     return io.read_libsvm(path, chunk_size=args.chunk_size, n_features=width,
                           zero_based=zero)
 
