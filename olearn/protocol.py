@@ -131,6 +131,14 @@ class Progressive(RiverTools):
     one of them) and ``_progressive_output(scores, predictions, return_scores)`` (them
     as the caller gets them)."""
 
+    #: scikit-learn's checks every online model departs from, and why (read by
+    #: ``olearn.expected_failed_checks``; scikit-learn's SGD declares the same two)
+    _expected_failed_checks = dict.fromkeys(
+        ("check_sample_weight_equivalence_on_dense_data",
+         "check_sample_weight_equivalence_on_sparse_data"),
+        "an online learner's sample weight scales one step: a row of weight 2 is not the "
+        "row seen twice (the second visit meets the margin the first has changed)")
+
     @locked
     def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
         """The online protocol over a batch, in order.
