@@ -57,6 +57,15 @@ def test_progressive_val_score_gives_the_bare_loop(phishing, name, metric, proba
         assert all(set(p) <= {True, False} for p in ref) and any(ref)
 
 
+@pytest.mark.parametrize("wrap", ["OneVsRest", "Scaled"])
+def test_wrappers_in_progressive_val_score(phishing, wrap):
+    from olearn.multiclass import OneVsRest
+    from olearn.preprocessing import Scaled
+    make = {"OneVsRest": OneVsRest, "Scaled": Scaled}[wrap]
+    preds, _ = through_river(make(olearn.make("pa1")), phishing, metrics.Accuracy())
+    assert preds == bare(make(olearn.make("pa1")), phishing)
+
+
 def test_regressor_with_a_regression_metric(phishing):
     stream = [(x, float(y) + x["empty_server_form_handler"]) for x, y in phishing]
     preds, _ = through_river(olearn.make("pa1-reg"), stream, metrics.MAE())
