@@ -5,9 +5,9 @@ registered learner: scikit-learn's estimator checks (with the departures the
 estimator declares, ``olearn.expected_failed_checks``), then the protocol's own checks
 below (the input paths agree, progressive predictions are pre-update, ``fit`` is a
 reset then ``epochs`` passes, state export and import round trip, bad input is
-refused, the one-example calls).  ``tests/test_estimators.py`` and ``tests/test_core.py`` drive the same
-functions over the registry; ``tests/test_protocol.py`` over a network declared in the
-test file.
+refused, the one-example calls).  ``tests/test_estimators.py`` and
+``tests/test_core.py`` drive the same functions over the registry;
+``tests/test_protocol.py`` over a network declared in the test file.
 """
 import pickle
 
