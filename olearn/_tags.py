@@ -88,3 +88,19 @@ def tags(model_or_class):
     if merged.get("task") != "classifier":
         merged["multiclass"] = None
     return Tags(**merged)
+
+
+def expected_failed_checks(model_or_class):
+    """scikit-learn's estimator checks that ``model_or_class`` is declared to fail, name ->
+    why: the ``_expected_failed_checks`` of its class and bases, merged (a subclass's
+    reason wins).  Every model of the protocol declares the two sample-weight
+    equivalence checks (``olearn.protocol.Progressive``: an online step scaled by a weight
+    is not the same as the row repeated, as scikit-learn's own SGD declares); learners
+    add their own.  scikit-learn 1.9's tags have no field for this: pass it as
+    ``check_estimator(model, expected_failed_checks=olearn.expected_failed_checks(model))``
+    (or to ``parametrize_with_checks``)."""
+    cls = model_or_class if isinstance(model_or_class, type) else type(model_or_class)
+    merged = {}
+    for klass in reversed(cls.__mro__):
+        merged.update(klass.__dict__.get("_expected_failed_checks") or {})
+    return merged

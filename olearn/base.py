@@ -66,6 +66,7 @@ from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
 from ._locking import locked
 from .protocol import Progressive, Saves
+from ._river import weight as _weight
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
 from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
@@ -536,8 +537,11 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         return call
 
     @locked
-    def learn_one(self, x, y, sample_weight=1.0):
-        """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
+    def learn_one(self, x, y, sample_weight=1.0, w=None):
+        """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array);
+        ``w`` is River's name of ``sample_weight``."""
+        if w is not None:
+            sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)  # (before the example can grow the model)
         row, _ = self._one_row(x, grow=True)
         self._learn_row(row, y, sample_weight)
@@ -724,10 +728,12 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return classes[self._class_of(scores.reshape(1, -1))[0]]
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False):
+    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False, w=None):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call; with ``return_scores`` the
         scores instead (as ``predict_learn``'s: a float for two classes)."""
+        if w is not None:
+            sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
@@ -790,9 +796,11 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         return float(scores[0])
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False):
+    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False, w=None):
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered: the score), in one compiled call."""
+        if w is not None:
+            sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)
         row, _ = self._one_row(x, grow=True)
         return float(self._learn_row(row, y, sample_weight).out[0])

@@ -42,6 +42,10 @@ mixing
 fitted
     ``__sklearn_is_fitted__()`` (scikit-learn's question): whether the model has
     learned, so that its state can be exported and it can predict.
+River
+    River's evaluation, pipelines, ensembles and metrics take every model
+    (:mod:`olearn._river`: ``_supervised``, ``clone``, its kind for River's
+    ``isinstance``, ``learn_one(x, y, w=...)``), River never imported by olearn.
 tags
     the class-level capability tags, read through ``olearn.tags(model)`` (the registry
     owns them); the protocol's generic tests ask the tags, never attribute names.
@@ -85,6 +89,7 @@ state export and import, the scikit-learn contract) comes from the base.
 from typing import Protocol, runtime_checkable
 
 from ._locking import locked
+from ._river import RiverTools
 from ._state import Slot
 
 
@@ -117,13 +122,22 @@ class NotMixable:
                              "explicit state (see olearn.protocol, 'mixing')")
 
 
-class Progressive:
-    """Mixin: the protocol's ``predict_learn``, written once for every model.  A model
+class Progressive(RiverTools):
+    """Mixin: the protocol's ``predict_learn``, written once for every model (and, from
+    :class:`olearn._river.RiverTools`, what River's tools read of a model).  A model
     defines ``_progressive(X, y, classes, sample_weight, return_scores) -> (scores,
     predictions)`` (one pass, atomic: the pre-update scores and predictions in its own
     form; ``return_scores`` says what the caller asked, for a model that can give only
     one of them) and ``_progressive_output(scores, predictions, return_scores)`` (them
     as the caller gets them)."""
+
+    #: scikit-learn's checks every online model departs from, and why (read by
+    #: ``olearn.expected_failed_checks``; scikit-learn's SGD declares the same two)
+    _expected_failed_checks = dict.fromkeys(
+        ("check_sample_weight_equivalence_on_dense_data",
+         "check_sample_weight_equivalence_on_sparse_data"),
+        "an online learner's sample weight scales one step: a row of weight 2 is not the "
+        "row seen twice (the second visit meets the margin the first has changed)")
 
     @locked
     def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):

@@ -1,14 +1,13 @@
 """The generic checks of the model protocol, on any model class.
 
 ``check_model(estimator)`` runs on one unfitted estimator what the suite runs on every
-registered learner: scikit-learn's estimator checks (with the shared, documented
-departures of online learners, ``EXPECTED_FAILURES``, and the class's own
-``_expected_failed_checks``), then the protocol's own checks below (the input paths
-agree, progressive predictions are pre-update, ``fit`` is a reset then ``epochs``
-passes, state export and import round trip, bad input is refused, the one-example
-calls).  ``tests/test_estimators.py`` and ``tests/test_core.py`` drive the same
-functions over the registry; ``tests/test_protocol.py`` over a network declared in the
-test file.
+registered learner: scikit-learn's estimator checks (with the departures the
+estimator declares, ``olearn.expected_failed_checks``), then the protocol's own checks
+below (the input paths agree, progressive predictions are pre-update, ``fit`` is a
+reset then ``epochs`` passes, state export and import round trip, bad input is
+refused, the one-example calls).  ``tests/test_estimators.py`` and
+``tests/test_core.py`` drive the same functions over the registry;
+``tests/test_protocol.py`` over a network declared in the test file.
 """
 import pickle
 
@@ -18,19 +17,13 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_classifier
 from sklearn.utils.estimator_checks import check_estimator
 
-# check name -> why an online learner legitimately departs from it
-EXPECTED_FAILURES = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "online updates are not invariant to repeating a row vs doubling its weight: "
-        "a repeated row is seen after the first update has changed the margin",
-    "check_sample_weight_equivalence_on_sparse_data":
-        "same reason as on dense data: online updates depend on row order and repetition",
-}
+import olearn
 
 
 def expected_failures(est):
-    """The shared departures, plus those a learner class declares with its reasons."""
-    return {**EXPECTED_FAILURES, **getattr(est, "_expected_failed_checks", {})}
+    """The scikit-learn checks ``est`` declares it fails, with the reasons (the sample-
+    weight ones every online model declares, and the learner's own)."""
+    return olearn.expected_failed_checks(est)
 
 
 def check_model(est):

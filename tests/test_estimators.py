@@ -1,9 +1,9 @@
 """scikit-learn's estimator checks over every registered learner.
 
-Each check expected to fail carries its reason: the shared ones in
-``generic.EXPECTED_FAILURES``, a learner's own in its class attribute
-``_expected_failed_checks`` (``tests/generic.py`` runs the same checks on any model
-class: ``check_model``).
+Each check expected to fail is declared by the estimator, with its reason
+(``olearn.expected_failed_checks``: the sample-weight ones every online model declares,
+a learner's own in its class attribute ``_expected_failed_checks``); no other failure is
+allowed (``tests/generic.py`` runs the same checks on any model class: ``check_model``).
 """
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

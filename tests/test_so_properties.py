@@ -211,7 +211,9 @@ def test_predict_proba_is_the_probit_of_the_normalized_margin(cov):
             np.testing.assert_allclose(P.sum(axis=1), 1.0)
             assert list(model.classes_[np.argmax(P, axis=1)]) == list(model.predict(data))
     three = CWClassifier(shuffle=False).fit(X, np.arange(80) % 3)
-    assert not hasattr(three, "predict_proba")
+    P = three.predict_proba(X)  # (multiclass: the largest margin's probability, see
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)  # tests/test_sklearn_declared.py)
+    assert P.shape == (80, 3) and (P >= 0).all()
     assert hasattr(AROWClassifier(), "predict_proba")  # AROW keeps the same Gaussian (see arow.py)
 
 
@@ -260,4 +262,5 @@ def test_arow_predict_proba_is_the_probit_of_its_gaussian_margin():
     v = np.einsum("ij,jk,ik->i", Xc, Sigma[:Xc.shape[1], :Xc.shape[1]], Xc)
     np.testing.assert_allclose(p, ndtr(s / np.sqrt(v)), rtol=1e-10)
     assert np.all((p > 0.5) == (s > 0))
-    assert not hasattr(olearn.make("arow").partial_fit(X, np.arange(60) % 3), "predict_proba")
+    three = olearn.make("arow").partial_fit(X, np.arange(60) % 3)  # (issue 32: kept)
+    np.testing.assert_allclose(three.predict_proba(X).sum(axis=1), 1.0)

@@ -14,7 +14,8 @@ from ..registry import exports
 #: public name -> submodule, imported on first use (importing the package loads no
 #: learner): the classes of this package in ``olearn.registry`` (LEARNERS, UNNAMED)
 _WHERE = {**exports(__name__), "LossModel": "_loss", "LogisticProba": "_proba",
-          "logistic_proba": "_proba", "LinearDecision": "_linear"}
+          "logistic_proba": "_proba", "LinearDecision": "_linear",
+          "LinearModel": "_linear"}
 
 __all__ = sorted(_WHERE)
 

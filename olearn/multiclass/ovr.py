@@ -57,6 +57,7 @@ from .._vocabulary import check_values
 from .._compiled.driver import MULTICLASS
 from ..base import DivergenceError, fit_passes
 from ..protocol import Model, Progressive
+from .._river import weight
 
 #: the binary labels every class model is declared with: -1 (the rest), +1 (its class)
 SIDES = np.array([-1, 1])
@@ -391,9 +392,11 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
         return xm.reshape(1, -1)
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False):
+    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False, w=None):
         """Learn from one example and return the prediction made just before (with
-        ``return_scores`` the scores, as ``predict_learn``'s)."""
+        ``return_scores`` the scores, as ``predict_learn``'s; ``w``: River's
+        ``sample_weight``)."""
+        sample_weight = weight(sample_weight, w)
         self._base()
         self._check_one_label(y)
         if sample_weight != 1.0:
@@ -433,9 +436,9 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
         return self.classes_[int(_masked_argmax(scores, seen))]
 
     @locked
-    def learn_one(self, x, y, sample_weight=1.0):
+    def learn_one(self, x, y, sample_weight=1.0, w=None):
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
-        self.predict_learn_one(x, y, sample_weight)
+        self.predict_learn_one(x, y, sample_weight, w=w)
         return self
 
     @locked

@@ -14,7 +14,8 @@ projection onto ``Pr[y w.x >= 0] >= eta``, i.e. ``m >= phi sqrt(v)`` with
     Sigma -= beta Sigma x x' Sigma        (i.e. Sigma^-1 += alpha phi / sqrt(u) x x')
 
 It updates exactly when ``m < phi sqrt(v)``.  ``predict_proba`` is the probability the
-constraint is about: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary models).
+constraint is about: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary models; multiclass, the
+probability that class k's margin is the largest: ``_base.ProbitMixin``).
 
 Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP
 2009) with per-class covariances: ``m = mu_y.x - mu_s.x``, ``v = x'Sigma_y x +

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._compiled.lazy import AUX_COLUMNS, FREE_, HYPER_, P_, Q_, T_
 from .._state import Slot
-from ..linear import LinearDecision
+from ..linear import LinearDecision, LinearModel
 from .._validation import check_bool, check_choice, check_number  # noqa: F401
 
 
@@ -102,9 +102,10 @@ class SparseModel(LinearDecision):
     def _predict_weights(self):
         return self._weights_at(None)
 
-    def _row_scores(self, row, n):
-        cols = row[1][:n]
-        return self._weights_at(cols) @ row[2][:n]
+    #: one example (``predict_one``) scored by the declared compiled score, the pass's
+    #: own, from the lazy state in O(non-zeros), as the linear learners do (the numpy
+    #: closed form ``_weights_at`` per example ran FTRL's dict loop at 0.38x River's)
+    _row_scores = LinearModel._row_scores
 
     @property
     def n_nonzero_(self):

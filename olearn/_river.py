@@ -1,0 +1,91 @@
+"""River's tools take olearn models, without olearn importing River.
+
+River's evaluation loop, pipelines, ensembles and metrics read a few attributes of a
+model (``_supervised``, ``_multiclass``, ``clone``, ``_get_params``, a ``w=`` keyword of
+``learn_one``) and ask its kind with ``isinstance(model, river.base.Classifier)``.
+:class:`RiverTools`, a mixin of every model of the protocol (through
+``olearn.protocol.Progressive``), answers them:
+
+* ``_supervised`` is True; ``_multiclass`` is whether the model takes more than two
+  classes (every olearn classifier does);
+* ``clone(new_params=None, include_attributes=False)``: an unfitted copy (scikit-learn's
+  ``clone``), then ``set_params(**new_params)``; with ``include_attributes`` a deep copy
+  of the fitted model instead; ``_get_params()`` is ``get_params(deep=False)``;
+* the kind: River's ``isinstance`` falls back, for an object that is not one of its
+  classes, on the object's ``_last_step`` (how a pipeline answers for its last step).
+  Here ``_last_step`` registers the model's class as a virtual subclass of River's
+  ``base.Classifier`` or ``base.Regressor`` (``abc.ABCMeta.register``: no River
+  class is derived from) and answers with a stand-in of that kind, so the first
+  ``isinstance`` and every later one say what the model is.  It reads River from
+  ``sys.modules``: only River asks, so River is loaded whenever the question comes.
+
+The one-example calls take River's weight keyword: ``learn_one(x, y, w=2.0)`` is
+``learn_one(x, y, sample_weight=2.0)`` (:func:`weight`).
+"""
+import copy
+import sys
+import threading
+
+#: River's base class per olearn task, and the stand-ins registered with them
+_KINDS = {"classifier": "Classifier", "regressor": "Regressor"}
+_STAND_INS = {}
+_registering = threading.local()
+
+
+def weight(sample_weight, w):
+    """The example's weight from ``sample_weight`` or River's ``w`` (one of them)."""
+    if w is None:
+        return sample_weight
+    if sample_weight != 1.0 and sample_weight != w:
+        raise ValueError("give the example's weight once: sample_weight or w (River's name)")
+    return w
+
+
+def _river_kind(model):
+    """River's base class for ``model``'s task (None: River not loaded, or no task)."""
+    river_base = sys.modules.get("river.base")
+    name = _KINDS.get(model._estimator_kind())
+    if river_base is None or name is None:
+        return None
+    return getattr(river_base, name, None)
+
+
+class RiverTools:
+    """Mixin: the attributes River's tools read (see the module docstring)."""
+
+    @property
+    def _supervised(self):
+        return True
+
+    @property
+    def _multiclass(self):
+        return self._estimator_kind() == "classifier"
+
+    def _get_params(self):
+        return self.get_params(deep=False)
+
+    def clone(self, new_params=None, include_attributes=False):
+        """A copy for River's ensembles: unfitted (with the same parameters, updated by
+        ``new_params``), or with ``include_attributes`` the fitted model copied."""
+        from ._estimator import clone
+        model = copy.deepcopy(self) if include_attributes else clone(self)
+        if new_params:
+            model.set_params(**new_params)
+        return model
+
+    @property
+    def _last_step(self):
+        kind = _river_kind(self)
+        if kind is None or getattr(_registering, "on", False):
+            raise AttributeError("_last_step")
+        _registering.on = True
+        try:
+            if not issubclass(type(self), kind):
+                kind.register(type(self))
+            stand_in = _STAND_INS.get(kind)
+            if stand_in is None:
+                stand_in = _STAND_INS[kind] = type(f"Olearn{kind.__name__}", (), {})
+                kind.register(stand_in)
+            return stand_in()
+        finally:
+            _registering.on = False
