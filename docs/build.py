@@ -53,8 +53,11 @@ EVALUATION = ["olearn.evaluate", "olearn.datasets"]
 
 def public_objects(package):
     """``module.name`` of each public class or function of ``package`` (its ``__all__``,
-    placed through its lazy table where it has one; constants are left out)."""
+    placed through its lazy table where it has one; constants are left out), or the
+    package itself when it has no ``__all__``."""
     pkg = importlib.import_module(package)
+    if not hasattr(pkg, "__all__"):
+        return [package]                          # the module whole, its public names
     where = {**getattr(pkg, "_WHERE", {}), **getattr(pkg, "_LAZY", {})}
     out = []
     for name in getattr(pkg, "__all__", []):
@@ -173,6 +176,7 @@ def config(src, nav):
             "paths": [str(ROOT)],
             "options": {"docstring_style": "numpy", "show_source": False,
                         "show_root_heading": True, "heading_level": 3,
+                        "show_signature_annotations": True, "separate_signature": True,
                         "members_order": "source", "filters": ["!^_"],
                         "show_if_no_docstring": False,
                         "docstring_options": {"warn_unknown_params": False,

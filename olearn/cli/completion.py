@@ -9,14 +9,17 @@ names after '--dataset').  Enable it once per shell:
   zsh:  source <(olearn completion zsh)           (e.g. in ~/.zshrc)
   fish: olearn completion fish > ~/.config/fish/completions/olearn.fish
 """
+from __future__ import annotations
+
 import argparse
 import re
+from collections.abc import Iterable, Iterator
 
 SHELLS = ("bash", "zsh", "fish")
 _WORD = re.compile(r"^[A-Za-z0-9_.,:+@/-]+$")   # words safe inside the generated scripts
 
 
-def add_parser(subparsers):
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser("completion", help="print a shell completion script",
                               description=__doc__.split("\n\n", 1)[1],
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -24,7 +27,7 @@ def add_parser(subparsers):
     return p
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     from . import build_parser
     print(script(args.shell, build_parser()), end="")
     return 0
@@ -34,13 +37,13 @@ def run(args):
 class Node:
     """One (sub)command: its path of names, subcommands, options and their values."""
 
-    def __init__(self, path, parser):
+    def __init__(self, path: tuple[str, ...], parser: argparse.ArgumentParser) -> None:
         self.path = path                # ("serve", "token") ...
-        self.subs = {}                  # name -> (Node, help)
-        self.flags = []                 # option strings taking no value
-        self.valued = {}                # option string -> choices (list) or None (a file)
-        self.helps = {}                 # option string -> one-line help
-        self.positional = None          # choices of a positional argument, if any
+        self.subs: dict[str, tuple[Node, str]] = {}  # name -> (Node, help)
+        self.flags: list[str] = []      # option strings taking no value
+        self.valued: dict[str, list[str] | None] = {}  # option string -> choices (list) or None (a file)
+        self.helps: dict[str, str] = {}  # option string -> one-line help
+        self.positional: list[str] | None = None  # choices of a positional argument, if any
         for action in parser._actions:              # argparse keeps no public list
             if isinstance(action, argparse._SubParsersAction):
                 helps = {a.dest: a.help for a in action._choices_actions}
@@ -56,22 +59,22 @@ class Node:
             elif action.choices:
                 self.positional = [str(c) for c in action.choices]
 
-    def walk(self):
+    def walk(self) -> Iterator[Node]:
         yield self
         for node, _ in self.subs.values():
             yield from node.walk()
 
     @property
-    def options(self):
+    def options(self) -> list[str]:
         return [*self.flags, *self.valued]
 
 
-def _one_line(text):
+def _one_line(text: str | None) -> str:
     text = (text or "").split("\n")[0]
     return re.sub(r"\s*\(default[^)]*\)|%\([a-z_]+\)s", "", text).strip()
 
 
-def _values(path, action):
+def _values(path: tuple[str, ...], action: argparse.Action) -> list[str] | None:
     """The words that may follow an option: its choices, names from the registry for
     the options naming learners, strategies or datasets, else None (a file)."""
     if action.choices:
@@ -88,7 +91,7 @@ def _values(path, action):
     return None
 
 
-def _words(words):
+def _words(words: Iterable[str]) -> str:
     return " ".join(w for w in words if _WORD.match(w))
 
 
@@ -142,7 +145,7 @@ complete -o filenames -F _olearn olearn
 '''
 
 
-def bash(root):
+def bash(root: Node) -> str:
     """The bash script: ``_olearn_spec PATH`` sets the subcommands, options and valued
     options of a command path; ``_olearn_values PATH OPTION`` prints an option's words
     (OPTION empty: the positional argument's), or fails for a file."""
@@ -162,7 +165,7 @@ def bash(root):
             "\n        *) return 1 ;;\n    esac\n}\n" + _BASH_MAIN)
 
 
-def zsh(root):
+def zsh(root: Node) -> str:
     """zsh runs the bash script through its ``bashcompinit``."""
     return ("#compdef olearn\n# olearn completion for zsh, made by 'olearn completion zsh'\n"
             "autoload -U +X compinit && compinit\n"
@@ -170,11 +173,11 @@ def zsh(root):
 
 
 # ------------------------------------------------------------------ fish
-def _fish_quote(text):
+def _fish_quote(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def fish(root):
+def fish(root: Node) -> str:
     lines = ["# olearn completion for fish, made by 'olearn completion fish'",
              "complete -c olearn -f"]
     for node in root.walk():
@@ -205,6 +208,6 @@ def fish(root):
     return "\n".join(lines) + "\n"
 
 
-def script(shell, parser):
+def script(shell: str, parser: argparse.ArgumentParser) -> str:
     """The completion script of ``shell`` for the ``olearn`` parser ``parser``."""
     return {"bash": bash, "zsh": zsh, "fish": fish}[shell](Node((), parser))
