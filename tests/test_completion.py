@@ -107,3 +107,17 @@ def test_unknown_shell_is_one_line():
     out = _olearn("completion", "tcsh")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "invalid choice" in out.stderr
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_runs_the_script_through_bashcompinit(tmp_path):
+    path = tmp_path / "olearn.zsh"
+    path.write_text(script("zsh", build_parser()))
+    # (zsh's completion system filters the words by the prefix itself: the function
+    # answers every word that fits the position, as bashcompinit's compgen gives them)
+    cmd = (f"source {path} && emulate sh -c 'COMP_WORDS=(olearn serve token a); "
+           "COMP_CWORD=3; _olearn; echo ${COMPREPLY[@]}'")
+    out = subprocess.run(["zsh", "-f", "-c", cmd], capture_output=True, text=True,
+                         timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["add", "list", "revoke"]
