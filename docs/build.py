@@ -155,7 +155,7 @@ def assemble(src):
     bench.mkdir()
     pages = []
     for path in sorted((ROOT / "benchmarks").iterdir()):
-        if path.suffix in (".md", ".png"):
+        if path.is_file():          # tables, plots, and the scripts they link to
             shutil.copy(path, bench / path.name)
         if path.suffix == ".md" and path.name != "README.md":
             pages.append({path.stem: f"benchmarks/{path.name}"})
