@@ -5,6 +5,16 @@ a learner is first used, and kernels are compiled on first use and then cached o
 disk (see ``olearn warmup``).
 """
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # the names below are lazy: type checkers read them from here
+    from . import (base, cli, datasets, decomposition, drift, ensemble, evaluate, io,  # noqa: F401
+                   kernel, linear, mixing, multiclass, persistence, portfolio,
+                   preprocessing, recommend, registry, second_order, sparse)
+    from ._tags import Tags, tags  # noqa: F401
+    from .mixing import mix  # noqa: F401
+    from .persistence import load  # noqa: F401
+    from .registry import available, make, warmup  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -19,9 +19,14 @@ member never calls its wrapper), so no two threads hold them in opposite orders.
 lock is re-entrant: a locked call may make another on the same model (``predict`` calls
 ``decision_function``).
 """
+from __future__ import annotations
+
 import functools
 import inspect
 import _thread
+from typing import Any, Callable, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["ModelLock", "lock_of", "locked"]
 
@@ -52,7 +57,7 @@ class _Text(str):
         return str(self)
 
 
-def locked(method):
+def locked(method: _F) -> _F:
     """``method`` run holding its model's lock (see the module's docstring).
 
     The wrapper is written with ``method``'s own signature (as ``dataclasses`` writes

@@ -52,8 +52,11 @@ The parts, one module each:
 A learner whose scores or weights become non-finite raises :class:`DivergenceError`
 naming the row (the model is then unusable: call ``fit`` to start afresh).
 """
+from __future__ import annotations
+
 import contextlib
 import math
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_if,
@@ -72,6 +75,13 @@ from ._state import Slot, StateMixin
 from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
 from ._validation import check_random_state as _rng
 from ._vocabulary import check_values
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from ._typing import Label, Matrix, Row, State, Vector
+
+_L = TypeVar("_L", bound="OnlineLearner")
 
 __all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
            "DivergenceError"]
@@ -96,7 +106,8 @@ class DivergenceError(ValueError):
     _PLACES = {"batch": "row {} of this batch", "X": "row {} of X (shuffled pass)",
                "stream": "example {} of the stream"}
 
-    def __init__(self, message=None, row=None, where=None, learner=None, note=""):
+    def __init__(self, message: str | None = None, row: Any = None, where: Any = None,
+                 learner: str | None = None, note: str = "") -> None:
         self.row, self.where, self.learner, self.note = row, where, learner, note
         if message is None:
             place = self._PLACES[where].format(row + 1 if where == "stream" else row)
@@ -108,7 +119,7 @@ class DivergenceError(ValueError):
     def __reduce__(self):
         return type(self), (str(self), self.row, self.where, self.learner, self.note)
 
-    def moved(self, rows):
+    def moved(self, rows: int) -> DivergenceError:
         """The same error for a batch of which the raising call's rows were a part,
         after ``rows`` rows (a wrapper that passes its batch on in pieces)."""
         if self.row is None or self.where != "batch":
@@ -156,7 +167,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     # The public names are what the base (and any reader: a wrapper, olearn.mix) calls;
     # by default they answer round 2's private names, which the learners of round 2
     # still set.  A new model sets the public ones (olearn.protocol).
-    _kernels = {}
+    _kernels: dict[str, Any] = {}
 
     def _kernel_params(self):
         return ()
@@ -165,24 +176,24 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         pass
 
     @property
-    def kernels(self):
+    def kernels(self) -> Any:
         """The compiled entry points by task (``declare(...)``; see ``olearn.protocol``)."""
         return self._kernels
 
-    def kernel_params(self):
+    def kernel_params(self) -> Any:
         """The hyper-parameters the compiled rules read, ``{declared name: number}``
         (override; ``declare(..., params=NAMES)`` names them).  Checked against the
         declaration once per call (``_packed_params``)."""
         return self._kernel_params()
 
-    def check_params(self):
+    def check_params(self) -> None:
         """Validate the hyper-parameters, once per call (override; raise ValueError);
         then the state's layout against them (``check_layout``: a parameter that shapes
         the state, set on a fitted model, is refused until ``fit``)."""
         self._check_params()
         self.check_layout()
 
-    def batch_scores(self, X):
+    def batch_scores(self, X: Matrix) -> NDArray[Any]:
         """The (n, K) scores of validated rows ``X`` (a C-contiguous float64 array or a
         canonical CSR matrix of the model's columns, without the constant feature) from
         the current model, changing nothing; K = 1 for binary and regression.  The
@@ -296,7 +307,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     def _is_fresh(self):
         return not hasattr(self, "state_")
 
-    def __sklearn_is_fitted__(self):
+    def __sklearn_is_fitted__(self) -> bool:
         """Whether the model has learned (the protocol's, and scikit-learn's, question)."""
         return not self._is_fresh()
 
@@ -308,7 +319,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         self._new_state(1, self._n_weights(n_features))
 
     @locked
-    def widen(self, n_features):
+    def widen(self, n_features: int) -> int | None:
         """Take ``n_features`` columns from now on, if more than now (a stream whose
         width grows: ``read_libsvm`` on standard input without ``n_features``): the new
         columns' weights start as a fresh model's, what was learned is kept.  Returns
@@ -336,7 +347,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
 
     # ------------------------------------------------------------ public API
     @locked
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self: _L, X: Matrix, y: Vector, classes: Vector | None = None,
+                    sample_weight: Vector | None = None) -> _L:
         """Continue learning from a batch, one row at a time, in order.  ``classes``
         (classifiers): every label the model may meet; a later unknown label is an
         error."""
@@ -397,7 +409,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             d.pop("_in_atomic", None)
 
     @locked
-    def fit(self, X, y, sample_weight=None):
+    def fit(self: _L, X: Matrix, y: Vector, sample_weight: Vector | None = None) -> _L:
         """Start afresh, then ``epochs`` passes over the data, each in a random order
         seeded by ``random_state`` when ``shuffle`` (the default), else in order."""
         with self._atomic():
@@ -537,7 +549,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         return call
 
     @locked
-    def learn_one(self, x, y, sample_weight=1.0, w=None):
+    def learn_one(self: _L, x: Row, y: Label, sample_weight: float = 1.0,
+                  w: float | None = None) -> _L:
         """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array);
         ``w`` is River's name of ``sample_weight``."""
         if w is not None:
@@ -577,13 +590,13 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
                              shape=(1, self.n_features_in_))
 
     @locked
-    def predict_one(self, x):
+    def predict_one(self, x: Row) -> Label:
         """Prediction for one example (dict or 1-D array) from the current model: a
         classifier answers None until it knows a class, a regressor 0.0."""
         return self._predict_from_scores(self._scores_one(x))
 
     # ------------------------------------------------------------ persistence
-    def explicit_state(self):
+    def explicit_state(self) -> dict[str, NDArray[Any]]:
         """The state with its lazy parts made explicit (a scale folded into the weights,
         averaged weights formed, owed shrinks settled), name -> array, copied: what
         ``olearn.mix`` combines slot by slot by each slot's declared rule.  A family with
@@ -597,7 +610,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         state = explicit() if explicit is not None else model.state_
         return {k: np.array(v) for k, v in state.items()}
 
-    def export_state(self):
+    def export_state(self) -> State:
         """The fitted model as (JSON-able metadata, named arrays): what ``save`` writes
         and ``from_state`` reads back (``olearn.persistence``)."""
         meta = {"n_features_in_": int(self.n_features_in_), "t_": int(self.t_),
@@ -610,7 +623,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         return self.export_state()
 
     @classmethod
-    def from_state(cls, params, meta, arrays):
+    def from_state(cls: type[_L], params: dict[str, Any], meta: dict[str, Any],
+                   arrays: dict[str, NDArray[Any]]) -> _L:
         """A model from ``export_state``'s output (and the hyper-parameters), every part
         checked: the parameters as ``fit`` checks them, the counters and the vocabulary,
         the labels, then each state array against its slot's declaration."""
@@ -659,7 +673,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         return tags
 
 
-def fit_passes(X, y, sample_weight, epochs, shuffle, random_state, run):
+def fit_passes(X: Any, y: Any, sample_weight: Any, epochs: int, shuffle: bool,
+               random_state: Any, run: Callable[..., object]) -> None:
     """``fit``'s passes over validated rows: ``epochs`` calls ``run(X, y, sample_weight,
     order)``, each over the rows in a fresh random order from ``random_state`` when
     ``shuffle`` (``order``: the permutation, which a divergence's row is mapped
@@ -708,13 +723,13 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return self.classes_[pred]
 
     @locked
-    def decision_function(self, X):
+    def decision_function(self, X: Matrix) -> NDArray[Any]:
         """The model's scores: shape (n,) for two classes (> 0 means ``classes_[1]``),
         (n, K) for K > 2 classes (``w.x + b`` for a linear model)."""
         return self._decision(X)
 
     @locked
-    def predict(self, X):
+    def predict(self, X: Matrix) -> NDArray[Any]:
         """Predicted labels (among the classes seen so far)."""
         scores = self.decision_function(X)
         return self.classes_[self._class_of(scores.reshape(scores.shape[0], -1))]
@@ -728,7 +743,8 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return classes[self._class_of(scores.reshape(1, -1))[0]]
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False, w=None):
+    def predict_learn_one(self, x: Row, y: Label, sample_weight: float = 1.0,
+                          return_scores: bool = False, w: float | None = None) -> Any:
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered), in one compiled call; with ``return_scores`` the
         scores instead (as ``predict_learn``'s: a float for two classes)."""
@@ -738,7 +754,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
         known = 0 if classes is None else len(classes)
-        before = classes[0] if known == 1 else None
+        before = classes[0] if known == 1 else None  # type: ignore[index]
         call = self._learn_row(row, y, sample_weight)
         if return_scores:
             return float(call.out[0]) if call.K == 1 else call.out.copy()
@@ -749,7 +765,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
 
     @available_if(_has_proba)
     @locked
-    def predict_proba_one(self, x):
+    def predict_proba_one(self, x: Row) -> dict[Any, float]:
         """``{label: probability}`` for one example ({} before any class is known)."""
         if self._is_fresh() or not len(self.__dict__.get("classes_", ())):
             return {}
@@ -763,7 +779,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return self._row_matrix(*self._one_row(x, grow=False))
 
     # ------------------------------------------------------------ persistence
-    def export_state(self):
+    def export_state(self) -> State:
         meta, arrays = super().export_state()
         labels, label_arrays = self._export_labels()
         meta.update(labels)
@@ -786,7 +802,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         return scores[:, 0].copy()
 
     @locked
-    def predict(self, X):
+    def predict(self, X: Matrix) -> NDArray[Any]:
         """Predicted targets (the model's score)."""
         return self._decision(X)
 
@@ -796,7 +812,8 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         return float(scores[0])
 
     @locked
-    def predict_learn_one(self, x, y, sample_weight=1.0, return_scores=False, w=None):
+    def predict_learn_one(self, x: Row, y: Label, sample_weight: float = 1.0,
+                          return_scores: bool = False, w: float | None = None) -> Any:
         """Learn from one example and return the prediction made just before (what
         ``predict_one(x)`` answered: the score), in one compiled call."""
         if w is not None:

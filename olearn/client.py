@@ -16,6 +16,8 @@ always send an idempotency id (a random one unless given), so a retried request 
 applied once and answered with its first acknowledgement.  An answer of 4xx or 5xx
 raises :class:`ServerError` with the server's one-line message.
 """
+from __future__ import annotations
+
 import http.client
 import json
 import os
@@ -23,6 +25,10 @@ import threading
 import time
 import urllib.parse
 import uuid
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._typing import Matrix, Path, Vector
 
 __all__ = ["Client", "ServerError", "rows_of"]
 
@@ -30,12 +36,12 @@ __all__ = ["Client", "ServerError", "rows_of"]
 class ServerError(Exception):
     """The server's error answer: ``status`` and ``message``."""
 
-    def __init__(self, status, message):
+    def __init__(self, status: int, message: str) -> None:
         super().__init__(f"{status}: {message}")
         self.status, self.message = status, message
 
 
-def rows_of(X):
+def rows_of(X: Matrix) -> list[Any]:
     """``X`` as a list of JSON rows (see the module docstring)."""
     if hasattr(X, "tocsr"):
         X = X.tocsr()
@@ -54,7 +60,8 @@ def _labels(y):
 class Client:
     """A connection to an ``olearn serve`` at ``url`` with ``token``."""
 
-    def __init__(self, url="http://127.0.0.1:8470", token=None, timeout=60.0, retries=3):
+    def __init__(self, url: str = "http://127.0.0.1:8470", token: str | None = None,
+                 timeout: float = 60.0, retries: int = 3) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")
@@ -74,13 +81,14 @@ class Client:
             conn = self._local.conn = kind(self.host, self.port, timeout=self.timeout)
         return conn
 
-    def close(self):
+    def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
 
-    def request(self, method, path, doc=None, data=None):
+    def request(self, method: str, path: str, doc: Any = None, data: bytes | None = None
+                ) -> Any:
         """One call: ``doc`` sent as JSON (or ``data`` as bytes); returns the answer's
         JSON, or its bytes when it is not JSON."""
         body = json.dumps(doc, allow_nan=False).encode() if doc is not None else data
@@ -120,20 +128,20 @@ class Client:
         raise AssertionError("unreachable")
 
     # ------------------------------------------------------------ the API
-    def health(self):
+    def health(self) -> Any:
         return self.request("GET", "/healthz")
 
-    def create(self, name, algo, **params):
+    def create(self, name: str, algo: str, **params: Any) -> Any:
         """A new model ``name`` made as ``olearn.make(algo, **params)``."""
         return self.request("PUT", f"/models/{_q(name)}", {"algo": algo, "params": params})
 
-    def delete(self, name):
+    def delete(self, name: str) -> Any:
         return self.request("DELETE", f"/models/{_q(name)}")
 
-    def models(self):
+    def models(self) -> list[str]:
         return self.request("GET", "/models")["models"]
 
-    def info(self, name):
+    def info(self, name: str) -> Any:
         """Algorithm, parameters, rows, last seq, snapshot age, log size."""
         return self.request("GET", f"/models/{_q(name)}")
 
@@ -144,22 +152,25 @@ class Client:
                 row["w"] = w
         return {"rows": rows, "id": id or uuid.uuid4().hex}
 
-    def learn(self, name, X, y, sample_weight=None, id=None):
+    def learn(self, name: str, X: Matrix, y: Vector, sample_weight: Vector | None = None,
+              id: str | None = None) -> Any:
         """Learn rows ``X`` with labels ``y``; returns ``{"acknowledged", "seq"}`` once
         the server made them durable."""
         return self.request("POST", f"/models/{_q(name)}/learn",
                             self._learn_doc(X, y, sample_weight, id))
 
-    def predict_learn(self, name, X, y, sample_weight=None, id=None):
+    def predict_learn(self, name: str, X: Matrix, y: Vector,
+                      sample_weight: Vector | None = None, id: str | None = None) -> Any:
         """The predictions made before learning each row (then learned)."""
         out = self.request("POST", f"/models/{_q(name)}/predict_learn",
                            self._learn_doc(X, y, sample_weight, id))
         return out.get("predictions")
 
-    def predict(self, name, X, scores=False, proba=False):
+    def predict(self, name: str, X: Matrix, scores: bool = False, proba: bool = False
+                ) -> Any:
         """The predictions; with ``scores`` or ``proba`` the whole answer (a dict with
         ``predictions``, ``scores``, ``proba``)."""
-        doc = {"rows": rows_of(X)}
+        doc: dict[str, Any] = {"rows": rows_of(X)}
         if scores:
             doc["scores"] = True
         if proba:
@@ -167,10 +178,10 @@ class Client:
         out = self.request("POST", f"/models/{_q(name)}/predict", doc)
         return out if scores or proba else out["predictions"]
 
-    def snapshot(self, name):
+    def snapshot(self, name: str) -> Any:
         return self.request("POST", f"/models/{_q(name)}/snapshot")
 
-    def download(self, name, path=None):
+    def download(self, name: str, path: Path | None = None) -> bytes:
         """The model file's bytes (what ``olearn.load`` reads); written atomically to
         ``path`` when given."""
         data = self.request("GET", f"/models/{_q(name)}/file")
@@ -181,7 +192,7 @@ class Client:
             os.replace(tmp, path)
         return data
 
-    def upload(self, name, model_file):
+    def upload(self, name: str, model_file: Path | bytes) -> Any:
         """Replace (or create) ``name`` with a model file (a path or its bytes)."""
         if not isinstance(model_file, (bytes, bytearray)):
             with open(model_file, "rb") as f:

@@ -90,11 +90,17 @@ once (``P = P_base + sum_m c_m (P_m - P_base)``).  ``"mean"`` is unchanged (the
 weighted mean of the changes added to the base is the weighted mean), as are
 ``"min"``, ``"max"`` and the others.
 """
+from __future__ import annotations
+
 import copy
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .protocol import CannotMixError
+
+_M = TypeVar("_M")
 
 __all__ = ["mix", "RULES"]
 
@@ -102,7 +108,8 @@ __all__ = ["mix", "RULES"]
 FREE_PARAMETERS = ("epochs", "shuffle", "random_state")
 
 
-def mix(models, weights=None, rules=None, base=None):
+def mix(models: list[_M], weights: Sequence[float] | None = None,
+        rules: Mapping[str, str] | None = None, base: Any = None) -> _M:
     """A new model combining ``models`` (fitted models of one learner) slot by slot.
 
     Parameters

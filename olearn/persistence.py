@@ -14,10 +14,18 @@ with ``cls.from_state(params, metadata, arrays)`` (``olearn.protocol``); a persi
 class outside the protocol (portfolio strategies, recommenders ...) still answers
 round 2's ``_export()`` / ``_import(...)``.
 """
+from __future__ import annotations
+
 import importlib
 import json
 import os
 import secrets
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from ._typing import Path, State
+
+_C = TypeVar("_C", bound=type)
 
 import numpy as np
 
@@ -31,7 +39,7 @@ class ModelFileError(ValueError):
 
 #: classes that are not registered learners but save and load through this format
 #: (portfolio strategies, recommenders, detectors ...): qualified name -> class
-_PERSISTABLE = {}
+_PERSISTABLE: dict[str, type] = {}
 
 #: the modules that hold them (and the meta-models of ``olearn._nested``): the only
 #: modules ``load`` may import for a class a file names, a static table; a file naming
@@ -48,7 +56,7 @@ PERSISTABLE_MODULES = frozenset({
 })
 
 
-def persistable(cls):
+def persistable(cls: _C) -> _C:
     """Class decorator: ``save``/``load`` accept instances of ``cls`` (an olearn class
     with ``get_params``, ``_export()`` and ``cls._import(params, metadata, arrays)``)."""
     name = f"{cls.__module__}.{cls.__qualname__}"
@@ -59,14 +67,15 @@ def persistable(cls):
     return cls
 
 
-def exported(model):
+def exported(model: Any) -> State:
     """``model.export_state()``: (metadata, arrays); round 2's ``_export()`` for a class
     outside the model protocol."""
     export = getattr(model, "export_state", None)
     return export() if callable(export) else model._export()
 
 
-def imported(cls, params, meta, arrays):
+def imported(cls: Any, params: dict[str, Any], meta: dict[str, Any],
+             arrays: dict[str, Any]) -> Any:
     """``cls.from_state(...)``, or round 2's ``cls._import(...)`` outside the protocol."""
     build = getattr(cls, "from_state", None)
     return (build if callable(build) else cls._import)(params, meta, arrays)
@@ -88,7 +97,7 @@ def _known_class(name):
     return _PERSISTABLE.get(name)
 
 
-def save(model, path):
+def save(model: Any, path: Path) -> None:
     """Write ``model`` to ``path`` atomically."""
     from . import __version__
     from .registry import learner_class
@@ -129,7 +138,7 @@ def save(model, path):
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(f, **arrays)  # type: ignore[arg-type]
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -177,7 +186,7 @@ def _inflated_size(path):
         return 0
 
 
-def load(path):
+def load(path: Path) -> Any:
     """Read a model written by ``save``; raises ModelFileError on anything else."""
     path = os.fspath(path)
     if not os.path.isfile(path):

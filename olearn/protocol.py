@@ -86,11 +86,20 @@ and writes only these public names, never a private hook:
 Everything else (labels, class growth, vocabulary growth, atomic batches, divergence,
 state export and import, the scikit-learn contract) comes from the base.
 """
-from typing import Protocol, runtime_checkable
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ._locking import locked
 from ._river import RiverTools
 from ._state import Slot
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from ._typing import Label, Matrix, Path, Row, State, Vector
+
+_M = TypeVar("_M")
 
 
 def __getattr__(name):
@@ -115,7 +124,7 @@ class NotMixable:
     """Mixin: the protocol's mixing hook for a model whose state cannot be combined
     with another's (the wrappers whose statistics belong to their own stream)."""
 
-    def explicit_state(self):
+    def explicit_state(self) -> dict[str, NDArray[Any]]:
         """The state with every lazy part made explicit, what ``olearn.mix`` combines
         slot by slot.  A wrapper's default: this model cannot be mixed."""
         raise CannotMixError(f"{type(self).__name__} cannot be mixed: it declares no "
@@ -140,7 +149,9 @@ class Progressive(RiverTools):
         "row seen twice (the second visit meets the margin the first has changed)")
 
     @locked
-    def predict_learn(self, X, y, return_scores=False, sample_weight=None, classes=None):
+    def predict_learn(self, X: Matrix, y: Vector, return_scores: bool | str = False,
+                      sample_weight: Vector | None = None, classes: Vector | None = None
+                      ) -> Any:
         """The online protocol over a batch, in order.
 
         Returns, for each row, the prediction (or with ``return_scores`` the decision
@@ -160,14 +171,14 @@ class Saves:
     """Mixin: the protocol's ``save(path)``, written once for every model."""
 
     @locked
-    def save(self, path):
+    def save(self, path: Path) -> None:
         """Write the model to ``path`` in olearn's safe format (arrays + JSON metadata,
         no pickle; atomic); ``olearn.load(path)`` reads it back."""
         from .persistence import save
         save(self, path)
 
 
-def declare(name, **parts):
+def declare(name: str, **parts: Any) -> Any:
     """Declare a model's compiled parts (``score``, ``binary``, ``multiclass``,
     ``regression``, ``after``, ``losses``) under ``name``; returns its entry points by
     task, for ``kernels``.  See :func:`olearn._compiled.declare.declare`."""
@@ -179,30 +190,33 @@ def declare(name, **parts):
 class Model(Protocol):
     """The calls every model offers (see the module docstring)."""
 
-    def fit(self, X, y, sample_weight=None): ...
+    def fit(self: _M, X: Matrix, y: Vector, sample_weight: Vector | None = None) -> _M: ...
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None): ...
+    def partial_fit(self: _M, X: Matrix, y: Vector, classes: Vector | None = None,
+                    sample_weight: Vector | None = None) -> _M: ...
 
-    def predict_learn(self, X, y, return_scores=False, sample_weight=None,
-                      classes=None): ...
+    def predict_learn(self, X: Matrix, y: Vector, return_scores: bool | str = False,
+                      sample_weight: Vector | None = None,
+                      classes: Vector | None = None) -> Any: ...
 
-    def predict(self, X): ...
+    def predict(self, X: Matrix) -> NDArray[Any]: ...
 
-    def learn_one(self, x, y, sample_weight=1.0): ...
+    def learn_one(self: _M, x: Row, y: Label, sample_weight: float = 1.0) -> _M: ...
 
-    def predict_one(self, x): ...
+    def predict_one(self, x: Row) -> Label: ...
 
-    def predict_learn_one(self, x, y, sample_weight=1.0): ...
+    def predict_learn_one(self, x: Row, y: Label, sample_weight: float = 1.0) -> Label: ...
 
-    def export_state(self): ...
+    def export_state(self) -> State: ...
 
     @classmethod
-    def from_state(cls, params, meta, arrays): ...
+    def from_state(cls: type[_M], params: dict[str, Any], meta: dict[str, Any],
+                   arrays: dict[str, NDArray[Any]]) -> _M: ...
 
-    def save(self, path): ...
+    def save(self, path: Path) -> None: ...
 
-    def widen(self, n_features): ...
+    def widen(self, n_features: int) -> int | None: ...
 
-    def explicit_state(self): ...
+    def explicit_state(self) -> dict[str, NDArray[Any]]: ...
 
-    def __sklearn_is_fitted__(self): ...
+    def __sklearn_is_fitted__(self) -> bool: ...

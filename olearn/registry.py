@@ -20,11 +20,17 @@ after the learners.
 and one-line meaning, from the class's numpydoc "Parameters" section): the command
 line's ``olearn algos`` and ``olearn train --algo NAME --help`` show it.
 """
+from __future__ import annotations
+
 import difflib
 import importlib
 import inspect
 import re
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .protocol import Model
 
 #: the packages whose modules hold olearn's learner classes (the test checks that every
 #: learner class in them is in :data:`LEARNERS` or in :data:`UNNAMED`)
@@ -32,7 +38,7 @@ LEARNER_PACKAGES = ("olearn.linear", "olearn.second_order", "olearn.sparse", "ol
                     "olearn.multiclass", "olearn.ensemble", "olearn.neural")
 
 #: name -> ("module:Class", parameters of the named variant), every learner olearn ships
-LEARNERS = {
+LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
     # olearn.linear: first-order linear learners
     "perceptron": ("olearn.linear.perceptron:Perceptron", {}),
     "pa": ("olearn.linear.pa:PAClassifier", {"variant": "PA"}),
@@ -122,8 +128,8 @@ OTHER_KINDS = {
 }
 
 _LEARNER_CLASSES = frozenset(where for where, _ in LEARNERS.values())
-_REGISTRY = {}      # name -> (class, defaults): learners registered at run time
-_classes = {}       # "module:Class" -> class, once imported
+_REGISTRY: dict[str, tuple[type, dict[str, Any]]] = {}  # name -> (class, defaults): learners registered at run time
+_classes: dict[str, Any] = {}  # "module:Class" -> class, once imported
 
 #: meanings of the parameters every learner takes (``OnlineLearner``'s), for the
 #: docstrings that only say "see ``OnlineLearner``"
@@ -137,7 +143,7 @@ COMMON_PARAMETERS = {
 }
 
 
-def register(name, cls, **defaults):
+def register(name: str, cls: type, **defaults: Any) -> None:
     """Make ``cls(**defaults)`` available as ``name`` (to ``make``, the CLI, and
     ``save``/``load``): for a learner declared outside olearn.  A name of
     :data:`LEARNERS` registered again is replaced for this process."""
@@ -156,12 +162,12 @@ def _import(where):
 
 
 # ------------------------------------------------------------------ names, cheaply
-def names():
+def names() -> list[str]:
     """Sorted registered names (imports nothing)."""
     return sorted({*LEARNERS, *_REGISTRY})
 
 
-def unknown_name_message(name, known):
+def unknown_name_message(name: str, known: Sequence[str]) -> str:
     """``unknown algorithm 'pa3'; did you mean 'pa2'? ...`` (one line)."""
     close = difflib.get_close_matches(str(name).lower(), known, n=3, cutoff=0.6)
     if close:
@@ -171,14 +177,14 @@ def unknown_name_message(name, known):
     return f"unknown algorithm {name!r}; {hint} (see 'olearn algos')"
 
 
-def check_name(name):
+def check_name(name: str) -> None:
     """Raise a KeyError (with the closest names) unless ``name`` is registered; cheap."""
     if name not in LEARNERS and name not in _REGISTRY:
         raise KeyError(unknown_name_message(name, names()))
 
 
 # ------------------------------------------------------------------ classes
-def available(kind=None):
+def available(kind: str | None = None) -> list[str]:
     """Sorted registered names; ``kind`` in {"classifier", "regressor"} filters (which
     imports the learners, to ask their tags)."""
     out = names()
@@ -187,7 +193,7 @@ def available(kind=None):
     return out
 
 
-def learner_kind(name):
+def learner_kind(name: str) -> str:
     """ "classifier", "regressor" or "other" for a registered name: its class's tags, or
     for a class from elsewhere that has none, what a model of it says."""
     from ._estimator import estimator_kind
@@ -196,7 +202,7 @@ def learner_kind(name):
     return tags(cls).task or estimator_kind(cls(**defaults)) or "other"
 
 
-def lookup(name):
+def lookup(name: str) -> tuple[type, dict[str, Any]]:
     """(class, default parameters) of a registered name, or a clear KeyError; imports
     the one module that holds the class."""
     if name in _REGISTRY:
@@ -206,7 +212,7 @@ def lookup(name):
     return _import(where), dict(defaults)
 
 
-def make(name, **params):
+def make(name: str, **params: Any) -> Model:
     """A fresh learner registered as ``name`` with ``params`` on top of its defaults."""
     cls, defaults = lookup(name)
     merged = {**defaults, **params}
@@ -218,7 +224,7 @@ def make(name, **params):
     return cls(**merged)
 
 
-def learner_class(qualname):
+def learner_class(qualname: object) -> type | None:
     """The registered learner class of a qualified name (``"olearn.linear.pa.PAClassifier"``,
     as a model file names it), importing at most its own module; None for any other."""
     if not isinstance(qualname, str):
@@ -233,7 +239,7 @@ def learner_class(qualname):
     return None
 
 
-def exports(package):
+def exports(package: str) -> dict[str, str]:
     """``{class name: submodule}`` of the learner classes of :data:`LEARNERS` and
     :data:`UNNAMED` that live in ``package`` (its ``__init__`` exports them lazily)."""
     out = {}
@@ -245,7 +251,7 @@ def exports(package):
     return out
 
 
-def other_models():
+def other_models() -> dict[str, tuple[str, list[str], str]]:
     """``{kind: (what they are, sorted names, how to make one)}`` of :data:`OTHER_KINDS`
     (reads their packages' tables; imports no model)."""
     return {kind: (what, sorted(_import(where)), how)
@@ -265,7 +271,7 @@ class Description(NamedTuple):
     cls: str            # "olearn.linear.PAClassifier"
     kind: str           # "classifier", "regressor" or "other"
     summary: str        # the first line of the class docstring
-    parameters: tuple   # of Parameter, in the order of the signature
+    parameters: tuple[Parameter, ...]   # in the order of the signature
 
 
 def _docstring_parameters(doc):
@@ -306,7 +312,7 @@ def _clean(text):
     return text
 
 
-def describe(name):
+def describe(name: str) -> Description:
     """A :class:`Description` of the learner registered as ``name``: its parameters
     with their defaults (the signature's, overridden by the registered ones) and their
     meanings (from the class's numpydoc "Parameters" section, or its bases')."""
@@ -324,7 +330,7 @@ def describe_class(name, cls, defaults, kind):
             if text or key not in meanings:
                 meanings[key] = text
     params = []
-    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+    for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:  # type: ignore[misc]
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         default = defaults.get(p.name, None if p.default is p.empty else p.default)
@@ -348,16 +354,17 @@ def _public_module(cls):
     return module
 
 
-def warmup(names=None, jobs=1, report=None):
+def warmup(names: Iterable[str] | None = None, jobs: int = 1,
+           report: Callable[[str, float], object] | None = None) -> dict[str, float]:
     """Compile (or load from the disk cache) every kernel of the named learners (default:
     every registered one), ``jobs`` learners at a time in as many processes, which write
     into the shared disk cache; ``report(name, seconds)`` is called as each is done.
     Returns ``{name: seconds}`` in the order of ``names``."""
     names = list(names or available())
-    groups = {}  # learners of one class share their kernels: one process compiles them
+    groups: dict[type, list[str]] = {}  # learners of one class share their kernels: one process compiles them
     for name in names:
         groups.setdefault(lookup(name)[0], []).append(name)
-    times = {}
+    times: dict[str, float] = {}
     if jobs <= 1 or len(groups) < 2:
         _collect(map(_warm_all, groups.values()), times, report)
     else:

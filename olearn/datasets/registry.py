@@ -38,6 +38,8 @@ in their entry: the USPS digits (dense text with labels 0..9) get the official l
 households, latitude, longitude); its rows may come in another order than in the
 official file.
 """
+from __future__ import annotations
+
 import bz2
 import hashlib
 import lzma
@@ -48,6 +50,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -82,17 +85,17 @@ class RemoteFile:
     (``"libsvm"``, ``"dense"``: ``label v1 .. vd`` per line, ``"csv-cadata"``).
     """
     path: str
-    sha256: str = None
-    size: int = None
-    mirror: str = None
+    sha256: str | None = None
+    size: int | None = None
+    mirror: str | None = None
     mirror_format: str = "libsvm"
 
     @property
-    def filename(self):
+    def filename(self) -> str:
         return self.path.rsplit("/", 1)[-1]
 
     @property
-    def local_name(self):
+    def local_name(self) -> str:
         """The decompressed name kept in the cache."""
         name = self.filename
         for ext in (".bz2", ".xz"):
@@ -109,18 +112,20 @@ class Dataset:
     n_features: int
     files: dict = field(default_factory=dict)   # part -> RemoteFile
     n_samples: dict = field(default_factory=dict)  # part -> rows
-    n_classes: int = None
+    n_classes: int | None = None
     source: str = ""
 
     @property
-    def parts(self):
+    def parts(self) -> tuple[str, ...]:
         return tuple(p for p in PARTS if p in self.files)
 
 
-_DATASETS = {}
+_DATASETS: dict[str, Dataset] = {}
 
 
-def add_dataset(name, task, n_features, files, n_samples=None, n_classes=None, source=""):
+def add_dataset(name: str, task: str, n_features: int, files: dict[str, Any],
+                n_samples: dict[str, int] | None = None, n_classes: int | None = None,
+                source: str = "") -> Dataset:
     """Register a data set (or replace one): ``files`` maps a part to a RemoteFile or
     to its path under the data site (``base_url`` or ``OLEARN_DATA_URL`` set another
     site).  Returns the :class:`Dataset`."""
@@ -219,19 +224,19 @@ add_dataset("cadata", "regression", 8, {
 
 
 # ---------------------------------------------------------------- public API
-def list_datasets(task=None):
+def list_datasets(task: str | None = None) -> list[str]:
     """Registered names, sorted; ``task`` in {"binary", "multiclass", "regression"}."""
     return sorted(n for n, d in _DATASETS.items() if task is None or d.task == task)
 
 
-def info(name):
+def info(name: str) -> Dataset:
     """The :class:`Dataset` record of a name, or a one-line KeyError."""
     if name not in _DATASETS:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(list_datasets())}")
     return _DATASETS[name]
 
 
-def data_home(data_home=None):
+def data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     """The cache folder: the argument, else ``OLEARN_DATA_HOME``, else the platform's."""
     if data_home is not None:
         return Path(data_home).expanduser()
@@ -247,8 +252,9 @@ def data_home(data_home=None):
     return Path(base) / "olearn" / "datasets"
 
 
-def fetch(name, part="train", data_home=None, mirror=None, base_url=None,
-          download=True, progress=None, timeout=60.0):
+def fetch(name: str, part: str = "train", data_home: str | None = None,
+          mirror: str | None = None, base_url: str | None = None, download: bool = True,
+          progress: bool | None = None, timeout: float = 60.0) -> Any:
     """Make the files of ``name`` available locally; return their paths.
 
     ``part``: "train", "test" or "all" (then a list of paths, one per part).
@@ -264,8 +270,9 @@ def fetch(name, part="train", data_home=None, mirror=None, base_url=None,
     return _locate(ds, part, data_home, mirror, base_url, download, progress, timeout)[0]
 
 
-def load(name, part="train", data_home=None, mirror=None, base_url=None, download=True,
-         progress=None, timeout=60.0):
+def load(name: str, part: str = "train", data_home: str | None = None,
+         mirror: str | None = None, base_url: str | None = None, download: bool = True,
+         progress: bool | None = None, timeout: float = 60.0) -> Any:
     """``(X, y)`` of a registered set: X a CSR matrix with the set's width.
 
     ``part="all"`` stacks the parts (train first).  See :func:`fetch` for where the

@@ -11,12 +11,8 @@ from .._locking import locked
 
 @persistable
 class BestStock(Strategy):
-    """Best stock in hindsight (a benchmark: ``fit`` sees the whole matrix).
-
-    Parameters
-    ----------
-    (none)
-    """
+    """Best stock in hindsight (a benchmark: ``fit`` sees the whole matrix).  It has no
+    parameters."""
 
     _kernel = staticmethod(_hold_run)
     _hindsight = True

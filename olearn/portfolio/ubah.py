@@ -9,12 +9,8 @@ from ..persistence import persistable
 
 @persistable
 class UBAH(Strategy):
-    """Uniform buy-and-hold: the market index of the assets, never rebalanced.
-
-    Parameters
-    ----------
-    (none)
-    """
+    """Uniform buy-and-hold: the market index of the assets, never rebalanced.  It has
+    no parameters."""
 
     _kernel = staticmethod(_hold_run)
 

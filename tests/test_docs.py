@@ -1,0 +1,60 @@
+"""The documentation's guide pages (docs/guide/*.md): every family has one, and their
+code names real things: each ``olearn.make("name", key=...)`` a registered learner and
+its parameters, each ``from olearn... import Name`` a name that exists.  (The site
+itself is built in CI by ``python docs/build.py``, mkdocs --strict.)"""
+import ast
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+
+from olearn.registry import lookup, names
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "guide"
+sys.path.insert(0, str(ROOT / "docs"))
+import build  # noqa: E402  (docs/build.py)
+
+
+def _blocks():
+    for page in sorted(GUIDE.glob("*.md")):
+        for code in re.findall(r"```python\n(.*?)```", page.read_text(), re.S):
+            yield page.name, ast.parse(code)
+
+
+def test_every_family_has_its_page():
+    assert sorted(p.stem for p in GUIDE.glob("*.md")) == sorted([*build.FAMILIES, "index"])
+    for page, (_, packages) in build.FAMILIES.items():
+        for package in packages:
+            assert build.public_objects(package), package
+
+
+def test_the_guides_name_real_learners_parameters_and_imports():
+    made = imported = 0
+    for page, tree in _blocks():
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "make" and getattr(node.func.value, "id", "")
+                    == "olearn"):
+                name = node.args[0].value
+                assert name in names(), f"{page}: {name}"
+                cls, _ = lookup(name)
+                valid = set(inspect.signature(cls.__init__).parameters)
+                for kw in node.keywords:
+                    assert kw.arg in valid, f"{page}: {name} has no parameter {kw.arg}"
+                made += 1
+            elif isinstance(node, ast.ImportFrom) and node.module.startswith("olearn"):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    assert hasattr(module, alias.name), f"{page}: {node.module}.{alias.name}"
+                    imported += 1
+    assert made >= 8 and imported >= 6
+
+
+def test_the_cli_reference_has_every_subcommand():
+    from olearn.cli import build_parser
+    from olearn.cli.completion import Node
+    text = build.cli_reference()
+    for node in Node((), build_parser()).walk():
+        assert f" {' '.join(('olearn', *node.path))}\n" in text
