@@ -46,7 +46,8 @@ def quiet():
 def _olearn_kernel(ev):
     dispatcher = (ev.data or {}).get("dispatcher")
     func = getattr(dispatcher, "py_func", None)
-    return func if getattr(func, "__module__", "").startswith("olearn") else None
+    module = getattr(func, "__module__", None) or ""   # (None for a kernel made by exec)
+    return func if module.startswith("olearn") else None
 
 
 def install():
