@@ -61,6 +61,7 @@ from ..protocol import Slot, declare
 from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
+from .._state import StateLayoutError
 from .._validation import check_bool, check_choice, check_number
 from ._layers import (ACTIVATIONS, SOLVERS, activate_all, back, check_unchanged, descend,
                       forward, layer, native, step, uniform_init)
@@ -386,10 +387,23 @@ class MLP(FeatureMapModel):
             off += n
         return out
 
+    def export_state(self):
+        """``OnlineLearner.export_state``, the first layer's layout named in the metadata
+        (``"first_layer": "by_column"``)."""
+        meta, arrays = super().export_state()
+        meta["first_layer"] = "by_column"
+        return meta, arrays
+
     @classmethod
     def from_state(cls, params, meta, arrays):
         """``OnlineLearner.from_state``; a saved ``hidden_layer_sizes`` (a JSON list)
-        comes back as the tuple it was."""
+        comes back as the tuple it was.  A state whose metadata does not say that its
+        first layer is stored by input column (an olearn before round 4 stored it by
+        unit, (H_1, d): the same shape when ``H_1`` is the width plus the intercept) is
+        refused as state kept by another olearn."""
+        if isinstance(meta, dict) and meta.get("first_layer") != "by_column":
+            raise StateLayoutError("its first layer W was stored by unit, (H_1, d); this "
+                                   "olearn stores it by input column, (d, H_1)")
         if isinstance(params, dict) and isinstance(params.get("hidden_layer_sizes"), list):
             params = {**params, "hidden_layer_sizes": tuple(params["hidden_layer_sizes"])}
         return super().from_state(params, meta, arrays)
