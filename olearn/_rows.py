@@ -53,6 +53,9 @@ def kernel_rows(X, fit_intercept, constant=1.0):
     return rows if len(rows) != 1 else rows[0]
 
 
+_PUT_DENSE = None  # the compiled writer of a dense example (loaded at first use)
+
+
 class OneRow:
     """One example as the kernel's CSR triple ``row = (indptr, indices, data)``, in
     buffers reused between calls (grown when a row does not fit; ``row`` is then new).
@@ -170,6 +173,26 @@ class OneRow:
             pack_cols(self.indices, 0, *cols)
             pack_vals(self.data, 0, *vals)
         if n != self.n:
+            self.indptr[1] = self.n = n
+        return n
+
+    def put_dense(self, x):
+        """Write a dense example (a float64 1-D C-contiguous array of the model's width)
+        by one compiled call (``olearn._compiled.onerow``); returns its length, or -1
+        when it holds a NaN or an infinity."""
+        need = x.shape[0] + self.shift
+        if need > self.capacity:
+            self._allocate(max(64, 2 * need))
+        global _PUT_DENSE
+        args = (x, self.indices, self.data, self.shift, self.constant)
+        if _PUT_DENSE is None:
+            from ._compiled import entry_point
+            from ._compiled.onerow import put_dense
+            put_dense(*args)  # (compiles, or loads the cached kernel)
+            _PUT_DENSE = entry_point(put_dense, args)
+        n = _PUT_DENSE(*args)
+        self.last = None
+        if n >= 0 and n != self.n:
             self.indptr[1] = self.n = n
         return n
 

@@ -499,6 +499,12 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             n = buf.put_known(x, not grow)
             if n >= 0:
                 return buf.row, n
+        elif (buf is not None and type(x) is np.ndarray and buf.index is None and
+              x.dtype == np.float64 and x.ndim == 1 and x.flags.c_contiguous and
+              x.shape[0] == self.n_features_in_ and self.vocabulary_ is None):
+            n = buf.put_dense(x)  # (an array model's example: one compiled call)
+            if n >= 0:
+                return buf.row, n
         cols, vals = self._row_lists(x, grow)
         buf = self.__dict__.get("_row_buf")
         if buf is None:

@@ -292,3 +292,29 @@ def test_a_dict_model_grown_past_its_vocabulary_saves_and_loads(name, tmp_path):
     back.learn_one({"new": 1.0, "a3": 1.0}, "x" if classifier else 0.5)
     m.learn_one({"new": 1.0, "a3": 1.0}, "x" if classifier else 0.5)
     assert [back.predict_one(x) for x in rows] == [m.predict_one(x) for x in rows]
+
+
+def test_array_examples_take_the_compiled_writer_and_equal_the_general_path():
+    """An array example (float64, 1-D, contiguous, the model's width) is written into
+    the one-row buffer by one compiled call (``OneRow.put_dense``): the same state as the
+    same examples given as lists (the general path), zeros skipped, and a NaN or an
+    infinity still refused with the general path's error, the model unchanged."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((60, 6))
+    X[X < -0.5] = 0.0
+    y = (X[:, 0] > 0).astype(int)
+    a, b = olearn.make("pa1"), olearn.make("pa1")
+    for i in range(60):
+        a.learn_one(X[i], y[i])
+        b.learn_one(X[i].tolist(), y[i])
+    assert a._row_buf.n == 1 + np.count_nonzero(X[59])  # (the intercept, the non-zeros)
+    for k in a.state_:
+        np.testing.assert_array_equal(a.state_[k], b.state_[k])
+    before = {k: v.copy() for k, v in a.state_.items()}
+    for bad in (np.nan, np.inf):
+        x = X[0].copy()
+        x[2] = bad
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            a.learn_one(x, 1)
+    for k in a.state_:
+        np.testing.assert_array_equal(a.state_[k], before[k])

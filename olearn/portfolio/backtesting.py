@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compiled import njit
 from ._base import Strategy, check_relatives
 
 
@@ -95,12 +96,37 @@ class BacktestResult:
 
 def account(B, X, fee=0.0):
     """Returns, wealth and one-way trades of the portfolios ``B`` on relatives ``X``."""
-    gross = np.einsum("ij,ij->i", B, X)
-    drifted = np.zeros_like(B)
-    drifted[1:] = B[:-1] * X[:-1] / gross[:-1, None]
-    trades = 0.5 * np.abs(B - drifted).sum(axis=1)
-    returns = gross * (1.0 - fee * trades)
-    return returns, np.cumprod(returns), trades
+    n = B.shape[0]
+    returns, wealth, trades = np.empty(n), np.empty(n), np.empty(n)
+    _account(np.ascontiguousarray(B, dtype=np.float64),
+             np.ascontiguousarray(X, dtype=np.float64), float(fee), returns, wealth, trades)
+    return returns, wealth, trades
+
+
+@njit(cache=True, nogil=True)
+def _account(B, X, fee, returns, wealth, trades):
+    """The accounting of the module docstring in one compiled pass over the periods
+    (numpy's, with its five temporaries of the size of ``B``, took 3-4 times the
+    compiled EG's own loop on NYSE(O)): ``g_t = b_t . x_t``, the drifted portfolio
+    ``b_{t-1} x_{t-1} / g_{t-1}`` (0 before the first period), ``trades_t = 1/2
+    ||b_t - drifted||_1``, ``r_t = g_t (1 - fee trades_t)``, ``W_t = W_{t-1} r_t``."""
+    n, m = B.shape
+    prev = 0.0
+    w = 1.0
+    for t in range(n):
+        g = 0.0
+        for i in range(m):
+            g += B[t, i] * X[t, i]
+        d = 0.0
+        for i in range(m):
+            held = B[t - 1, i] * X[t - 1, i] / prev if t > 0 else 0.0
+            d += abs(B[t, i] - held)
+        trades[t] = 0.5 * d
+        r = g * (1.0 - fee * trades[t])
+        returns[t] = r
+        w = r if t == 0 else w * r
+        wealth[t] = w
+        prev = g
 
 
 def backtest(strategy, relatives, fee=0.0, name=None):

@@ -70,6 +70,7 @@ class CWMR(Strategy):
     """
 
     _kernel = staticmethod(_cwmr_run)
+    _lapack = True
     _slots = ("mu", "Sigma")
 
     def __init__(self, phi=2.0, epsilon=0.5):
