@@ -95,6 +95,13 @@ def test_shuffle_refuses_a_file_over_the_memory_limit(files, capsys, monkeypatch
     assert rc == 2 and "--shuffle reads the whole file into memory" in err
 
 
+def test_shuffle_is_refused_where_rows_are_not_learned_here(files, capsys):
+    _, sorted_ = files
+    for extra in (["--server", "http://127.0.0.1:9"], ["--workers", "2"]):
+        rc, out, err = run_cli(capsys, "train", sorted_, "--algo", "pa1", "--shuffle", *extra)
+        assert rc == 2 and "--shuffle is for a run on this machine" in err
+
+
 def test_train_recommends_averaged_weights_for_a_saved_classifier(files, capsys, tmp_path):
     mixed, _ = files
     model = tmp_path / "m.olm"

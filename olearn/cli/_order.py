@@ -43,6 +43,18 @@ def add_args(parser):
                         "the same numbers)")
 
 
+def check(args):
+    """``--shuffle`` is for a run on this machine: refused with ``--server`` or a run on
+    Dask workers (which read their shards in order)."""
+    if not getattr(args, "shuffle", False):
+        return
+    if getattr(args, "server", None):
+        raise CLIError("--shuffle is for a run on this machine, not with --server")
+    if getattr(args, "workers", None) is not None or getattr(args, "scheduler", None):
+        raise CLIError("--shuffle is for a run on this machine, not with --workers or "
+                       "--scheduler (the workers read their shards in order)")
+
+
 def ordered(args, reader):
     """The reader to learn from: ``reader`` shuffled (``--shuffle``), else ``reader`` as
     it is, its labels watched for long runs (:func:`warn_runs` reports)."""

@@ -100,6 +100,7 @@ def summary(result):
 
 
 def run(args):
+    _order.check(args)
     if args.server:
         return train_remote(args)
     # cheap checks first: nothing heavy is imported until they pass

@@ -166,7 +166,7 @@ class _SGDFactorization(Recommender):
 # the last lines of the latent-factor models' "Parameters" (``__doc__ = f"""..."""``)
 LATENT_DOC = """init_std : float, default=0.1
         Standard deviation of the normal prior of new latent vectors.
-    random_state : int or None, default=None
+    random_state : int or None, default=0
         Seed of the latent vectors' draws.
     min_rating, max_rating : float or None, default=None
         Predictions are clipped to this range (learning is not)."""
@@ -224,7 +224,7 @@ class FunkMF(_SGDFactorization):
     _use_mean = False
 
     def __init__(self, n_factors=10, latent_lr=0.05, l2_latent=0.1, init_std=0.1,
-                 random_state=None, min_rating=None, max_rating=None):
+                 random_state=0, min_rating=None, max_rating=None):
         store_params(self, locals())
 
     def _config(self):
@@ -257,7 +257,7 @@ class BiasedMF(_SGDFactorization):
     _use_mean = True
 
     def __init__(self, n_factors=10, bias_lr=0.025, latent_lr=0.05, l2_bias=0.0,
-                 l2_latent=0.0, init_std=0.1, random_state=None, min_rating=None,
+                 l2_latent=0.0, init_std=0.1, random_state=0, min_rating=None,
                  max_rating=None):
         store_params(self, locals())
 

@@ -44,7 +44,7 @@ class OnlinePMF(_SGDFactorization):
         L2 penalty of the latent vectors (PMF's lambda_U = lambda_V).
     init_std : float, default=0.1
         Standard deviation of the normal prior of new latent vectors.
-    random_state : int or None, default=None
+    random_state : int or None, default=0
         Seed of the latent vectors' draws.
     min_rating, max_rating : float, default=1.0, 5.0
         The rating scale (mapped to [0, 1]); predictions lie inside it.
@@ -52,7 +52,7 @@ class OnlinePMF(_SGDFactorization):
     _use_mean = False
     _logistic = True
 
-    def __init__(self, n_factors=10, lr=2.0, l2=0.001, init_std=0.1, random_state=None,
+    def __init__(self, n_factors=10, lr=2.0, l2=0.001, init_std=0.1, random_state=0,
                  min_rating=1.0, max_rating=5.0):
         store_params(self, locals())
 
