@@ -149,6 +149,11 @@ def multiclass():
                 lines.append(f"| {label} | {(p != y).mean():.4f} | "
                              f"{(model.predict(Xt) == yt).mean():.4f} |")
                 print(lines[-1], flush=True)
+            for algo in ("pa1", "arow", "scw"):
+                model = olearn.make(algo, epochs=5).fit(X, y)
+                lines.append(f"| olearn {algo} `fit`, epochs=5 (shuffled, seed 0) | - | "
+                             f"{(model.predict(Xt) == yt).mean():.4f} |")
+                print(lines[-1], flush=True)
             sk = PassiveAggressiveClassifier(random_state=0)
             mistakes = 0
             for i in range(0, len(y), 100):
@@ -158,8 +163,9 @@ def multiclass():
                     mistakes += len(y[:100])        # nothing learned yet: all wrong
                 sk.partial_fit(X[i:i + 100], y[i:i + 100], classes=classes)
             test = PassiveAggressiveClassifier(random_state=0).fit(X, y)
-            lines.append(f"| scikit-learn PassiveAggressiveClassifier() (one-vs-rest) | "
-                         f"{mistakes / len(y):.4f} | {(test.predict(Xt) == yt).mean():.4f} |")
+            lines.append(f"| scikit-learn PassiveAggressiveClassifier() (one-vs-rest; fit: "
+                         f"{test.n_iter_} epochs) | {mistakes / len(y):.4f} | "
+                         f"{(test.predict(Xt) == yt).mean():.4f} |")
             print(lines[-1], flush=True)
             lines.append("")
     return lines
