@@ -139,7 +139,8 @@ COMMON_PARAMETERS = {
                          "convention; smaller: the intercept weighs less in norms and steps).",
     "epochs": "int, passes over the data in fit() (the command line makes one).",
     "shuffle": "bool, shuffle the rows before each epoch of fit().",
-    "random_state": "int or None, seed of the shuffle.",
+    "random_state": "int (default 0: the same run gives the same numbers) or None (a fresh "
+                    "draw), seed of the shuffle and of the learner's own random draws.",
 }
 
 

@@ -128,7 +128,10 @@ def test_fit_shuffles_by_default_reproducibly():
     assert not np.allclose(a.coef_, in_order.coef_)
     kept = clone(m).set_params(shuffle=False).fit(X, y)
     np.testing.assert_array_equal(kept.coef_, in_order.coef_)
-    fresh = [clone(m).fit(X, y).coef_ for _ in range(3)]  # random_state=None
+    assert m.get_params()["random_state"] == 0        # the default: the same fit twice
+    same = [clone(m).fit(X, y).coef_ for _ in range(2)]
+    np.testing.assert_array_equal(same[0], same[1])
+    fresh = [clone(m).set_params(random_state=None).fit(X, y).coef_ for _ in range(3)]
     assert not all(np.array_equal(fresh[0], c) for c in fresh[1:])
 
 

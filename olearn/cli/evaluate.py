@@ -19,6 +19,7 @@ values (any two-class learner), logloss probabilities (learners with predict_pro
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_finite,
                       learn_progressively, learning, make_model, one_line, open_data,
                       parse_params, require_data, split_algos, user_errors)
+from . import _order
 
 
 def add_parser(subparsers):
@@ -30,6 +31,7 @@ def add_parser(subparsers):
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
     add_metric_args(p)
+    _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     return p
 
 
@@ -90,6 +92,8 @@ def run(args):
         return _ratings(args, params)
     check_algos(split_algos(args.algo))
     if args.data is None:
+        if args.shuffle:
+            raise CLIError("--shuffle is for DATA (the embedded datasets go in their order)")
         return _embedded_table(args, params, names)
     require_data(args)
     if not args.algo:
@@ -101,9 +105,11 @@ def run(args):
     from .train import summary
     model = make_model(args.algo, params)
     check_model_metrics(model, names, args.algo)
-    result = learn_progressively(model, open_data(args, weights=True), args, **_memory_kw(args, names))
+    reader = _order.ordered(args, open_data(args, weights=True))
+    result = learn_progressively(model, reader, args, **_memory_kw(args, names))
     print(f"progressive validation: {args.algo} on {args.data}")
     print(summary(result))
+    _order.warn_runs(reader)
     for line in _recent_lines(result):
         print(line)
     return 0

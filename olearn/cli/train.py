@@ -18,6 +18,7 @@ from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check
                       check_writable, format_value, learn_progressively, make_model,
                       open_data, parse_params, require_data)
 from ._remote import add_server_args, train_remote
+from . import _advice, _order
 
 #: a closed standard output (``| head``) drops the printout, not the model
 GOES_ON_WHEN_STDOUT_CLOSES = True
@@ -49,6 +50,7 @@ def add_parser(subparsers):
                    help="the cache of --passes (default: in olearn's cache folder, "
                         "$OLEARN_CACHE_DIR or ~/.cache/olearn/passes, reused while DATA and "
                         "the reading options are unchanged; with stdin a temporary file)")
+    _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     add_server_args(p)  # --server URL --name NAME: olearn/cli/_remote.py
     from . import _distributed
     _distributed.add_args(p)   # --workers, --scheduler, --mixing, --epochs: on Dask
@@ -106,6 +108,7 @@ def summary(result):
 
 
 def run(args):
+    _order.check(args)
     if args.server:
         return train_remote(args)
     # cheap checks first: nothing heavy is imported until they pass
@@ -142,7 +145,7 @@ def run(args):
     algo = args.algo or type(_learner(model)).__name__
     args.algo = algo
     width = _width(model) if args.init else None
-    reader = open_data(args, n_features=width, weights=True)
+    reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
     printer = None if args.quiet else ProgressPrinter()
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
@@ -167,6 +170,11 @@ def run(args):
         print(f"passes = {args.passes}, whole command {total:.3f} s")
     if args.holdout:
         print(held.report())
+    _order.warn_runs(reader)
+    if args.model and not args.init:
+        advice = _advice.averaging_note(_learner(model), params, algo)
+        if advice:
+            print(advice, file=sys.stderr)
     if args.model:
         model.save(args.model)
         print(f"model saved to {args.model}")
@@ -281,7 +289,8 @@ def _passes(args, reader):
     from ..io.pipeline import cache_matches, cached, read_cache, source_key
     options = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in vars(args).items()
                if k in ("format", "chunk_size", "n_features", "zero_based", "label", "header",
-                        "delimiter", "bits", "quadratic", "cubic", "ignore", "ngram")}
+                        "delimiter", "bits", "quadratic", "cubic", "ignore", "ngram",
+                        "shuffle", "seed")}
     options["width"] = getattr(reader, "n_features", None)
     temporary = None
     if args.data == "-":

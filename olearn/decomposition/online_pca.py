@@ -43,14 +43,14 @@ class OnlinePCA(RowDecomposition):
         ("svd") rows per update, at most.
     learning_rate : float, default=1.0
         ("oja") the step at row ``t`` is ``learning_rate / t``.
-    random_state : int or None, default=None
+    random_state : int or None, default=0
         ("oja") seed of the random orthonormal start.
     """
     _saved = (("V", "_V", ("d", -1)), ("s", "_s", (-1,)), ("mean", "mean_", ("d",)),
               ("ss", "_ss", ("d",)))
 
     def __init__(self, n_components=2, method="svd", block_size=100, learning_rate=1.0,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _check_params(self):

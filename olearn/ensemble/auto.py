@@ -54,7 +54,8 @@ DOC = """{summary}
     loss : None ("{loss}") or "{other}", the loss that weighs the members.
     epochs : int, passes over the data in fit().
     shuffle : bool, shuffle the rows before each epoch of fit().
-    random_state : int or None, seed of the shuffle and of Hedge's draws.
+    random_state : int (default 0) or None (a fresh draw), seed of the shuffle and of
+        Hedge's draws.
     detector : None or an ``olearn.drift`` detector: on a detected drift in the
         ensemble's errors the weights start again from uniform (``ExpertAdvice``).
     """
@@ -65,7 +66,7 @@ class _Auto(ExpertAdvice):
     _members = ""
 
     def __init__(self, learners=None, combine="follow-the-leader", eta=None, loss=None,
-                 epochs=1, shuffle=True, random_state=None, detector=None):
+                 epochs=1, shuffle=True, random_state=0, detector=None):
         store_params(self, locals())
 
     def _default_learners(self):

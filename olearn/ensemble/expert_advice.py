@@ -88,7 +88,8 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         members (None: zero-one for classifiers, squared for regressors).
     epochs : int, passes over the data in fit().
     shuffle : bool, shuffle the rows before each epoch of fit().
-    random_state : int or None, seed of the shuffle and of Hedge's draws.
+    random_state : int (default 0) or None (a fresh draw), seed of the shuffle and of
+        Hedge's draws.
     detector : None or an ``olearn.drift`` detector (ADWIN, DDM, EDDM, PageHinkley)
         watching the ensemble's errors; on a detection the weights start again from
         uniform (see the module's docstring).
@@ -103,7 +104,7 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
     _tags = {"multiclass": "members", "wrapper": True}
 
     def __init__(self, learners=None, combine="ewa", eta=None, loss=None, epochs=1,
-                 shuffle=True, random_state=None, detector=None):
+                 shuffle=True, random_state=0, detector=None):
         store_params(self, locals())
 
     # ------------------------------------------------------------ set-up

@@ -63,7 +63,7 @@ class KernelRLSRegressor(SupportModel, OnlineRegressor):
 
     def __init__(self, nu=0.01, kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _rule_params(self):

@@ -188,7 +188,7 @@ class NOGDModel(F.FeatureModel):
     _kernels = KERNELS
 
     def __init__(self, B=100, k=20, gamma=0.1, eta=0.2, fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     @property

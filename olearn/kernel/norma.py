@@ -131,7 +131,7 @@ class NORMAClassifier(_NORMA, SupportClassifier, OnlineClassifier):
     def __init__(self, eta=0.5, lam=0.01, rho=1.0, kernel="rbf", gamma=0.1, coef0=1.0,
                  degree=3, budget=None, budget_policy="truncate", max_coef=None,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
 
@@ -144,5 +144,5 @@ class NORMARegressor(_NORMA, SupportModel, OnlineRegressor):
     def __init__(self, eta=0.5, lam=0.01, epsilon=0.1, kernel="rbf", gamma=0.1, coef0=1.0,
                  degree=3, budget=None, budget_policy="truncate", max_coef=None,
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())

@@ -87,7 +87,7 @@ class KernelPAClassifier(SupportClassifier, OnlineClassifier):
 
     def __init__(self, C=1.0, variant="PA-I", kernel="rbf", gamma=0.1, coef0=1.0, degree=3,
                  budget=None, budget_policy="random", fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     def _rule_params(self):
@@ -115,7 +115,7 @@ class KernelPARegressor(SupportModel, OnlineRegressor):
     def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", kernel="rbf", gamma=0.1,
                  coef0=1.0, degree=3, budget=None, budget_policy="random",
                  fit_intercept=False, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _rule_params(self):

@@ -87,7 +87,7 @@ class KernelPerceptron(SupportClassifier, OnlineClassifier):
 
     def __init__(self, kernel="rbf", gamma=0.1, coef0=1.0, degree=3, margin=0.0,
                  budget=None, budget_policy="random", threshold=0.1, fit_intercept=False,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     def _rule_params(self):

@@ -106,7 +106,7 @@ class ALMAClassifier(LinearModel, OnlineClassifier):
 
     def __init__(self, p=2, alpha=1.0, B=None, C=math.sqrt(2.0), average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -101,7 +101,7 @@ class COCOBClassifier(LogisticProba, _COCOB, OnlineClassifier):
     """
 
     def __init__(self, loss="logistic", alpha=100.0, average=False, fit_intercept=True,
-                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
 
@@ -118,5 +118,5 @@ class COCOBRegressor(_COCOB, OnlineRegressor):
 
     def __init__(self, loss="squared", alpha=100.0, epsilon=0.1, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())

@@ -41,7 +41,7 @@ class LMSRegressor(OGDRegressor):
 
     def __init__(self, eta=0.01, schedule="constant", power=0.5, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -182,7 +182,7 @@ class NDAGClassifier(LogisticProba, _NDAG, OnlineClassifier):
     """
 
     def __init__(self, loss="logistic", eta=0.5, average=False, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
 
@@ -202,5 +202,5 @@ class NDAGRegressor(_NDAG, OnlineRegressor):
 
     def __init__(self, loss="squared", eta=2.0, epsilon=0.1, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())

@@ -141,7 +141,7 @@ class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):
 
     def __init__(self, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, average=False, fit_intercept=True, intercept_scaling=0.1,
-                 epochs=1, shuffle=True, random_state=None):
+                 epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
 
@@ -164,5 +164,5 @@ class OGDRegressor(_OGD, OnlineRegressor):
 
     def __init__(self, loss="squared", eta=0.1, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, epsilon=0.1, average=False, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())

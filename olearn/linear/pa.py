@@ -115,7 +115,7 @@ class PAClassifier(LinearModel, OnlineClassifier):
     _kernels = KERNELS
 
     def __init__(self, C=1.0, variant="PA-I", average=False, fit_intercept=True,
-                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=0.1, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

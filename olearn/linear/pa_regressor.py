@@ -56,7 +56,7 @@ class PARegressor(LinearModel, OnlineRegressor):
 
     def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

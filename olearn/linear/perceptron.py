@@ -101,7 +101,7 @@ class Perceptron(LinearModel, OnlineClassifier):
 
     def __init__(self, eta=1.0, margin=0.0, multiclass="max", average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -117,7 +117,7 @@ class ROMMAClassifier(LinearModel, OnlineClassifier):
     _kernels = KERNELS
 
     def __init__(self, aggressive=False, average=False, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

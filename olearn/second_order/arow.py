@@ -66,7 +66,7 @@ class AROWModel(SecondOrderMixin):
     _positive = ("r",)
 
     def __init__(self, r=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
 

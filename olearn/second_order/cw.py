@@ -80,7 +80,7 @@ class CWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
     _kernels = KERNELS
 
     def __init__(self, eta=0.95, a=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     @property

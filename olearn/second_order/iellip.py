@@ -107,7 +107,7 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
     }
 
     def __init__(self, b=0.3, c=0.1, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -73,5 +73,5 @@ class NAROWClassifier(SecondOrderMixin, OnlineClassifier):
     _positive = ("b",)
 
     def __init__(self, b=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())

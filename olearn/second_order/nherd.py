@@ -56,5 +56,5 @@ class NHERDClassifier(SecondOrderMixin, OnlineClassifier):
     _positive = ("C",)
 
     def __init__(self, C=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())

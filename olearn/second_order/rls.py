@@ -87,7 +87,7 @@ class RLSRegressor(SecondOrderMixin, OnlineRegressor):
     _kernels = KERNELS
 
     def __init__(self, lam=1.0, forgetting=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     @property

@@ -80,7 +80,7 @@ class SCWClassifier(ProbitMixin, SecondOrderMixin, OnlineClassifier):
 
     def __init__(self, C=1.0, eta=0.95, variant="I", covariance="auto",
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -58,7 +58,7 @@ class SOPClassifier(SecondOrderMixin, OnlineClassifier):
     _positive = ("a",)
 
     def __init__(self, a=1.0, covariance="auto", fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     @property

@@ -25,7 +25,7 @@ class AdaGradL1Model(LossModel, SparseModel):
     subclass gives ``DOC.format(...)`` as its ``__doc__``)."""
 
     def __init__(self, loss="hinge", eta=1.0, lam=1e-4, delta=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
     def _check_hyper(self):

@@ -72,7 +72,7 @@ class FOBOSClassifier(LogisticProba, _FOBOS, OnlineClassifier):
 
     def __init__(self, loss="hinge", eta=10.0, l1=1e-4, l2=0.0, schedule="invsqrt",
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
 
@@ -93,5 +93,5 @@ class FOBOSRegressor(_FOBOS, OnlineRegressor):
 
     def __init__(self, loss="squared", eta=0.1, l1=1e-4, l2=0.0, schedule="invsqrt",
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,
-                 shuffle=True, random_state=None):
+                 shuffle=True, random_state=0):
         store_params(self, locals())

@@ -92,7 +92,7 @@ class FTRLClassifier(LogisticProba, _FTRL, OnlineClassifier):
         "three seeds) on w8a, reuters money-fx, news20 and ijcnn1, and lost 0.5 on a9a"))
 
     def __init__(self, alpha=1.0, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
 
@@ -109,5 +109,5 @@ class FTRLRegressor(_FTRL, OnlineRegressor):
         "scale, and 0.01 is too small a rate to fit its 200 rows in one pass"}
 
     def __init__(self, alpha=1.0, beta=1.0, l1=0.1, l2=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())

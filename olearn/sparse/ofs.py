@@ -259,7 +259,7 @@ class OFSClassifier(SparseModel, OnlineClassifier):
 
     def __init__(self, n_selected=100, eta=0.2, lam=0.01, partial=False, epsilon=0.2,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
     @property

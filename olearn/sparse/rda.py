@@ -87,7 +87,7 @@ class RDAClassifier(LogisticProba, _RDA, OnlineClassifier):
     """
 
     def __init__(self, loss="hinge", l1=1e-6, gamma=0.03, rho=0.0, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=None):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
         store_params(self, locals())
 
 
@@ -110,5 +110,5 @@ class RDARegressor(_RDA, OnlineRegressor):
 
     def __init__(self, loss="squared", l1=1e-4, gamma=5.0, rho=0.0, epsilon=0.1,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())

@@ -81,7 +81,7 @@ class TruncatedGradientClassifier(LogisticProba, _Truncated, OnlineClassifier):
 
     def __init__(self, loss="hinge", eta=0.1, gravity=1e-4, theta=None, period=1,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,
-                 random_state=None):
+                 random_state=0):
         store_params(self, locals())
 
 
@@ -102,5 +102,5 @@ class TruncatedGradientRegressor(_Truncated, OnlineRegressor):
 
     def __init__(self, loss="squared", eta=0.01, gravity=1e-4, theta=None, period=1,
                  epsilon=0.1, fit_intercept=True, intercept_scaling=1.0, epochs=1,
-                 shuffle=True, random_state=None):
+                 shuffle=True, random_state=0):
         store_params(self, locals())
