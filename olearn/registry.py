@@ -321,7 +321,8 @@ def describe(name: str) -> Description:
     return describe_class(name, cls, defaults, learner_kind(name))
 
 
-def describe_class(name, cls, defaults, kind):
+def describe_class(name: str, cls: type, defaults: dict[str, Any],
+                   kind: str) -> Description:
     """:func:`describe` for any model class (also the recommenders, strategies and
     detectors of :data:`OTHER_KINDS`, whose ``kind`` is given)."""
     meanings = {}

@@ -44,7 +44,12 @@ def imports():
     found = []
     for importer, path in MODULES.items():
         is_package = path.name == "__init__.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(n) for block in ast.walk(tree) if _type_checking(block)
+                       for stmt in block.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             if isinstance(node, ast.Import):
                 found += [(importer, a.name, None, node.lineno) for a in node.names
                           if a.name.split(".")[0] == "olearn"]
@@ -62,6 +67,15 @@ def imports():
                     found.append((importer, sub, None, node.lineno) if sub in MODULES
                                  else (importer, source, a.name, node.lineno))
     return found
+
+
+def _type_checking(node):
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 IMPORTS = imports()
