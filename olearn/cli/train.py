@@ -156,8 +156,9 @@ def run(args):
         print(f"passes = {args.passes}, whole command {total:.3f} s")
     if args.holdout:
         print(held.report())
-    if args.model:
-        model.save(args.model)
+    if args.model:  # with how DATA was read (olearn/cli/_pipeline.py)
+        from . import _pipeline
+        _pipeline.save(model, args.model, args, reader)
         print(f"model saved to {args.model}")
     return 0
 
@@ -175,9 +176,9 @@ def _learner(model):
 def _initial_model(args, params):
     """The learner to train: a fresh one (--algo), or a saved one (--init), maybe wrapped
     in the streaming scaler (--scale)."""
-    if args.init:
-        from ..persistence import load
-        model = load(args.init)
+    if args.init:  # read DATA as the saved model's was (olearn/cli/_pipeline.py)
+        from ._pipeline import load
+        model = load(args.init, args)
         if args.algo:
             want = type(make_model(args.algo, {}))
             if type(_learner(model)) is not want:
