@@ -13,6 +13,7 @@ _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence"
                "portfolio", "recommend", "decomposition", "drift", "ensemble", "preprocessing",
                "mixing"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
+              "save": "persistence",
               "warmup": "registry", "tags": "_tags", "Tags": "_tags", "mix": "mixing"}
 
 

@@ -178,7 +178,7 @@ def test_a_saved_text_pipeline_predicts_raw_input_after_load(capsys, tmp_path):
     labels = [line.split("\t")[0] for line in data.read_text().splitlines()]
     pipe = TextPipeline(olearn.make("pa1"), TextHasher(n_bits=9, ngram=2))
     pipe.partial_fit(texts, labels)
-    pipe.save(tmp_path / "p.olm")
+    olearn.save(pipe, tmp_path / "p.olm")
     back = olearn.load(tmp_path / "p.olm")
     assert isinstance(back, TextPipeline) and back.hasher.ngram == 2
     assert list(back.predict(texts)) == list(pipe.predict(texts))
@@ -190,7 +190,7 @@ def test_a_saved_text_pipeline_predicts_raw_input_after_load(capsys, tmp_path):
     dicts = [{w: 1.0 for w in t.split()} for t in texts]
     dpipe = TextPipeline(olearn.make("pa1"), DictHasher(n_bits=8))
     dpipe.partial_fit(dicts, labels)
-    olearn.persistence.save(dpipe, tmp_path / "d.olm")
+    olearn.save(dpipe, tmp_path / "d.olm")
     dback = olearn.load(tmp_path / "d.olm")
     assert isinstance(dback.hasher, DictHasher) and dback.hasher.signed
     assert list(dback.predict(dicts)) == list(dpipe.predict(dicts))

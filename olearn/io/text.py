@@ -105,9 +105,9 @@ class TextPipeline:
         The vectorizer (default ``TextHasher()``): ``transform(examples)`` and
         ``transform_one(example)``.
 
-    ``save(path)`` writes the learner with the hasher's settings in the model file's
-    input pipeline; ``olearn.load(path)`` gives the pipeline back, predicting from raw
-    texts (or dicts) as before.
+    ``olearn.save(pipeline, path)`` writes the learner with the hasher's settings in the
+    model file's input pipeline; ``olearn.load(path)`` gives the pipeline back,
+    predicting from raw texts (or dicts) as before.
     """
 
     def __init__(self, learner, hasher=None):
@@ -131,11 +131,6 @@ class TextPipeline:
     def predict_learn(self, texts, y, **kwargs):
         return self.learner.predict_learn(self.hasher.transform(texts), np.asarray(y),
                                           **kwargs)
-
-    def save(self, path):
-        """Write the learner and the hasher's settings to ``path`` (``olearn.load``)."""
-        from ..persistence import save
-        save(self, path)
 
     def _saved_pipeline(self):
         """(the learner, the input pipeline record) that ``olearn.persistence.save`` writes."""
