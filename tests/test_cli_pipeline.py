@@ -4,6 +4,8 @@ as ``train`` did; a given option that contradicts the record is one error line n
 both; a file without a record reads as before; a saved ``TextPipeline`` predicts from
 raw input after ``olearn.load``.  (Ratings are left out: recommenders cannot be
 trained from the shell on this branch.)"""
+import json
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -12,7 +14,7 @@ import olearn
 from olearn.cli._common import format_value
 from olearn.io import TextHasher, TextPipeline, read_csv, read_libsvm, read_text, read_vw
 from olearn.io.hashing import DictHasher
-from olearn.persistence import load, save
+from olearn.persistence import ModelFileError, load, save
 
 from test_cli import assert_one_error, run_cli
 
@@ -196,3 +198,13 @@ def test_a_saved_text_pipeline_predicts_raw_input_after_load(capsys, tmp_path):
     assert list(dback.predict(dicts)) == list(dpipe.predict(dicts))
     rc, _, err = run_cli(capsys, "predict", data, "--model", tmp_path / "d.olm")
     assert_one_error(rc, err, "d.olm was trained on feature dicts")
+    # a tampered record: one ModelFileError, as for any corrupt file
+    with np.load(tmp_path / "p.olm") as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    for bad in ({"ngram": 99}, {"format": "pickle"}, {"bits": None}):
+        with open(tmp_path / "t.olm", "wb") as f:
+            np.savez(f, __meta__=np.array(json.dumps(
+                {**meta, "pipeline": {**meta["pipeline"], **bad}})), **arrays)
+        with pytest.raises(ModelFileError, match="corrupt olearn model file"):
+            olearn.load(tmp_path / "t.olm")
