@@ -13,7 +13,7 @@ if TYPE_CHECKING:   # the names below are lazy: type checkers read them from her
                    preprocessing, recommend, registry, second_order, sparse)
     from ._tags import Tags, tags  # noqa: F401
     from .mixing import mix  # noqa: F401
-    from .persistence import load  # noqa: F401
+    from .persistence import load, save  # noqa: F401
     from .registry import available, make, warmup  # noqa: F401
 
 __version__ = "0.1.0"
@@ -23,6 +23,7 @@ _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence"
                "portfolio", "recommend", "decomposition", "drift", "ensemble", "preprocessing",
                "mixing", "fused"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
+              "save": "persistence",
               "warmup": "registry", "tags": "_tags", "Tags": "_tags", "mix": "mixing",
               "grid": "fused", "Grid": "fused",
               "expected_failed_checks": "_tags"}  # (scikit-learn's checks declared failed)

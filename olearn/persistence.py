@@ -13,6 +13,12 @@ What a model holds is its own business: ``save`` asks it through the protocol's
 with ``cls.from_state(params, metadata, arrays)`` (``olearn.protocol``); a persistable
 class outside the protocol (portfolio strategies, recommenders ...) still answers
 round 2's ``_export()`` / ``_import(...)``.
+
+The metadata may also hold the model's input pipeline (``pipeline``: how its rows were
+read, e.g. ``{"format": "vw", "bits": 20, "quadratic": ["ab"], ...}``), written by
+``olearn train`` (``olearn/cli/_pipeline.py``) and by a saved
+:class:`olearn.io.TextPipeline` (which ``load`` gives back as one); a file without one
+loads as before.
 """
 from __future__ import annotations
 
@@ -97,10 +103,15 @@ def _known_class(name):
     return _PERSISTABLE.get(name)
 
 
-def save(model: Any, path: Path) -> None:
-    """Write ``model`` to ``path`` atomically."""
+def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None:
+    """Write ``model`` to ``path`` atomically; ``pipeline`` (a JSON-able dict: how the
+    model's input is read) goes into the metadata.  A model with a ``_saved_pipeline()``
+    (a :class:`~olearn.io.TextPipeline`) saves its learner and its own pipeline."""
     from . import __version__
     from .registry import learner_class
+    split = getattr(model, "_saved_pipeline", None)
+    if callable(split):
+        model, pipeline = split()
     form = getattr(model, "_saved_form", None)
     if callable(form):  # a meta-model (its parameters hold models): see olearn._nested
         model = form()
@@ -126,6 +137,11 @@ def save(model: Any, path: Path) -> None:
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "olearn_version": __version__,
             "numpy_version": np.__version__, "class": cls_name, "params": params,
             "fitted": fitted}
+    if pipeline is not None:
+        try:
+            meta["pipeline"] = json.loads(json.dumps(pipeline))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"cannot save the input pipeline of {cls_name}: {exc}") from None
     arrays["__meta__"] = np.array(json.dumps(meta))
     path = os.fspath(path)
     if os.path.exists(path) and not os.path.isfile(path):
@@ -186,8 +202,11 @@ def _inflated_size(path):
         return 0
 
 
-def load(path: Path) -> Any:
-    """Read a model written by ``save``; raises ModelFileError on anything else."""
+def load(path: Path, pipeline: bool = False) -> Any:
+    """Read a model written by ``save``; raises ModelFileError on anything else.  A
+    saved :class:`~olearn.io.TextPipeline` comes back as one.  With ``pipeline``:
+    ``(model, record)``, the input pipeline recorded in the file (None if none) beside
+    the bare model."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise ModelFileError(f"{path}: no such model file")
@@ -218,7 +237,14 @@ def load(path: Path) -> Any:
         raise ModelFileError(f"{path}: unknown learner class {str(meta.get('class'))[:80]!r}")
     from ._state import StateLayoutError
     try:
-        return imported(cls, meta["params"], meta["fitted"], arrays)
+        model = imported(cls, meta["params"], meta["fitted"], arrays)
+        record = meta.get("pipeline")
+        if pipeline:
+            return model, (record if isinstance(record, dict) else None)
+        if isinstance(record, dict) and record.get("api") == "TextPipeline":
+            from .io.text import TextPipeline
+            return TextPipeline.from_record(model, record)
+        return model
     except StateLayoutError as exc:
         raise ModelFileError(
             f"{path}: written by an olearn (version {str(meta.get('olearn_version'))[:20]}) "

@@ -298,8 +298,8 @@ def test_predict_feature_count_mismatch(capsys, tmp_path, tiny):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".olearn-")]
     csv = tmp_path / "w.csv"
     csv.write_text("1,2,3,4,1\n")
-    rc, _, err = run_cli(capsys, "predict", csv, "--model", model)
-    assert_one_error(rc, err, "4 features", "trained on 3")
+    rc, _, err = run_cli(capsys, "predict", csv, "--model", model)   # (olearn/cli/_pipeline.py)
+    assert_one_error(rc, err, "trained on --format libsvm", "says --format csv (from the name")
 
 
 def test_failed_predict_keeps_previous_output(capsys, tmp_path, tiny):

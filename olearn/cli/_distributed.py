@@ -107,7 +107,8 @@ def run(args, params, initial_model):
     print(f"time = {time.perf_counter() - t0:.3f} s (cluster start included; "
           f"{result.seconds:.3f} s learning and mixing)")
     if args.model:
-        result.model.save(args.model)
+        from . import _pipeline
+        _pipeline.save(result.model, args.model, args)
         print(f"model saved to {args.model}")
     sys.stdout.flush()
     return 0

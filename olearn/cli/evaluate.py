@@ -19,7 +19,7 @@ values (any two-class learner), logloss probabilities (learners with predict_pro
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_finite,
                       learn_progressively, learning, make_model, one_line, open_data,
                       parse_params, require_data, split_algos, user_errors)
-from . import _order
+from . import _order, _pipeline
 
 
 def add_parser(subparsers):
@@ -30,6 +30,7 @@ def add_parser(subparsers):
     p.add_argument("--dataset", default=None, metavar="NAME",
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
+    _pipeline.add_init_arg(p)   # --init MODEL: olearn/cli/_pipeline.py
     add_metric_args(p)
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     return p
@@ -91,6 +92,8 @@ def run(args):
             raise CLIError("--metric, --window and --fading are not for --format ratings")
         return _ratings(args, params)
     check_algos(split_algos(args.algo))
+    if args.init:                       # olearn/cli/_pipeline.py: the model's own input
+        return _pipeline.evaluate_from(args, params, names)
     if args.data is None:
         if args.shuffle:
             raise CLIError("--shuffle is for DATA (the embedded datasets go in their order)")

@@ -23,9 +23,9 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..persistence import load
+    from ._pipeline import load  # DATA is read as the model's was: olearn/cli/_pipeline.py
     check_paths([("data", args.data), ("model", args.model)], [("output", args.output)])
-    model = load(args.model)
+    model = load(args.model, args)
     if args.output and args.output != "-":
         check_writable(args.output, "output", in_place=True)
     if args.format == "ratings" or type(model).__module__.startswith("olearn.recommend"):

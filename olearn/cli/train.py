@@ -175,8 +175,9 @@ def run(args):
         advice = _advice.averaging_note(_learner(model), params, algo)
         if advice:
             print(advice, file=sys.stderr)
-    if args.model:
-        model.save(args.model)
+    if args.model:  # with how DATA was read (olearn/cli/_pipeline.py)
+        from . import _pipeline
+        _pipeline.save(model, args.model, args, reader)
         print(f"model saved to {args.model}")
     return 0
 
@@ -194,9 +195,9 @@ def _learner(model):
 def _initial_model(args, params):
     """The learner to train: a fresh one (--algo), or a saved one (--init), maybe wrapped
     in the streaming scaler (--scale)."""
-    if args.init:
-        from ..persistence import load
-        model = load(args.init)
+    if args.init:  # read DATA as the saved model's was (olearn/cli/_pipeline.py)
+        from ._pipeline import load
+        model = load(args.init, args)
         if type(model).__module__.startswith("olearn.recommend"):
             raise CLIError(f"{args.init} is a recommender: it learns from --format ratings")
         if args.algo:

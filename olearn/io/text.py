@@ -104,6 +104,10 @@ class TextPipeline:
     hasher : TextHasher or DictHasher, default=None
         The vectorizer (default ``TextHasher()``): ``transform(examples)`` and
         ``transform_one(example)``.
+
+    ``olearn.save(pipeline, path)`` writes the learner with the hasher's settings in the
+    model file's input pipeline; ``olearn.load(path)`` gives the pipeline back,
+    predicting from raw texts (or dicts) as before.
     """
 
     def __init__(self, learner, hasher=None):
@@ -127,6 +131,30 @@ class TextPipeline:
     def predict_learn(self, texts, y, **kwargs):
         return self.learner.predict_learn(self.hasher.transform(texts), np.asarray(y),
                                           **kwargs)
+
+    def _saved_pipeline(self):
+        """(the learner, the input pipeline record) that ``olearn.persistence.save`` writes."""
+        from .hashing import DictHasher
+        h = self.hasher
+        if not isinstance(h, (TextHasher, DictHasher)):
+            raise TypeError(f"cannot save a TextPipeline over a {type(h).__name__}: only "
+                            "TextHasher and DictHasher settings are saved")
+        record = {"api": "TextPipeline", "format": "text" if isinstance(h, TextHasher)
+                  else "dicts", "bits": h.n_bits, "signed": h.signed, "seed": h.seed}
+        if isinstance(h, TextHasher):
+            record["ngram"] = h.ngram
+        return self.learner, record
+
+    @classmethod
+    def from_record(cls, learner, record):
+        """The pipeline ``_saved_pipeline`` described, around the loaded ``learner``."""
+        from .hashing import DictHasher
+        kw = dict(n_bits=record["bits"], signed=record["signed"], seed=record["seed"])
+        if record.get("format") == "text":
+            return cls(learner, TextHasher(ngram=record["ngram"], **kw))
+        if record.get("format") == "dicts":
+            return cls(learner, DictHasher(**kw))
+        raise ValueError(f"unknown TextPipeline format {str(record.get('format'))[:40]!r}")
 
 
 class TextReader:
