@@ -17,7 +17,7 @@ from olearn.base import OnlineClassifier
 from olearn.linear._linear import LinearModel
 from olearn._params import store_params
 from olearn.linear.pa import PAClassifier
-from olearn.linear.pa import _binary_rule as pa_binary_rule
+from olearn.linear.pa import KERNELS as PA_KERNELS
 
 
 # A learner declared outside olearn: the perceptron rule, written here.
@@ -109,7 +109,8 @@ def _apart_begin(state, idx, val, out):
 
 
 TWO_STEPS = decl.declare("tests.pa_two_steps", params=("c", "D"), score=avg_scores,
-                         begin=_apart_begin, binary=pa_binary_rule)
+                         begin=_apart_begin,
+                         binary=PA_KERNELS.declaration.rules[decl.BINARY])
 
 
 class _TwoStepsPA(PAClassifier):
