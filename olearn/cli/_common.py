@@ -458,6 +458,18 @@ def signals_as_interrupts():
             signal.signal(sig, handler)
 
 
+def report_stream():
+    """Where a command's progress table and summary go: standard output when it is a
+    terminal, standard error otherwise (piped, redirected, captured), as Vowpal Wabbit
+    does -- so ``olearn train ... | head`` or ``> log`` never mixes the report with data,
+    and a closed pipe cannot stop a run.  Asked at each use (tests swap ``sys.stdout``)."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):    # no stream, or a closed one
+        tty = False
+    return sys.stdout if tty else sys.stderr
+
+
 @contextlib.contextmanager
 def atomic_text(path):
     """Write text to ``path`` (or stdout for None/'-') all or nothing: a temporary file
