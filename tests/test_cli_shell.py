@@ -4,6 +4,7 @@ paths checked before training, the messages of a semicolon CSV, a text file read
 LIBSVM, ``--algo PA1``, ``average=1``, recommenders from ``train``/``predict``/``--init``
 with a default seed, ``olearn algos`` over every family, and ``evaluate`` scaling the
 embedded data as ``compare`` does.  Real subprocesses of ``python -m olearn`` on small files."""
+import os
 import shlex
 import subprocess
 import sys
@@ -164,3 +165,18 @@ def test_evaluate_scales_the_embedded_data_as_compare_does(tmp_path):
     assert rc == 0 and "standardized" in err and out == "", err
     row = next(line.split() for line in err.splitlines() if line.startswith("pa1 "))
     assert row[1] == f"{progressive(olearn.make('pa1'), (Xs, ys)).final:.4f}"
+
+
+def test_a_bare_name_in_the_data_folder_is_hinted_not_substituted(tmp_path):
+    mirror = tmp_path / "mirror"
+    (mirror / "a9a").mkdir(parents=True)
+    (mirror / "a9a" / "a9a.t").write_text("1 1:1\n")
+    env = {**os.environ, "OLEARN_DATA_MIRROR": str(mirror), "OLEARN_DATA_DIR": str(tmp_path)}
+    for name, there in (("a9a.t", mirror / "a9a" / "a9a.t"), ("nosuchset9", None)):
+        proc = subprocess.run([sys.executable, "-m", "olearn", "train", name, "--algo", "pa1"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=120)
+        line = one_error(proc.stderr)
+        assert proc.returncode == 2 and line.startswith(f"olearn: error: {name}: no such file")
+        assert line.endswith(f"; the data folder has {name} at {there}" if there
+                             else "no such file")

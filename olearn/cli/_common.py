@@ -320,7 +320,10 @@ def require_data(args):
     heavy is imported)."""
     path = args.data
     if path is not None and path != "-" and not os.path.exists(path):
-        raise CLIError(f"{path}: no such file")
+        from .._datadirs import named     # (standard library only)
+        there = named(path)
+        raise CLIError(f"{path}: no such file" +
+                       (f"; the data folder has {path} at {there}" if there else ""))
     if getattr(args, "chunk_size", 1) < 1:
         raise CLIError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     bits = getattr(args, "bits", None)
