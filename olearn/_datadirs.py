@@ -56,3 +56,17 @@ def data_roots(mirror=None):
 def find(relative, mirror=None):
     """The first ``root / relative`` that is a file, or None."""
     return next((r / relative for r in data_roots(mirror) if (r / relative).is_file()), None)
+
+
+def named(name):
+    """The data-folder file that a bare ``name`` (no folder in it, e.g. ``a9a`` or
+    ``a9a.t``) likely means -- ``ROOT/a9a/a9a``, ``ROOT/a9a/a9a.t`` or ``ROOT/name`` --
+    or None.  For the command line's hint on a missing file, never a silent substitute."""
+    if not name or os.sep in name or "/" in name:
+        return None
+    stem = name.split(".", 1)[0]
+    for root in data_roots():
+        for path in (root / name / name, root / stem / name, root / name):
+            if path.is_file():
+                return path
+    return None

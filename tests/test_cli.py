@@ -35,7 +35,8 @@ def run_cli(capsys, *argv):
 
 def assert_one_error(rc, err, *needles):
     assert rc != 0
-    lines = err.strip().splitlines()
+    # (a run that fails midway has printed its progress table on stderr first)
+    lines = [line for line in err.strip().splitlines() if line.startswith("olearn:")]
     assert len(lines) == 1, err
     assert lines[0].startswith("olearn: error: ")
     assert "Traceback" not in err
@@ -67,9 +68,10 @@ def test_train_predict_round_trip(capsys, tmp_path, tiny):
     model = tmp_path / "m.olm"
     rc, out, err = run_cli(capsys, "train", tiny, "--algo", "pa1", "--param", "C=0.5",
                            "--model", model, "--chunk-size", 4)
-    # (stderr: only train's advice to average, olearn/cli/_advice.py)
-    assert rc == 0 and [line for line in err.splitlines() if "average=true" not in line] == []
-    assert "model saved to" in out and model.exists()
+    # stdout is not a terminal here: the table and summary go to stderr, beside train's
+    # advice to average (olearn/cli/_advice.py); stdout stays empty
+    assert rc == 0 and out == "" and "olearn: error" not in err
+    assert "model saved to" in err and model.exists()
     m = olearn.load(model)
     assert m.C == 0.5 and m.n_features_in_ == 3 and m.t_ == 6
     # the same learner on the loaded arrays gives the same weights and mistake rate
@@ -77,9 +79,9 @@ def test_train_predict_round_trip(capsys, tmp_path, tiny):
     ref = olearn.make("pa1", C=0.5)
     res = progressive(ref, (X, y))
     np.testing.assert_array_equal(m.coef_, ref.coef_)
-    assert f"mistake rate = {res.final:.6f} ({res.n_mistakes} mistakes)" in out
+    assert f"mistake rate = {res.final:.6f} ({res.n_mistakes} mistakes)" in err
     # the progress table: one line per doubling checkpoint plus the end
-    rows = [line.split()[2] for line in out.splitlines()[2:] if line[:1].isdigit()]
+    rows = [line.split()[2] for line in err.splitlines()[2:] if line[:1].isdigit()]
     assert rows == ["1", "2", "4", "6"]
     rc, out, err = run_cli(capsys, "predict", tiny, "--model", model)
     assert rc == 0 and err == ""
@@ -100,8 +102,8 @@ def test_round_trip_heart_scale(capsys, tmp_path):
     X, y = load_libsvm(path)
     ref = olearn.make("perceptron")
     res = progressive(ref, (X, y))
-    assert f"rows = {len(y)}" in out and f"({res.n_mistakes} mistakes)" in out
-    assert f"updates = {res.n_updates}" in out
+    assert f"rows = {len(y)}" in err and f"({res.n_mistakes} mistakes)" in err
+    assert f"updates = {res.n_updates}" in err
     rc, out, _ = run_cli(capsys, "predict", path, "--model", model)
     assert rc == 0
     assert np.array_equal(np.array(out.split(), dtype=float), ref.predict(X))
@@ -115,19 +117,19 @@ def test_csv_and_compressed(capsys, tmp_path):
     path = tmp_path / "d.csv.gz"
     path.write_bytes(gzip.compress(text.encode()))
     model = tmp_path / "c.olm"
-    rc, out, _ = run_cli(capsys, "train", path, "--algo", "pa1", "--label", "target",
+    rc, _, err = run_cli(capsys, "train", path, "--algo", "pa1", "--label", "target",
                          "--model", model)
     assert rc == 0
     Xr, yr = load_csv(path, label="target")
     ref = olearn.make("pa1")
     res = progressive(ref, (Xr, yr))
-    assert f"({res.n_mistakes} mistakes)" in out
+    assert f"({res.n_mistakes} mistakes)" in err
     rc, out, _ = run_cli(capsys, "predict", path, "--model", model, "--label", "target")
     assert rc == 0 and out.split() == list(ref.predict(Xr))
     tsv = tmp_path / "d.tsv"
     tsv.write_text(text.replace(",", "\t"))
-    rc, out2, _ = run_cli(capsys, "evaluate", tsv, "--algo", "pa1", "--label", "3")
-    assert rc == 0 and f"({res.n_mistakes} mistakes)" in out2
+    rc, _, err2 = run_cli(capsys, "evaluate", tsv, "--algo", "pa1", "--label", "3")
+    assert rc == 0 and f"({res.n_mistakes} mistakes)" in err2
 
 
 def test_regression_training(capsys, tmp_path):
@@ -137,12 +139,12 @@ def test_regression_training(capsys, tmp_path):
     t = X @ [2.0, -1.0] + 0.5
     path.write_text("".join(f"{float(v)!r} 1:{float(a)!r} 2:{float(b)!r}\n"
                             for v, (a, b) in zip(t, X)))
-    rc, out, _ = run_cli(capsys, "train", path, "--algo", "pa-reg", "--param", "epsilon=0")
+    rc, _, err = run_cli(capsys, "train", path, "--algo", "pa-reg", "--param", "epsilon=0")
     assert rc == 0
     ref = olearn.make("pa-reg", epsilon=0.0)
     res = progressive(ref, load_libsvm(path))
-    assert f"squared error = {res.final:.6g}" in out
-    assert "not saved" not in out and "model saved" not in out
+    assert f"squared error = {res.final:.6g}" in err
+    assert "not saved" not in err and "model saved" not in err
 
 
 def test_predict_pads_narrower_file(capsys, tmp_path, tiny):
@@ -163,10 +165,10 @@ def test_evaluate_embedded_table(capsys, monkeypatch):
     monkeypatch.setattr(olearn.registry, "available",
                         lambda kind=None: asked.append(kind) or ["pa1", "perceptron"])
     rc, out, err = run_cli(capsys, "evaluate")
-    assert rc == 0 and err == "" and asked == ["classifier"]
-    assert "breast_cancer (569 rows, 30 features, standardized)" in out
-    assert out.splitlines()[2].split() == ["learner", "mistake", "rate", "updates", "rows/s"]
-    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[4:] if line}
+    assert rc == 0 and out == "" and asked == ["classifier"]    # the table: on stderr
+    assert "breast_cancer (569 rows, 30 features, standardized)" in err
+    assert err.splitlines()[2].split() == ["learner", "mistake", "rate", "updates", "rows/s"]
+    rows = {line.split()[0]: line.split()[1:] for line in err.splitlines()[4:] if line}
     assert set(rows) == {"pa1", "perceptron"}
     from olearn.datasets import load_breast_cancer
     X, y = load_breast_cancer(scale="standard")     # as olearn compare scales it
@@ -177,8 +179,8 @@ def test_evaluate_embedded_table(capsys, monkeypatch):
 
 
 def test_evaluate_embedded_regression(capsys):
-    rc, out, _ = run_cli(capsys, "evaluate", "--dataset", "diabetes", "--algo", "pa1-reg")
-    assert rc == 0 and "squared error" in out and "pa1-reg" in out
+    rc, _, err = run_cli(capsys, "evaluate", "--dataset", "diabetes", "--algo", "pa1-reg")
+    assert rc == 0 and "squared error" in err and "pa1-reg" in err
 
 
 def test_warmup(capsys, monkeypatch):
@@ -422,7 +424,9 @@ def test_diverging_model_is_not_saved(tmp_path, chunk):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, timeout=300)
-    err = [line for line in proc.stderr.splitlines() if not line.startswith(NOTICE)]
+    # (olearn's lines: the progress table before the error also goes to stderr)
+    err = [line for line in proc.stderr.splitlines()
+           if line.startswith("olearn:") and not line.startswith(NOTICE)]
     assert proc.returncode != 0
     assert len(err) == 1 and err[0].startswith("olearn: error: ogd-reg"), proc.stderr
     assert "diverged" in err[0] and "not saved" in err[0]
@@ -479,10 +483,11 @@ def test_compile_notice_once_on_a_cold_cache(tmp_path, tiny):
     assert first.returncode == 0, first.stderr
     # the learner's line from the command; the reader's parser (compiled before learning)
     # from the library's olearn.compile logger; nothing else
-    lines = first.stderr.splitlines()
+    lines = [line for line in first.stderr.splitlines() if line.startswith("olearn: ")]
+    assert "rows = " in first.stderr and first.stdout == ""     # (the summary: on stderr)
     assert lines[-1] == ("olearn: compiling the perceptron kernels (first use, seconds to "
                          "minutes; the time is reported apart; cached afterwards)")
     assert all(line.startswith("olearn: compiling the kernels of olearn.io.")
                for line in lines[:-1]) and len(lines) <= 2, lines
     second = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
-    assert second.returncode == 0 and second.stderr == ""
+    assert second.returncode == 0 and "olearn: " not in second.stderr

@@ -51,7 +51,7 @@ def test_train_and_predict_vw_equal_the_library(tmp_path, capsys):
     # the importance weight 0.5 on line 2 (and every third line 2) scales its update
     model, mistakes = library_mistakes(read_vw(str(path), n_bits=12, quadratic="ab",
                                                sample_weight=True))
-    assert f"({mistakes} mistakes)" in out
+    assert f"({mistakes} mistakes)" in err
     saved = load(model_path)
     np.testing.assert_allclose(saved.coef_, model.coef_, rtol=0, atol=1e-12)
     unweighted, _ = library_mistakes(read_vw(str(path), n_bits=12, quadratic="ab"))
@@ -85,7 +85,7 @@ def test_train_text_equals_the_library(tmp_path, capsys):
                            "--bits", "14", "--ngram", "2", "--quiet")
     assert rc == 0, err
     _, mistakes = library_mistakes(read_text(str(path), n_bits=14, ngram=2))
-    assert f"({mistakes} mistakes)" in out and "rows = 16" in out
+    assert f"({mistakes} mistakes)" in err and "rows = 16" in err
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -111,7 +111,8 @@ def test_bad_file_one_line(tmp_path, capsys, name, content, fmt, place, needle):
     path.write_text(content)
     rc, out, err = run_cli(capsys, "train", path, "--algo", "pa1", "--model",
                            tmp_path / "m.olm", *fmt)
-    lines = err.strip().splitlines()
+    # (lines not from olearn: a progress table printed on stderr before the error)
+    lines = [line for line in err.strip().splitlines() if line.startswith("olearn:")]
     assert rc == 2 and len(lines) == 1 and "Traceback" not in err
     assert lines[0].startswith(f"olearn: error: {path}".replace(name, "")) and place in lines[0]
     assert needle in lines[0]

@@ -70,19 +70,19 @@ def test_evaluate_prints_metrics_equal_to_sklearn(capsys, svm):
     s = model.predict_learn(X, y, return_scores=True)
     p = olearn.make("pa1").predict_learn(X, y)
     w = slice(len(y) - 50, None)
-    assert _value(out, "accuracy") == pytest.approx(skm.accuracy_score(y, p), abs=1e-4)
-    assert _value(out, "accuracy", 2) == pytest.approx(skm.accuracy_score(y[w], p[w]),
+    assert _value(err, "accuracy") == pytest.approx(skm.accuracy_score(y, p), abs=1e-4)
+    assert _value(err, "accuracy", 2) == pytest.approx(skm.accuracy_score(y[w], p[w]),
                                                        abs=1e-4)
-    assert _value(out, "auc") == pytest.approx(skm.roc_auc_score(y, s), abs=1e-4)
-    assert _value(out, "auc", 2) == pytest.approx(skm.roc_auc_score(y[w], s[w]), abs=1e-4)
-    assert _value(out, "f1 [1]") == pytest.approx(skm.f1_score(y, p, pos_label=1), abs=1e-4)
-    assert _value(out, "macro f1") == pytest.approx(skm.f1_score(y, p, average="macro"),
+    assert _value(err, "auc") == pytest.approx(skm.roc_auc_score(y, s), abs=1e-4)
+    assert _value(err, "auc", 2) == pytest.approx(skm.roc_auc_score(y[w], s[w]), abs=1e-4)
+    assert _value(err, "f1 [1]") == pytest.approx(skm.f1_score(y, p, pos_label=1), abs=1e-4)
+    assert _value(err, "macro f1") == pytest.approx(skm.f1_score(y, p, average="macro"),
                                                     abs=1e-4)
-    assert _value(out, "balanced-accuracy") == pytest.approx(
+    assert _value(err, "balanced-accuracy") == pytest.approx(
         skm.balanced_accuracy_score(y, p), abs=1e-4)
-    assert _value(out, "recall [-1]") == pytest.approx(
+    assert _value(err, "recall [-1]") == pytest.approx(
         skm.recall_score(y, p, pos_label=-1), abs=1e-4)
-    assert "mistake rate (window 50)" in out
+    assert "mistake rate (window 50)" in err
 
 
 def test_evaluate_regression_metrics_with_fading(capsys, tmp_path):
@@ -94,9 +94,9 @@ def test_evaluate_regression_metrics_with_fading(capsys, tmp_path):
     Xr, yr = olearn.io.load_libsvm(path)
     p = olearn.make("pa1-reg").predict_learn(Xr, yr)
     w = 0.99 ** np.arange(len(yr) - 1, -1, -1)
-    assert _value(out, "mae") == pytest.approx(skm.mean_absolute_error(yr, p), abs=1e-4)
-    assert _value(out, "r2") == pytest.approx(skm.r2_score(yr, p), abs=1e-4)
-    assert _value(out, "rmse", 2) == pytest.approx(
+    assert _value(err, "mae") == pytest.approx(skm.mean_absolute_error(yr, p), abs=1e-4)
+    assert _value(err, "r2") == pytest.approx(skm.r2_score(yr, p), abs=1e-4)
+    assert _value(err, "rmse", 2) == pytest.approx(
         np.sqrt(skm.mean_squared_error(yr, p, sample_weight=w)), abs=1e-4)
 
 

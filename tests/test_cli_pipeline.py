@@ -152,7 +152,7 @@ def test_init_continues_on_the_recorded_pipeline(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "evaluate", data, "--init", m1)
     assert rc == 0, err
     mistakes = int(np.sum(olearn.load(m1).predict_learn(X, y) != y))
-    assert f"({mistakes} mistakes)" in out and f"from {m1}" in out
+    assert f"({mistakes} mistakes)" in err and f"from {m1}" in err  # (stderr off a tty)
 
 
 def test_a_file_without_a_record_reads_as_before(capsys, tmp_path):

@@ -1,9 +1,11 @@
-"""The shell as people use it (issue 32, items 5 and 6): Vowpal Wabbit's short options, a
-closed pipe that does not lose the model, output paths checked before training, the
-messages of a semicolon CSV, a text file read as LIBSVM, ``--algo PA1``, ``average=1``,
-recommenders from ``train``/``predict``/``--init`` with a default seed, ``olearn algos``
-over every family, and ``evaluate`` scaling the embedded data as ``compare`` does.
-Real subprocesses of ``python -m olearn`` on small files."""
+"""The shell as people use it (issue 32, items 5 and 6): Vowpal Wabbit's short options, the
+table on stderr when stdout is piped, a closed pipe that does not lose the model, output
+paths checked before training, the messages of a semicolon CSV, a text file read as
+LIBSVM, ``--algo PA1``, ``average=1``, recommenders from ``train``/``predict``/``--init``
+with a default seed, ``olearn algos`` over every family, and ``evaluate`` scaling the
+embedded data as ``compare`` does.  Real subprocesses of ``python -m olearn`` on small files."""
+import os
+import shlex
 import subprocess
 import sys
 
@@ -56,16 +58,27 @@ def test_vw_short_options_and_case(svm, tmp_path):
     assert rc == 2 and "did you mean" in one_error(err) and "'pa2'" in err
 
 
-def test_closed_pipe_keeps_the_model(svm, tmp_path):
+def test_table_on_stderr_when_stdout_is_piped(svm, tmp_path):
+    # stdout is not a terminal: it carries nothing; the table and summary go to stderr
     model = tmp_path / "m.olm"
-    proc = subprocess.Popen([sys.executable, "-m", "olearn", "train", str(svm), "--algo",
-                             "pa1", "--model", str(model)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    proc.stdout.readline()             # `| head -1`: read one line, close the pipe
-    proc.stdout.close()
-    err = proc.stderr.read()
-    assert proc.wait(timeout=300) == 0, err
-    assert "standard output was closed" in err and "Traceback" not in err
+    rc, out, err = olearn_cli("train", svm, "--algo", "pa1", "--model", model)
+    assert rc == 0 and out == "", err
+    lines = err.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("average "))
+    assert lines[head + 1].split() == ["loss", "last", "counter", "label", "predict"]
+    assert lines[head + 2].split()[2] == "1"                     # the first checkpoint
+    assert "finished: pa1" in err and f"model saved to {model}" in err
+    assert "mistake rate = " in err and model.is_file()
+
+
+def test_closed_pipe_keeps_the_model(svm, tmp_path):
+    # `olearn train ... | head -3`: head gets nothing, train runs to its end
+    model = tmp_path / "m.olm"
+    cmd = (f"{shlex.quote(sys.executable)} -m olearn train {shlex.quote(str(svm))} --algo pa1 "
+           f"--model {shlex.quote(str(model))} | head -3; echo \"status ${{PIPESTATUS[0]}}\"")
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=300)
+    assert proc.stdout == "status 0\n", proc.stderr
+    assert "model saved to" in proc.stderr and "Traceback" not in proc.stderr
     assert olearn.load(model).n_features_in_ == 5
 
 
@@ -109,7 +122,7 @@ def test_recommender_from_the_shell(ratings, tmp_path):
     reco = tmp_path / "reco.olm"
     rc, out, err = olearn_cli("train", ratings, "--format", "ratings", "--algo", "biased-mf",
                               "--model", reco)
-    assert rc == 0 and "RMSE" in out and reco.is_file(), err
+    assert rc == 0 and out == "" and "RMSE" in err and reco.is_file(), err
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("3\t4\n5\t6\n999\t4\n")
     rc, out, err = olearn_cli("predict", pairs, "--model", reco)
@@ -127,7 +140,7 @@ def test_recommender_from_the_shell(ratings, tmp_path):
     rc, _, err = olearn_cli("train", ratings, "--algo", "biased-mf")
     assert rc == 2 and "is a recommender" in one_error(err) and "--format ratings" in err
     # a default seed: the same run gives the same numbers
-    runs = [olearn_cli("evaluate", ratings, "--format", "ratings", "--algo", "funk-mf")[1]
+    runs = [olearn_cli("evaluate", ratings, "--format", "ratings", "--algo", "funk-mf")[2]
             for _ in range(2)]
     assert "RMSE" in runs[0] and runs[0].split("events/s")[0] == runs[1].split("events/s")[0]
 
@@ -149,6 +162,21 @@ def test_evaluate_scales_the_embedded_data_as_compare_does(tmp_path):
     assert np.array_equal(X, Xs) and np.array_equal(y, ys)
     assert np.allclose(Xs.mean(axis=0), 0) and np.allclose(Xs.std(axis=0), 1)
     rc, out, err = olearn_cli("evaluate", "--algo", "pa1")
-    assert rc == 0 and "standardized" in out, err
-    row = next(line.split() for line in out.splitlines() if line.startswith("pa1 "))
+    assert rc == 0 and "standardized" in err and out == "", err
+    row = next(line.split() for line in err.splitlines() if line.startswith("pa1 "))
     assert row[1] == f"{progressive(olearn.make('pa1'), (Xs, ys)).final:.4f}"
+
+
+def test_a_bare_name_in_the_data_folder_is_hinted_not_substituted(tmp_path):
+    mirror = tmp_path / "mirror"
+    (mirror / "a9a").mkdir(parents=True)
+    (mirror / "a9a" / "a9a.t").write_text("1 1:1\n")
+    env = {**os.environ, "OLEARN_DATA_MIRROR": str(mirror), "OLEARN_DATA_DIR": str(tmp_path)}
+    for name, there in (("a9a.t", mirror / "a9a" / "a9a.t"), ("nosuchset9", None)):
+        proc = subprocess.run([sys.executable, "-m", "olearn", "train", name, "--algo", "pa1"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=120)
+        line = one_error(proc.stderr)
+        assert proc.returncode == 2 and line.startswith(f"olearn: error: {name}: no such file")
+        assert line.endswith(f"; the data folder has {name} at {there}" if there
+                             else "no such file")

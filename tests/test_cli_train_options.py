@@ -40,7 +40,7 @@ def test_passes_learn_as_repeated_partial_fit_and_reuse_the_cache(data, capsys, 
     model = tmp_path / "m.olm"
     rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "3",
                            "--quiet", "--model", model)
-    assert rc == 0 and "pass 3:" in out
+    assert rc == 0 and "pass 3:" in err
     X, y = load_libsvm(data)
     ref = olearn.make("pa1")
     for _ in range(3):
@@ -58,7 +58,9 @@ def test_passes_learn_as_repeated_partial_fit_and_reuse_the_cache(data, capsys, 
 def test_a_bad_file_leaves_no_cache(data, capsys, tmp_path):
     data.write_text(data.read_text() + "1 3:x\n")
     rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2")
-    assert rc == 2 and err.count("\n") == 1 and "d.svm:301" in err
+    # (one olearn line: the error, after the progress table printed on stderr)
+    assert rc == 2 and err.count("olearn:") == 1 and "olearn: error: " in err
+    assert "d.svm:301" in err
     assert not any((tmp_path / "cache" / "passes").iterdir())
 
 
@@ -86,7 +88,7 @@ def test_scale_puts_the_streaming_scaler_before_the_learner(data, capsys, tmp_pa
     X, y = load_libsvm(data)
     ref = Scaled(olearn.make("ogd"))
     mistakes = int(np.sum(ref.predict_learn(X, y) != y))
-    assert f"({mistakes} mistakes)" in out
+    assert f"({mistakes} mistakes)" in err
     back = olearn.load(model)
     assert isinstance(back, Scaled)
     np.testing.assert_allclose(back.model_.coef_, ref.model_.coef_, rtol=1e-10)
@@ -107,8 +109,8 @@ def test_holdout_scores_every_nth_row_without_learning_it(data, capsys):
             wrong += int(np.sum(model.predict(X[rows[hold]]) != y[rows[hold]]))
             scored += int(hold.sum())
         model.partial_fit(X[rows[~hold]], y[rows[~hold]])
-    assert f"holdout mistake rate = {wrong / scored:.6f} over {scored:,} rows" in out
-    assert _field(out, "rows") == "270"
+    assert f"holdout mistake rate = {wrong / scored:.6f} over {scored:,} rows" in err
+    assert _field(err, "rows") == "270"
 
 
 @pytest.mark.parametrize("argv, needle", [

@@ -92,7 +92,7 @@ def test_the_command_line_reads_once_and_learns_what_it_learned_before(case, tmp
                                                  "--zero-based", zero])):
         model = tmp_path / f"{how}.olm"
         assert main(["train", path, "--algo", "pa1", "--model", model, *extra]) == 0
-        models[how] = (olearn.load(model), capsys.readouterr().out)
+        models[how] = (olearn.load(model), capsys.readouterr().err)   # (the summary: stderr)
     (auto, out_auto), (given, out_given) = models["auto"], models["given"]
     np.testing.assert_array_equal(auto.coef_, given.coef_)
     np.testing.assert_array_equal(auto.intercept_, given.intercept_)

@@ -320,7 +320,10 @@ def require_data(args):
     heavy is imported)."""
     path = args.data
     if path is not None and path != "-" and not os.path.exists(path):
-        raise CLIError(f"{path}: no such file")
+        from .._datadirs import named     # (standard library only)
+        there = named(path)
+        raise CLIError(f"{path}: no such file" +
+                       (f"; the data folder has {path} at {there}" if there else ""))
     if getattr(args, "chunk_size", 1) < 1:
         raise CLIError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     bits = getattr(args, "bits", None)
@@ -456,6 +459,18 @@ def signals_as_interrupts():
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+
+
+def report_stream():
+    """Where a command's progress table and summary go: standard output when it is a
+    terminal, standard error otherwise (piped, redirected, captured), as Vowpal Wabbit
+    does -- so ``olearn train ... | head`` or ``> log`` never mixes the report with data,
+    and a closed pipe cannot stop a run.  Asked at each use (tests swap ``sys.stdout``)."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):    # no stream, or a closed one
+        tty = False
+    return sys.stdout if tty else sys.stderr
 
 
 @contextlib.contextmanager

@@ -3,10 +3,9 @@ Dask (``olearn.distributed``), one shard per file, a local cluster of ``--worker
 processes or a running one (``--scheduler tcp://host:8786``); the result is an
 ordinary model file."""
 import os
-import sys
 import time
 
-from ._common import CLIError, check_writable, data_format
+from ._common import CLIError, check_writable, data_format, report_stream
 
 MIXINGS = ("ipm", "average", "stream")
 
@@ -100,17 +99,18 @@ def run(args, params, initial_model):
         if cluster is not None:
             cluster.close()
     where = args.scheduler or f"a local cluster of {args.workers} workers"
+    out = report_stream()       # stdout on a terminal, else stderr
     print(f"finished: {args.algo or type(model).__name__} on {len(files)} shards ({args.data}), {args.mixing} "
-          f"mixing on {where}")
-    print(f"rows = {result.rows:,} (all epochs)")
-    print(f"rounds = {result.rounds}, workers = {result.workers}")
+          f"mixing on {where}", file=out)
+    print(f"rows = {result.rows:,} (all epochs)", file=out)
+    print(f"rounds = {result.rounds}, workers = {result.workers}", file=out)
     print(f"time = {time.perf_counter() - t0:.3f} s (cluster start included; "
-          f"{result.seconds:.3f} s learning and mixing)")
+          f"{result.seconds:.3f} s learning and mixing)", file=out)
     if args.model:
         from . import _pipeline
         _pipeline.save(result.model, args.model, args)
-        print(f"model saved to {args.model}")
-    sys.stdout.flush()
+        print(f"model saved to {args.model}", file=out)
+    out.flush()
     return 0
 
 

@@ -9,7 +9,7 @@ left at its default takes the recorded value, a given one that contradicts it is
 error line naming both.  A file without a record (olearn before this) reads as before.
 The chunk size and the learner's options are not reading options: never recorded.
 """
-from ._common import CLIError, data_format, detect_format
+from ._common import CLIError, data_format, detect_format, report_stream
 
 #: the reading options of each format: (attribute of args, flag, parser default)
 OPTIONS = {
@@ -179,8 +179,9 @@ def evaluate_from(args, params, names):
     evaluate.check_model_metrics(train._learner(model), names, args.algo)
     reader = open_data(args, n_features=train._width(model), weights=True)
     result = learn_progressively(model, reader, args, **evaluate._memory_kw(args, names))
-    print(f"progressive validation: {args.algo} from {args.init} on {args.data}")
-    print(train.summary(result))
+    out = report_stream()       # stdout on a terminal, else stderr (as evaluate's)
+    print(f"progressive validation: {args.algo} from {args.init} on {args.data}", file=out)
+    print(train.summary(result), file=out)
     for line in evaluate._recent_lines(result):
-        print(line)
+        print(line, file=out)
     return 0

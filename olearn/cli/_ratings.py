@@ -11,7 +11,8 @@ commands when the data or the model is a rating stream.
 """
 import os
 
-from ._common import CLIError, atomic_text, check_paths, check_writable, format_value
+from ._common import (CLIError, atomic_text, check_paths, check_writable, format_value,
+                      report_stream)
 
 
 def check_recommender_name(name, init=False):
@@ -70,10 +71,11 @@ def train(args, params):
     else:
         model = make_recommender(args.algo, **params)
     name = args.algo or type(model).__name__
-    print(run_stream(model, name, args.data))
+    out = report_stream()       # stdout on a terminal, else stderr
+    print(run_stream(model, name, args.data), file=out)
     if args.model:
         model.save(args.model)
-        print(f"model saved to {args.model}")
+        print(f"model saved to {args.model}", file=out)
     return 0
 
 

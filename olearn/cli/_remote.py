@@ -9,7 +9,7 @@ row twice.
 """
 import time
 
-from ._common import CLIError, open_data, parse_params, require_data
+from ._common import CLIError, open_data, parse_params, report_stream, require_data
 
 
 def add_server_args(parser):
@@ -60,5 +60,5 @@ def train_remote(args):
         raise CLIError(f"{args.server}: {exc}") from None
     took = time.perf_counter() - t0
     print(f"learned {rows} rows into {args.name} at {args.server} in {took:.2f} s "
-          f"({rows / max(took, 1e-9):.0f} rows/s); last seq {seq}")
+          f"({rows / max(took, 1e-9):.0f} rows/s); last seq {seq}", file=report_stream())
     return 0

@@ -7,7 +7,8 @@ on an embedded dataset that ships with scikit-learn (--dataset, default
 breast_cancer), each column standardized to mean 0 and variance 1 over the whole
 dataset, as 'olearn compare' does (raw breast-cancer features span 0.001 to 4,000,
 which swamps the unscaled learners), in the file's row order; a table of the
-results.  Rows per second are measured after the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
+results (on standard output at a terminal, else on standard error, as train's).  Rows per
+second are measured after the compiled kernels are loaded.  A learner whose weights become NaN or infinite is
 reported as diverged.  'olearn evaluate --algo NAME --help' lists its parameters.
 
 --metric names the figures to print (classification: accuracy, balanced-accuracy,
@@ -18,7 +19,8 @@ values (any two-class learner), logloss probabilities (learners with predict_pro
 """
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_finite,
                       learn_progressively, learning, make_model, one_line, open_data,
-                      parse_params, require_data, split_algos, user_errors)
+                      parse_params, report_stream, require_data, split_algos,
+                      user_errors)
 from . import _order, _pipeline
 
 
@@ -110,11 +112,12 @@ def run(args):
     check_model_metrics(model, names, args.algo)
     reader = _order.ordered(args, open_data(args, weights=True))
     result = learn_progressively(model, reader, args, **_memory_kw(args, names))
-    print(f"progressive validation: {args.algo} on {args.data}")
-    print(summary(result))
+    out = report_stream()       # stdout on a terminal, else stderr
+    print(f"progressive validation: {args.algo} on {args.data}", file=out)
+    print(summary(result), file=out)
     _order.warn_runs(reader)
     for line in _recent_lines(result):
-        print(line)
+        print(line, file=out)
     return 0
 
 
@@ -145,7 +148,7 @@ def _ratings(args, params):
     check_recommender_name(args.algo)
     from ..recommend.evaluate import make_recommender
     model = make_recommender(args.algo, **params)
-    print(run_stream(model, args.algo, args.data))
+    print(run_stream(model, args.algo, args.data), file=report_stream())
     return 0
 
 
@@ -171,14 +174,15 @@ def _embedded_table(args, params, names=None):
             raise CLIError(f"--metric {','.join(names)}: {metrics_task(names)} metrics, but "
                            f"{name} is a {TASKS[name]} dataset")
     metric = "mistake rate" if kind == "classifier" else "squared error"
+    out = report_stream()       # stdout on a terminal, else stderr
     print(f"progressive validation on {name} ({X.shape[0]} rows, {X.shape[1]} features, "
-          f"standardized), one pass in file order\n")
+          f"standardized), one pass in file order\n", file=out)
     mem = _memory_kw(args, names)
     extra = [] if names is None else [n for n in names]
     head = f"{'learner':<16} {metric:>14} {'updates':>9} {'rows/s':>12}" + \
         "".join(f" {n:>17}" for n in extra)
-    print(head)
-    print("-" * len(head))
+    print(head, file=out)
+    print("-" * len(head), file=out)
     what = f"the {algos[0]} kernels" if len(algos) == 1 else "the kernels not yet cached"
     for algo, model in models:
         try:
@@ -187,13 +191,14 @@ def _embedded_table(args, params, names=None):
                 res = progressive(model, (X, y), **mem)
                 check_finite(model, algo)
         except user_errors() as exc:
-            print(f"{algo:<16} {'failed: ' + one_line(exc)}")
+            print(f"{algo:<16} {'failed: ' + one_line(exc)}", file=out)
             continue
         print(f"{algo:<16} {res.final:>14.4f} {res.n_updates:>9,} "
-              f"{res.rows_per_second:>12,.0f}" + _cells(res, extra), flush=True)
+              f"{res.rows_per_second:>12,.0f}" + _cells(res, extra), file=out, flush=True)
     if extra and (args.window is not None or args.fading is not None):
         print("\n(metric cells: whole stream / "
-              f"{'window ' + str(args.window) if args.window else 'fading ' + str(args.fading)})")
+              f"{'window ' + str(args.window) if args.window else 'fading ' + str(args.fading)})",
+              file=out)
     return 0
 
 

@@ -3,6 +3,7 @@
 Streams DATA through the learner (constant memory), printing the progressive loss at
 doubling checkpoints as Vowpal Wabbit does: the mean loss since the start and since
 the previous line, the row count, and the label and prediction of that row.  The
+table and the summary go to standard output on a terminal, else to standard error.  The
 loss is the mistake rate for classifiers and the squared error for regressors.  The
 model is saved (atomically) only when the whole file was learned and its weights are
 all finite: a learner that diverges stops the run with an error and saves nothing.
@@ -16,7 +17,7 @@ import time
 
 from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_paths,
                       check_writable, format_value, learn_progressively, make_model,
-                      open_data, parse_params, require_data)
+                      open_data, parse_params, report_stream, require_data)
 from ._remote import add_server_args, train_remote
 from . import _advice, _order
 
@@ -64,7 +65,7 @@ class ProgressPrinter:
               f"{'loss':<10} {'last':<10} {'counter':>10} {'label':>12} {'predict':>12}")
 
     def __init__(self, out=None):
-        self.out = out or sys.stdout
+        self.out = out or report_stream()
         self.started = False
 
     def __call__(self, cp):
@@ -146,7 +147,8 @@ def run(args):
     args.algo = algo
     width = _width(model) if args.init else None
     reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
-    printer = None if args.quiet else ProgressPrinter()
+    out = report_stream()       # stdout on a terminal, else stderr
+    printer = None if args.quiet else ProgressPrinter(out)
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
     t0 = time.perf_counter()
@@ -162,14 +164,15 @@ def run(args):
                 first = result
             else:
                 print(f"pass {k + 1}: mean loss {result.final:.6f} over {result.n_rows:,} rows "
-                      "(rows already learned in earlier passes: not a progressive estimate)")
+                      "(rows already learned in earlier passes: not a progressive estimate)",
+                      file=out)
     total = time.perf_counter() - t0
-    print(f"\nfinished: {algo} on {args.data}")
-    print(summary(first))
+    print(f"\nfinished: {algo} on {args.data}", file=out)
+    print(summary(first), file=out)
     if args.passes > 1:
-        print(f"passes = {args.passes}, whole command {total:.3f} s")
+        print(f"passes = {args.passes}, whole command {total:.3f} s", file=out)
     if args.holdout:
-        print(held.report())
+        print(held.report(), file=out)
     _order.warn_runs(reader)
     if args.model and not args.init:
         advice = _advice.averaging_note(_learner(model), params, algo)
@@ -178,7 +181,7 @@ def run(args):
     if args.model:  # with how DATA was read (olearn/cli/_pipeline.py)
         from . import _pipeline
         _pipeline.save(model, args.model, args, reader)
-        print(f"model saved to {args.model}")
+        print(f"model saved to {args.model}", file=out)
     return 0
 
 
