@@ -48,11 +48,20 @@ __all__ = ["grid", "Grid", "Fused", "fusable"]
 
 
 def fusable(model):
-    """Whether ``model`` runs the base's declared pass (so that it can share a fused one)."""
+    """Whether ``model`` runs the base's declared pass (so that it can share a fused one):
+    a subclass that overrides a public pass (``predict_learn``, ``partial_fit``) runs its
+    own."""
     t = type(model)
     return (isinstance(model, OnlineLearner) and isinstance(model.kernels, Kernels)
             and t._run is OnlineLearner._run and t._partial is OnlineLearner._partial
-            and t._pass_arrays is OnlineLearner._pass_arrays)
+            and t._pass_arrays is OnlineLearner._pass_arrays
+            and all(_core_method(t, name) for name in ("predict_learn", "partial_fit")))
+
+
+def _core_method(t, name):
+    """Whether ``t.name`` is the protocol's or the base's own."""
+    owner = next((k for k in t.__mro__ if name in k.__dict__), None)
+    return owner is not None and owner.__module__ in ("olearn.protocol", "olearn.base")
 
 
 class Fused:
