@@ -97,6 +97,10 @@ class TextPipeline:
     """A learner fed by a hashing vectorizer: learn from strings (or, with a
     ``DictHasher``, from feature dicts), one or many, in a fixed width.
 
+    ``olearn.save(pipeline, path)`` writes the learner with the hasher's settings in the
+    model file's input pipeline; ``olearn.load(path)`` gives the pipeline back,
+    predicting from raw texts (or dicts) as before.
+
     Parameters
     ----------
     learner : estimator
@@ -104,10 +108,6 @@ class TextPipeline:
     hasher : TextHasher or DictHasher, default=None
         The vectorizer (default ``TextHasher()``): ``transform(examples)`` and
         ``transform_one(example)``.
-
-    ``olearn.save(pipeline, path)`` writes the learner with the hasher's settings in the
-    model file's input pipeline; ``olearn.load(path)`` gives the pipeline back,
-    predicting from raw texts (or dicts) as before.
     """
 
     def __init__(self, learner, hasher=None):
