@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from olearn import _datadirs
 from olearn.cli import main
 from olearn.datasets import registry
 from olearn.datasets.registry import (ChecksumError, DatasetUnavailable, RemoteFile,
@@ -32,10 +33,14 @@ TINY_Y = np.array([1.0, -1, 1, -1])
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    """No mirror, no URL override; the cache in a temporary folder."""
+    """No data folder (no mirror, an empty user folder, and not the ``shared/data``
+    beside this checkout, which holds a9a on the project's machines), no URL override;
+    the cache in a temporary folder."""
     for var in ("OLEARN_DATA_MIRROR", "OLEARN_DATA_URL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("OLEARN_DATA_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("OLEARN_DATA_DIR", str(tmp_path / "user-data"))
+    monkeypatch.setattr(_datadirs, "checkout_data_dir", lambda: None)
     saved = dict(registry._DATASETS)
     yield
     registry._DATASETS.clear()
