@@ -75,3 +75,17 @@ def close(actual, expected, rtol=1e-10):
     expected = np.asarray(expected)
     np.testing.assert_allclose(actual, expected, rtol=rtol,
                                atol=rtol * max(1.0, float(np.abs(expected).max())))
+
+
+#: the line the command line prints when kernels compile (a cold cache)
+NOTICE = "olearn: compiling "
+
+
+def run_cli(capsys, *argv):
+    """``olearn ARGV`` in this process: exit code, stdout, and stderr less the compile
+    notice."""
+    from olearn.cli import main
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    err = "".join(line + "\n" for line in err.splitlines() if not line.startswith(NOTICE))
+    return rc, out, err

@@ -6,24 +6,17 @@ import sys
 import numpy as np
 import pytest
 
-from olearn.cli import main
 from olearn.cli._common import detect_format
 from olearn.io import read_text, read_vw
 from olearn.persistence import load
 from olearn.registry import make
 
+from conftest import run_cli
+
 VW = ("1 |a x y:2 |b z\n-1 0.5 'neg|a w |b z:3\n1 |a x |b q\n-1 |a w y\n"
       "1 |a x:1.5 |b q z\n-1 |a w:2 |b z\n" * 3)
 TEXT = ("ham\tSee you at lunch, ok?\nspam\tWIN a FREE prize now!!\nham\tok see you\n"
         "spam\tFree entry: win now\n" * 4)
-
-
-def run_cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    err = "".join(line + "\n" for line in err.splitlines()
-                  if not line.startswith("olearn: compiling "))
-    return rc, out, err
 
 
 def library_mistakes(reader, algo="pa1"):

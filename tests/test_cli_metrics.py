@@ -10,18 +10,11 @@ import pytest
 from sklearn import metrics as skm
 
 import olearn
-from olearn.cli import main
 from olearn.evaluate import progressive
 from olearn.evaluate.metrics import parse_metrics, predict_learn_scored
 
-NOTICE = "olearn: compiling "
+from conftest import run_cli
 
-
-def run_cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    err = "".join(line + "\n" for line in err.splitlines() if not line.startswith(NOTICE))
-    return rc, out, err
 
 
 def assert_one_error(rc, err, *needles):

@@ -5,17 +5,10 @@ import numpy as np
 import pytest
 
 import olearn
-from olearn.cli import main
 from olearn.io import load_libsvm
 from olearn.preprocessing import Scaled
 
-
-def run_cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    err = "".join(line + "\n" for line in err.splitlines()
-                  if not line.startswith("olearn: compiling "))
-    return rc, out, err
+from conftest import run_cli
 
 
 @pytest.fixture

@@ -8,16 +8,10 @@ import numpy as np
 import pytest
 
 import olearn
-from olearn.cli import _order, main
+from olearn.cli import _order
 from olearn.io import load_libsvm
 
-
-def run_cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    err = "".join(line + "\n" for line in err.splitlines()
-                  if not line.startswith("olearn: compiling "))
-    return rc, out, err
+from conftest import run_cli
 
 
 def _write(path, X, y):

@@ -3,16 +3,7 @@ written) for a ragged file, non-positive prices, a single asset, unknown names."
 import numpy as np
 import pytest
 
-from olearn.cli import main
-
-NOTICE = "olearn: compiling "
-
-
-def run_cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    err = "".join(line + "\n" for line in err.splitlines() if not line.startswith(NOTICE))
-    return rc, out, err
+from conftest import run_cli
 
 
 @pytest.fixture
