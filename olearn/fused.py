@@ -9,14 +9,16 @@ answers side by side (axis 1 of a batch result, a list for one example).
 learner run alone on the same rows.
 
 How it is fused (:class:`Fused`, also what ``ExpertAdvice`` and ``compare``'s tuning use):
-members whose rule is one declared rule (``olearn.protocol.declare``, the same entry
-point, task, intercept and state shapes; e.g. PA-I at 20 values of C, OGD at 5 rates)
+members whose rule is one declared first-order rule (``olearn.protocol.declare``'s
+``step``; the same entry point, task, intercept and state shapes; e.g. PA-I at 20 values
+of C, ALMA at 9)
 run one compiled pass per batch, :mod:`olearn._compiled.grid`: each slot of their state
 is one array with the members as its last axis (a feature's G weights side by side), and
 each member's ``state_`` holds views of it, so a member is an ordinary model at every
 moment.  The row is read once, and each member scores and updates it with its own
 hyper-parameters, by the very functions of its own pass: the results are those of
-separate passes, number for number.
+separate passes, number for number.  ``ExpertAdvice`` hands its combination to the
+pass (``run``'s ``combiner``): each row is weighted and combined as the members predict.
 
 Not fused (each member runs its own pass, same results): learners with their own pass
 (the kernel learners' support sets, ``SupportModel``), members whose parameters change
@@ -39,6 +41,7 @@ from ._compiled.grid import grid_entry
 from ._estimator import Estimator, clone, is_classifier
 from ._locking import locked
 from ._params import store_params
+from ._labels import LabelMixin
 from ._rows import kernel_rows
 from ._compiled.driver import BINARY
 from .base import OnlineLearner
@@ -82,12 +85,16 @@ class Fused:
         names = [self.members[j].kernels.name for j in idx]
         return [j for j, name in zip(idx, names) if names.count(name) > 1]
 
-    def run(self, X, y, classes=None, sample_weight=None, alive=None, contract=True):
+    def run(self, X, y, classes=None, sample_weight=None, alive=None, contract=True,
+            combiner=None):
         """One progressive pass of every fusable (and ``alive``) member over a batch:
         ``{index: (scores (n, K), pred (n,))}``, as each member's own pass gives them;
         atomic over all of them (a failure leaves every member as it was).
         ``contract``: ``classes`` is the whole set of labels (``partial_fit``'s), not
-        only those of ``fit``'s data."""
+        only those of ``fit``'s data.  ``combiner`` (``ExpertAdvice``'s): when every
+        member is in one fused group that ``combiner.accepts``, the pass combines each
+        row as it goes (``combiner.run``) and the members' answers are not kept: the
+        result is ``{index: None}``."""
         idx = self.fused_indices(alive)
         if not idx:
             return {}
@@ -102,11 +109,15 @@ class Fused:
                 groups.setdefault(key if key is not None else id(m), []).append((m, yk))
             results = {}
             for group in groups.values():
+                ms_ = [m for m, _ in group]
                 if len(group) == 1:
                     m, yk = group[0]
                     results[id(m)] = m._run(X, yk, sw)
+                elif combiner is not None and len(group) == len(self.members) \
+                        and combiner.accepts(ms_[0]):
+                    results.update(self._run_group(ms_, X, group[0][1], sw, combiner))
                 else:
-                    results.update(self._run_group([m for m, _ in group], X, group[0][1], sw))
+                    results.update(self._run_group(ms_, X, group[0][1], sw))
             return {j: results[id(m)] for j, m in zip(idx, ms)}
 
     @staticmethod
@@ -118,6 +129,7 @@ class Fused:
         X, y, sw = lead._validate(X, y, sample_weight, reset=lead._is_fresh())
         names = "feature_names_in_" in lead.__dict__
         labels = []
+        shared = {}
         for m in ms:
             fresh = m._is_fresh()
             if m is not lead:
@@ -134,7 +146,7 @@ class Fused:
             elif m.vocabulary_ is not None and X.shape[1] != m.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but the model has "
                                  f"{m.n_features_in_}")
-            labels.append(m._kernel_labels(m._prepare_labels(y, classes, contract)))
+            labels.append(_labels(m, y, classes, contract, shared))
         return X, labels, sw
 
     def _stacked(self, group):
@@ -160,16 +172,28 @@ class Fused:
         self._stacks[key] = (arrays, views)
         return arrays
 
-    def _run_group(self, group, X, yk, sw):
+    def _run_group(self, group, X, yk, sw, combiner=None):
         lead = group[0]
         n, G = X.shape[0], len(group)
         state = self._stacked(group)
         P = np.array([tuple(m._packed_params()) for m in group], dtype=np.float64)
         rows = kernel_rows(X, lead.fit_intercept, lead._constant())
         sw = np.ones(n) if sw is None else sw
+        counts = np.zeros(G, dtype=np.int64)
+        if combiner is not None:
+            done = combiner.run(lead.kernels.name, rows, yk, sw, state, P.reshape(G, -1),
+                                counts)
+            for g, m in enumerate(group):
+                m.n_updates_ += int(counts[g])
+                m.t_ += n
+            if done < n:     # (the caller runs each member on its own: it names it)
+                raise lead._diverged(done, "batch")
+            for m in group:
+                if not m._weights_finite():
+                    raise m._diverged(n - 1, "batch")
+            return {id(m): None for m in group}
         scores = np.empty((n, G, 1))
         pred = np.zeros((n, G), dtype=np.int64)
-        counts = np.zeros(G, dtype=np.int64)
         done = grid_entry(lead.kernels.name)(rows, yk, sw, state, P.reshape(G, -1), scores,
                                              pred, counts)
         out = {}
@@ -181,6 +205,32 @@ class Fused:
             m._check_finite(scores[:, g])
             out[id(m)] = (scores[:, g], pred[:, g])
         return out
+
+
+_LABEL_STATE = ("classes_", "_class_index", "_classes_given", "_classes_fixed", "seen_")
+
+
+def _labels(m, y, classes, contract, shared):
+    """``m``'s kernel labels of ``y`` (``_prepare_labels``).  A binary member with no
+    labels yet whose type already met ``y`` in this batch (a grid's members) takes that
+    member's class map, a copy, and its labels: what its own call would make, without
+    sorting the labels again."""
+    if not isinstance(m, LabelMixin) or "classes_" in m.__dict__:
+        return m._kernel_labels(m._prepare_labels(y, classes, contract))
+    src = shared.get(type(m))
+    if src is not None:
+        for name in _LABEL_STATE:
+            value = src[0].__dict__[name]
+            m.__dict__[name] = value.copy() if hasattr(value, "copy") else value
+        m._state_changed()   # (seen_ is a new array, as _add_classes says)
+        if m._task() == BINARY:
+            return src[1]
+        for name in _LABEL_STATE:
+            del m.__dict__[name]
+    out = m._kernel_labels(m._prepare_labels(y, classes, contract))
+    if m._task() == BINARY and all(n in m.__dict__ for n in _LABEL_STATE):
+        shared[type(m)] = (m, out)
+    return out
 
 
 def _group_key(m):

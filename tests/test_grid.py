@@ -1,6 +1,7 @@
 """olearn.grid: G settings of a learner in one fused pass, each member equal to its own
-pass (dense and sparse, chunks, sample weights, averaging), the members that cannot be
-fused run on their own, one-example calls, fit, divergence, ExpertAdvice fused."""
+pass (dense and sparse, chunks, sample weights, averaging; PA, the Perceptron, ALMA),
+the members that cannot be fused run on their own, one-example calls, fit, divergence,
+ExpertAdvice fused and combined inside the fused pass, compare's fused tuning."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -160,8 +161,8 @@ def test_compare_tuning_fused_equals_a_pass_per_point(monkeypatch):
     import importlib
     cmp = importlib.import_module("olearn.evaluate.compare")
     X, y = _data(n=300, seed=7)
-    kw = dict(learners=["pa1", "perceptron"], X=X, y=y, permutations=2, random_state=0,
-              progress=False)
+    kw = dict(learners=["pa1", "perceptron", "alma"], X=X, y=y, permutations=2,
+              random_state=0, progress=False)
     calls = []
     real = cmp._fused_tuning
     def spy(*args):
@@ -170,9 +171,103 @@ def test_compare_tuning_fused_equals_a_pass_per_point(monkeypatch):
         return out
     monkeypatch.setattr(cmp, "_fused_tuning", spy)
     fused = cmp.compare(**kw)
-    assert calls == [True, True]     # both learners' grids in one fused pass each
+    assert calls == [True, True, True]     # each learner's grid in one fused pass
     monkeypatch.setattr(cmp, "_fused_tuning", lambda *a: None)
     plain = cmp.compare(**kw)
     assert fused.tuning == plain.tuning and fused.params == plain.params
     for name in fused.names:
         np.testing.assert_array_equal(fused.scores[name], plain.scores[name])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_alma_grid_members_equal_their_own_passes(sparse):
+    """ALMA's normalisation (``w / max(1, ||w||)``, the scale folded into the weights
+    when it leaves [1e-3, 1e3]) per member: C = 8 shrinks the scale by about
+    ``(1 + 64 / k)^(-1/2)`` an update, so its members fold within a few updates."""
+    from test_linear_alma import ref_alma
+    X, y = _data(n=400, seed=8)
+    sw = np.random.default_rng(9).random(len(y)) * 2
+    Xs = sp.csr_matrix(X) if sparse else X
+    chunks = [(Xs[:150], y[:150], sw[:150]), (Xs[150:], y[150:], sw[150:])]
+    g = olearn.grid("alma", alpha=[0.5, 1.0], C=[0.5, 1.4, 8.0], average=[False, True],
+                    fit_intercept=[False])
+    got = np.concatenate([g.predict_learn(Xc, yc, sample_weight=wc, return_scores=True)
+                          for Xc, yc, wc in chunks])
+    assert len(g._fused.fused_indices()) == 12
+    for j, s in enumerate(g.settings_):
+        m = olearn.make("alma", **s)
+        own = np.concatenate([m.predict_learn(Xc, yc, sample_weight=wc, return_scores=True)
+                              for Xc, yc, wc in chunks])
+        e = g.estimators_[j]
+        np.testing.assert_allclose(got[:, j], own, rtol=0, atol=TOL)
+        np.testing.assert_allclose(e.coef_, m.coef_, rtol=0, atol=TOL)
+        np.testing.assert_allclose(e.state_["A"], m.state_["A"], rtol=0, atol=TOL)
+        assert (e.t_, e.n_updates_) == (m.t_, m.n_updates_)
+        if not s["average"]:    # the paper's rule, row by row
+            scores, W, _, k = ref_alma(X, np.where(y == "b", 1.0, -1.0), alpha=s["alpha"],
+                                       C=s["C"], sw=sw)
+            np.testing.assert_allclose(got[:, j], scores[:, 0], rtol=0, atol=1e-9)
+            np.testing.assert_allclose(e.coef_.ravel(), W[0], rtol=0, atol=1e-9)
+            assert e.n_updates_ == k
+
+
+def _ensembles(make, X, y, monkeypatch, **kw):
+    """The same ensemble three ways: its rows combined inside the members' fused pass,
+    fused members combined afterwards, each member its own pass."""
+    runs = []
+    for how in ("combined", "fused", "plain"):
+        with monkeypatch.context() as mp:
+            if how == "fused":
+                mp.setattr(ea.ExpertAdvice, "_combiner", lambda self, *a: None)
+            if how == "plain":
+                mp.setattr(ea.ExpertAdvice, "_fused_pass", lambda self, *a: {})
+            calls = []
+            real = ea._Combiner.run
+            mp.setattr(ea._Combiner, "run",
+                       lambda self, *a: calls.append(1) or real(self, *a))
+            model = ExpertAdvice(make(), **kw)
+            out = [model.predict_learn(X[:150], y[:150], return_scores=True),
+                   model.predict_learn(X[150:], y[150:], return_scores=True)]
+            runs.append((model, np.concatenate(out), len(calls)))
+    return runs
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("combine,loss,eta", [("ewa", "zero-one", None),
+                                              ("ewa", "hinge", 0.5),
+                                              ("hedge", "zero-one", None),
+                                              ("follow-the-leader", "hinge", None)])
+def test_expert_advice_combined_in_the_fused_pass(sparse, combine, loss, eta, monkeypatch):
+    X, y = _data(n=400, seed=10)
+    X = sp.csr_matrix(X) if sparse else X
+    runs = _ensembles(lambda: [olearn.make("pa1", C=c) for c in (0.01, 0.1, 1.0, 10.0)],
+                      X, y, monkeypatch, combine=combine, loss=loss, eta=eta)
+    (a, sa, calls), rest = runs[0], runs[1:]
+    assert calls == 2 and [r[2] for r in rest] == [0, 0]   # combined in both batches
+    for b, sb, _ in rest:
+        np.testing.assert_allclose(sa, sb, rtol=0, atol=TOL)
+        np.testing.assert_array_equal(a.predict(X), b.predict(X))
+        np.testing.assert_allclose(a.weights_, b.weights_, rtol=0, atol=TOL)
+        np.testing.assert_allclose(a.cumulative_loss_, b.cumulative_loss_, rtol=0, atol=TOL)
+        np.testing.assert_array_equal(a.state_["combine"], b.state_["combine"])
+        for m, p in zip(a.members_, b.members_):
+            np.testing.assert_allclose(m.coef_, p.coef_, rtol=0, atol=TOL)
+            assert m.n_updates_ == p.n_updates_
+
+
+def test_expert_advice_combined_alma_and_divergence(monkeypatch):
+    X, y = _data(n=400, seed=11)
+    runs = _ensembles(lambda: [olearn.make("alma", C=c) for c in (0.5, 1.4, 8.0)], X, y,
+                      monkeypatch)
+    assert runs[0][2] == 2
+    for b, sb, _ in runs[1:]:
+        np.testing.assert_allclose(runs[0][1], sb, rtol=0, atol=TOL)
+        np.testing.assert_allclose(runs[0][0].weights_, b.weights_, rtol=0, atol=TOL)
+    # a member diverges inside the combined pass: the weights are put back, each member
+    # runs its own pass, the diverged one is dropped -- as without the fused pass
+    runs = _ensembles(lambda: [olearn.make("perceptron", eta=e) for e in (1.0, 1e150)],
+                      X * 1e10, y, monkeypatch)
+    (a, sa, calls), (_, _, _), (b, sb, _) = runs
+    assert calls >= 1 and list(a.alive_) == [True, False] == list(b.alive_)
+    np.testing.assert_array_equal(sa, sb)
+    np.testing.assert_allclose(a.weights_, b.weights_, rtol=0, atol=TOL)

@@ -8,15 +8,17 @@ hyper-parameters in one pass (:func:`linear_grid_pass`): each slot of the linear
 ``(W, U, A)`` (``olearn._compiled.averaging``) carries the members as its last axis, so
 the G weights of a feature are contiguous, and each row is read once:
 
-1. ``a[g] = sum_i W[i, g] x_i`` (and ``U x`` when averaging) for four members at a
-   time (:func:`dots`): one contiguous load of their weights per non-zero;
+1. ``a[g] = sum_i W[i, g] x_i`` (and ``U x`` when averaging), the members in the inner
+   loop (:func:`dots`: a feature's G weights are contiguous);
 2. per member, the score, the round's start and the prediction, as ``avg_score_begin``
-   computes them (the same sums, in the same order);
+   computes them (the same sums, in the same order), handed to the pass's ``sink``
+   (:func:`store`: the ``(n, G)`` answers; ``ExpertAdvice`` combines them instead);
 3. per member, the step from its own parameters (row ``g`` of ``P``, the declared
    named tuple);
-4. ``W[i, g] += (step_g / s_g) x_i`` as ``add_row``, four members at a time
+4. ``W[i, g] += (step_g / s_g) x_i`` as ``add_row``, the members in the inner loop
    (:func:`adds`; a member that does not update adds 0, which changes no weight, and
-   its ``||W||^2`` is left as it is).
+   its ``||W||^2`` is left as it is), then each updated member's ``post`` (ALMA's
+   normalisation, :func:`grid_rule`).
 
 So each member's state, scores and predictions are those of its own pass, number for
 number (``tests/test_grid.py`` compares them).  A member whose score is not finite ends
@@ -31,7 +33,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from .averaging import R_, SCALE_, SQ_, SUM_, T_, add_row
+from .averaging import FOLD_HIGH, FOLD_LOW, R_, SCALE_, SQ_, SUM_, T_, add_row
 from .declare import _DECLARED
 from .driver import borrowed, get_row, keep_alive, n_rows, row_source, sq_norm
 
@@ -110,11 +112,15 @@ def _params_of(key, P, g):
 
 
 @njit(inline="always")
-def linear_grid_pass(key, X, y, sw, state, P, scores, pred, counts, step):
+def linear_grid_pass(key, X, y, sw, state, P, counts, step, post, sink, out):
     """The binary online protocol over every row of ``X`` for the ``G = P.shape[0]``
-    members; returns the rows done (all, unless a member's score was not finite)."""
-    X, y, sw, state, P, scores, pred, counts = borrowed(
-        (X, y, sw, state, P, scores, pred, counts))
+    members; returns the rows done (all, unless a member's score was not finite).
+    ``step(params, A, g, y, sw, val, sq)``: member g's step (:func:`member_rule`);
+    ``post(params, W, U, A, g)``: what member g does after its update (ALMA's
+    normalisation); ``sink(out, i, sc, pr, y)``: what becomes of row i's pre-update
+    scores ``sc`` (G,) and predictions ``pr`` (G,) (:func:`store`: written to
+    ``out = (scores (n, G, 1), pred (n, G))``; an ensemble combines them instead)."""
+    X, y, sw, state, P, counts, out = borrowed((X, y, sw, state, P, counts, out))
     W = state[0][0]   # (d, G)
     U = state[1][0]   # (d, G), or (0, G) without averaging
     A = state[2][0]   # (7, G)
@@ -124,6 +130,8 @@ def linear_grid_pass(key, X, y, sw, state, P, scores, pred, counts, step):
     averaged = U.shape[0] > 0
     a = np.zeros(G)
     b = np.zeros(G)
+    sc = np.zeros(G)
+    pr = np.zeros(G, dtype=np.int64)
     coef = np.zeros(G)
     bu = np.zeros(G)
     upd = np.zeros(G, dtype=np.int64)
@@ -145,26 +153,27 @@ def linear_grid_pass(key, X, y, sw, state, P, scores, pred, counts, step):
             t = A[T_, g]
             s = A[SCALE_, g] if t > 0.0 else 1.0
             if averaged and t > 0.0:
-                out = ((A[SUM_, g] + s) * a[g] - b[g]) / t
+                o = ((A[SUM_, g] + s) * a[g] - b[g]) / t
                 A[R_, g] = s * a[g]
             else:
-                out = s * a[g]
-                A[R_, g] = out
+                o = s * a[g]
+                A[R_, g] = o
             if t > 0.0:   # begin_round
                 A[SUM_, g] += A[SCALE_, g]
             else:
                 A[SCALE_, g] = 1.0
             A[T_, g] += 1.0
-            scores[i, g, 0] = out
-            pred[i, g] = 1 if out > 0.0 else 0
-            if not (out - out == 0.0):
+            sc[g] = o
+            pr[g] = 1 if o > 0.0 else 0
+            if not (o - o == 0.0):
                 ok = False
         if not ok:
             keep_alive(buffers)
             return i
+        sink(out, i, sc, pr, y[i])
         sq = -1.0
         for g in range(G):
-            u, cf, sq = step(params_of(key, P, g), A[R_, g], y[i], sw[i], val, sq)
+            u, cf, sq = step(params_of(key, P, g), A, g, y[i], sw[i], val, sq)
             upd[g] = u
             counts[g] += u
             coef[g] = cf / A[SCALE_, g] if u else 0.0   # add_row's b, member g
@@ -175,67 +184,106 @@ def linear_grid_pass(key, X, y, sw, state, P, scores, pred, counts, step):
         for g in range(G):
             if upd[g]:
                 A[SQ_, g] += a[g]
+                post(params_of(key, P, g), W, U, A, g)
     keep_alive(buffers)
     return n
 
 
 @njit(inline="always")
+def store(out, i, sc, pr, y):
+    """The plain grid's sink: row i's scores and predictions into ``out = (scores,
+    pred)``."""
+    scores, pred = out
+    for g in range(sc.shape[0]):
+        scores[i, g, 0] = sc[g]
+        pred[i, g] = pr[g]
+
+
+@njit(inline="always")
 def dots(W, idx, val, m, out):
-    """``out[g] = sum_j W[idx[j], g] val[j]``, four members at a time (four sums in
-    registers, one contiguous load of their weights per non-zero), each summed in the
-    order of a member's own pass."""
+    """``out[g] = sum_j W[idx[j], g] val[j]``: per non-zero, the G members' weights
+    (contiguous) in the inner loop, which the compiler vectorises; each member's sum
+    in the order of its own pass."""
     G = out.shape[0]
-    g = 0
-    while g + 4 <= G:
-        a0 = a1 = a2 = a3 = 0.0
-        for j in range(m):
-            c = idx[j]
-            v = val[j]
-            a0 += W[c, g] * v
-            a1 += W[c, g + 1] * v
-            a2 += W[c, g + 2] * v
-            a3 += W[c, g + 3] * v
-        out[g], out[g + 1], out[g + 2], out[g + 3] = a0, a1, a2, a3
-        g += 4
-    for h in range(g, G):
-        a0 = 0.0
-        for j in range(m):
-            a0 += W[idx[j], h] * val[j]
-        out[h] = a0
+    for g in range(G):
+        out[g] = 0.0
+    for j in range(m):
+        c = idx[j]
+        v = val[j]
+        for g in range(G):
+            out[g] += W[c, g] * v
 
 
 @njit(inline="always")
 def adds(W, idx, val, m, coef, dsq):
-    """``W[idx[j], g] += coef[g] val[j]``, four members at a time, and ``dsq[g]`` the
+    """``W[idx[j], g] += coef[g] val[j]`` (members innermost), and ``dsq[g]`` the
     change of member g's ``||W||^2`` (``add_row``'s; a member with ``coef = 0`` adds
     0 and keeps its weights)."""
-    G = coef.shape[0]
-    g = 0
-    while g + 4 <= G:
-        c0, c1, c2, c3 = coef[g], coef[g + 1], coef[g + 2], coef[g + 3]
-        d0 = d1 = d2 = d3 = 0.0
-        for j in range(m):
-            c = idx[j]
-            v = val[j]
-            e0, e1, e2, e3 = c0 * v, c1 * v, c2 * v, c3 * v
-            d0 += e0 * (2.0 * W[c, g] + e0)
-            d1 += e1 * (2.0 * W[c, g + 1] + e1)
-            d2 += e2 * (2.0 * W[c, g + 2] + e2)
-            d3 += e3 * (2.0 * W[c, g + 3] + e3)
-            W[c, g] += e0
-            W[c, g + 1] += e1
-            W[c, g + 2] += e2
-            W[c, g + 3] += e3
-        dsq[g], dsq[g + 1], dsq[g + 2], dsq[g + 3] = d0, d1, d2, d3
-        g += 4
-    for h in range(g, G):
-        d0 = 0.0
-        c0 = coef[h]
-        for j in range(m):
-            e0 = c0 * val[j]
-            d0 += e0 * (2.0 * W[idx[j], h] + e0)
-            W[idx[j], h] += e0
-        dsq[h] = d0
+    dsq[:] = 0.0
+    for j in range(m):
+        c, v = idx[j], val[j]
+        for g in range(coef.shape[0]):
+            e = coef[g] * v
+            dsq[g] += e * (2.0 * W[c, g] + e)
+            W[c, g] += e
+
+
+def grid_rule(step, post):
+    """The declared ``step`` of a rule that is a first-order step followed by a
+    per-member action on the whole model (ALMA's normalisation): ``step(params, A, g,
+    y, sw, val, sq) -> (updates, coefficient, sq)`` reads member g's column of the
+    auxiliary array ``A`` (7, G) (its raw score ``A[R_, g]``, its counters), and
+    ``post(params, W, U, A, g)`` runs after member g's update (``W``, ``U`` (d, G))."""
+    return _GridRule(step, post)
+
+
+class _GridRule(tuple):
+    def __new__(cls, step, post):
+        return super().__new__(cls, (step, post))
+
+
+@functools.lru_cache(maxsize=None)
+def _member_step(step):
+    @njit(inline="always")
+    def member(params, A, g, y, sw, val, sq):
+        return step(params, A[R_, g], y, sw, val, sq)
+    return member
+
+
+@njit(inline="always")
+def no_post(params, W, U, A, g):
+    return None
+
+
+def member_rule(key):
+    """``(step, post)`` of the grid pass of the declaration named ``key``."""
+    rule = _DECLARED[key].step
+    if isinstance(rule, _GridRule):
+        return rule
+    return _member_step(rule), no_post
+
+
+@njit(inline="always")
+def scale_member(W, U, A, g, f):
+    """Member g's ``w *= f`` (f > 0), as ``averaging.scale_weights``: the scale, and
+    when it leaves [1e-3, 1e3] folded into its column of ``W`` (``averaging.fold``'s
+    arithmetic, in its order)."""
+    if f == 1.0:
+        return
+    s = A[SCALE_, g] * f
+    A[SCALE_, g] = s
+    if s < FOLD_LOW or s > FOLD_HIGH:
+        if U.shape[0] > 0:
+            S = A[SUM_, g]
+            for i in range(W.shape[0]):
+                U[i, g] -= S * W[i, g]
+            A[SUM_, g] = 0.0
+        sq = 0.0
+        for i in range(W.shape[0]):
+            W[i, g] *= s
+            sq += W[i, g] * W[i, g]
+        A[SQ_, g] = sq
+        A[SCALE_, g] = 1.0
 
 
 def run_grid(key, X, y, sw, state, P, scores, pred, counts):
@@ -246,10 +294,11 @@ def run_grid(key, X, y, sw, state, P, scores, pred, counts):
 def _run_grid(key, X, y, sw, state, P, scores, pred, counts):
     if not isinstance(key, types.Literal):
         return None
-    step = _DECLARED[key.literal_value].step
+    step, post = member_rule(key.literal_value)
 
     def impl(key, X, y, sw, state, P, scores, pred, counts):
-        return linear_grid_pass(key, X, y, sw, state, P, scores, pred, counts, step)
+        return linear_grid_pass(key, X, y, sw, state, P, counts, step, post, store,
+                                (scores, pred))
     return impl
 
 

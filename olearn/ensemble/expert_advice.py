@@ -9,7 +9,9 @@ compiled progressive pass over it (``predict_learn``), and the ensemble's predic
 are combined afterwards, row by row, from the members' pre-update predictions with the
 weights of that row (a small compiled loop, ``_combine.combine``).  A chunk costs one
 validation plus N learning passes; members that share a first-order rule (PA-I at
-several C, Perceptrons: ``olearn.fused``) make one fused pass, with the same results.
+several C, Perceptrons, ALMA: ``olearn.fused``) make one fused pass, with the same
+results, and when all do (binary, zero-one or hinge loss, no detector) that pass also
+weighs and combines each row (``_combine.combine_sink``): the same rule, row by row.
 
 With ``L_j`` member j's cumulative loss before the row, ``w_j = exp(-eta L_j)``:
 
@@ -238,10 +240,7 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         out_val = np.zeros(n)
         scores = np.zeros((n, max(K, 1)))
         w = np.zeros(N) if w_out is None else w_out
-        for name in ("_L", "_Ltot", "_comb", "alive_"):   # read-only after unpickling
-            a = getattr(self, name)
-            if not a.flags.writeable:
-                setattr(self, name, a.copy())
+        self._writable()
         combine(votes, values, losses, self.alive_, self._comb, self._L, self._Ltot,
                 np.array([mode, eta, float(K), float(seed), 1.0 if learn else 0.0]), w,
                 out_cls, out_val, scores)
@@ -340,18 +339,25 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         n, N = X.shape[0], len(self.members_)
         if classify:
             self._register(y, classes)
-            yi = np.searchsorted(self.classes_, y)
-            votes = np.zeros((n, N), dtype=np.int64)
-            values = np.zeros((1, N))
         else:
             y = np.asarray(y, dtype=np.float64)
             if not np.isfinite(y).all():
                 raise ValueError("y contains NaN or infinity")
+        combiner = self._combiner(n, loss) if classify else None
+        fused = self._fused_pass(X, y, classes, sample_weight, combiner)
+        if combiner is not None and combiner.done:     # combined in the fused pass
+            self.t_ += n
+            self._collect_state()
+            return combiner.out_cls, combiner.scores
+        if classify:
+            yi = np.searchsorted(self.classes_, y)
+            votes = np.zeros((n, N), dtype=np.int64)
+            values = np.zeros((1, N))
+        else:
             yi = None
             votes = np.zeros((1, N), dtype=np.int64)
             values = np.zeros((n, N))
         member_scores = []
-        fused = self._fused_pass(X, y, classes, sample_weight)
         for j, m in enumerate(self.members_):
             if not self.alive_[j]:
                 member_scores.append(np.zeros(n))
@@ -406,20 +412,44 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         self._collect_state()
         return (out_cls if classify else out_val), scores
 
-    def _fused_pass(self, X, y, classes, sample_weight):
+    def _fused_pass(self, X, y, classes, sample_weight, combiner=None):
         """The members that share a first-order rule, in one compiled pass per group
         (``olearn.fused.Fused``; the same results as their own passes): ``{index:
         (scores, pred)}``; ``{}`` when a member diverged there (the members are then as
-        before, and each runs its own pass, as before)."""
+        before, and each runs its own pass, as before).  With a ``combiner``
+        (:meth:`_combiner`), a pass of all the members in one group combines the rows
+        too (``combiner.done``)."""
         from ..fused import Fused
         fused = self.__dict__.get("_fused")
         if fused is None or len(fused.members) != len(self.members_) or \
                 any(a is not b for a, b in zip(fused.members, self.members_)):
             fused = self._fused = Fused(self.members_)
         try:
-            return fused.run(X, y, classes, sample_weight, alive=self.alive_)
+            return fused.run(X, y, classes, sample_weight, alive=self.alive_,
+                             combiner=combiner)
         except DivergenceError:
+            if combiner is not None:
+                combiner.undo()
             return {}
+
+    def _combiner(self, n, loss):
+        """The ensemble's combination, to run inside the members' fused pass
+        (``_combine.combine_sink``): binary, every member alive and fused in one group,
+        no detector (which cuts the batch at a drift), the zero-one or hinge loss."""
+        if self.__dict__.get("detector_") is not None or not self.alive_.all() \
+                or len(self.classes_) != 2 or loss not in ("zero-one", "hinge") \
+                or len(self.members_) < 2:
+            return None
+        self._writable()
+        mode, eta, _, seed = self._params()
+        return _Combiner(self, n, np.array([mode, eta, 2.0, float(seed), 1.0]),
+                         loss == "hinge")
+
+    def _writable(self):
+        for name in ("_L", "_Ltot", "_comb", "alive_"):   # read-only after unpickling
+            a = getattr(self, name)
+            if not a.flags.writeable:
+                setattr(self, name, a.copy())
 
     def _partial(self, X, y, classes=None, sample_weight=None):
         fresh = self._is_fresh()
@@ -671,3 +701,39 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class _Combiner:
+    """``ExpertAdvice``'s combination of a batch's rows inside its members' fused pass
+    (``olearn.fused.Fused.run``'s ``combiner``): the same rule as ``_combine.combine``
+    (``combine_row``), row by row as the members predict, with no (n, N) arrays of
+    votes and losses; :meth:`undo` puts the weights back when the pass fails."""
+
+    def __init__(self, ens, n, params, hinge):
+        self.ens = ens
+        self.params = params
+        self.hinge = hinge
+        self.out_cls = np.zeros(n, dtype=np.int64)
+        self.scores = np.zeros((n, 2))
+        self.done = False
+        self._saved = (ens._L.copy(), ens._Ltot.copy(), ens._comb.copy())
+
+    def accepts(self, lead):
+        """Whether the fused group led by ``lead`` votes in the ensemble's classes."""
+        return np.array_equal(lead.classes_, self.ens.classes_)
+
+    def run(self, name, rows, yk, sw, state, P, counts):
+        from ._combine import combined_entry
+        e = self.ens
+        N = len(e.members_)
+        out = (e.alive_, e._comb, e._L, e._Ltot, self.params, np.zeros(N), self.out_cls,
+               np.zeros(1), self.scores, np.zeros(N, dtype=np.int64), np.zeros(N),
+               np.zeros(N), self.hinge)
+        done = combined_entry(name)(rows, yk, sw, state, P, counts, out)
+        self.done = done == len(self.out_cls)
+        return done
+
+    def undo(self):
+        e = self.ens
+        e._L[:], e._Ltot[:], e._comb[:] = self._saved
+        self.done = False

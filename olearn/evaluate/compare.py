@@ -310,8 +310,7 @@ def _fused_tuning(tasks, X, y, classifier, metric):
     runner = Fused([clone(est) for est, _ in tasks])
     if len(runner.fused_indices()) != len(tasks):
         return None
-    order = tasks[0][1]
-    Xp, yp = X[order], y[order]
+    Xp, yp = _permuted(X, y, tasks[0][1])
     t0 = time.perf_counter()
     try:
         done = runner.run(Xp, yp)
@@ -319,12 +318,34 @@ def _fused_tuning(tasks, X, y, classifier, metric):
         return None      # (each point on its own: the one that fails scores inf)
     seconds = (time.perf_counter() - t0) / len(tasks)
     out = []
+    index = {}
     for j, m in enumerate(runner.members):
-        pred = m._progressive_output(*done[j], False)
-        err = (pred != yp).astype(np.float64) if classifier else \
-            (np.asarray(pred, dtype=np.float64) - yp) ** 2
-        out.append((float(err.mean()), int(m.n_updates_), seconds, None, None))
+        if classifier:   # the mistakes, counted on class indices: err.mean() exactly
+            key = tuple(m.classes_.tolist())
+            if key not in index:
+                index[key] = np.full(len(yp), -1, dtype=np.int64)
+                for k, c in enumerate(m.classes_):
+                    index[key][yp == c] = k
+            p = np.minimum(done[j][1], len(m.classes_) - 1)
+            value = np.count_nonzero(p != index[key]) / len(yp)
+        else:
+            pred = m._progressive_output(*done[j], False)
+            value = float(((np.asarray(pred, dtype=np.float64) - yp) ** 2).mean())
+        out.append((value, int(m.n_updates_), seconds, None, None))
     return out
+
+
+_PERMUTED = []   # [(X, y, order, X[order], y[order])]: the last tuning order's rows
+
+
+def _permuted(X, y, order):
+    """``X[order], y[order]``, kept for the next learner's tuning over the same order
+    (every learner is tuned on one order: one copy of the rows, not one per learner);
+    ``compare`` forgets it when it returns."""
+    if _PERMUTED and all(a is b for a, b in zip(_PERMUTED[0][:3], (X, y, order))):
+        return _PERMUTED[0][3:]
+    _PERMUTED[:] = [(X, y, order, X[order], y[order])]
+    return _PERMUTED[0][3:]
 
 
 # ---------------------------------------------------------------- compiling up front
@@ -647,6 +668,7 @@ def compare(learners=None, X=None, y=None, permutations=20, tune=None, random_st
         out = _execute(jobs, X, y, classifier, checkpoints, n_jobs, bar, metric)
     finally:
         bar.close()
+        _PERMUTED.clear()
 
     names = [name for name, _ in named]
     res = ComparisonResult(

@@ -32,8 +32,9 @@ import math
 from numba import njit
 
 from ..base import OnlineClassifier
-from .._compiled.averaging import (FREE_, R_, add_row, avg_begin, avg_scores, scale_weights,
-                                 sq_weight_norm)
+from .._compiled.averaging import (FREE_, R_, SCALE_, SQ_, add_row, avg_begin, avg_scores,
+                                   scale_weights, sq_weight_norm)
+from .._compiled.grid import grid_rule, row_sq, scale_member
 from .._compiled.driver import sq_norm, top_wrong
 from .._compiled.declare import declare
 from .._params import store_params
@@ -83,8 +84,33 @@ def _multiclass_rule(state, params, idx, val, y, sw, out, seen):
                       s, sw, idx, val)
 
 
+@njit(inline="always")
+def _grid_step(params, A, g, y, sw, val, sq):
+    """Member g's binary step in a fused grid (``olearn._compiled.grid``): the
+    coefficient ``y eta_k`` of ``_binary_rule``'s update, same arithmetic."""
+    sq = row_sq(val, sq)
+    nx = math.sqrt(sq)
+    if nx == 0.0:
+        return 0, 0.0, sq
+    k = A[FREE_, g] + 1.0
+    if y * A[R_, g] / nx > (1.0 - params.alpha) * params.B / math.sqrt(k):
+        return 0, 0.0, sq
+    return 1, y * (params.C / math.sqrt(k) * sw / nx), sq
+
+
+@njit(inline="always")
+def _grid_post(params, W, U, A, g):
+    """After member g's update: ``w / max(1, ||w||)`` and ``k = k + 1``."""
+    s = A[SCALE_, g]
+    sq = s * s * A[SQ_, g]
+    if sq > 1.0:
+        scale_member(W, U, A, g, 1.0 / math.sqrt(sq))
+    A[FREE_, g] += 1.0
+
+
 KERNELS = declare("linear.alma", params=("alpha", "B", "C"), score=avg_scores, begin=avg_begin,
-                  binary=_binary_rule, multiclass=_multiclass_rule)
+                  binary=_binary_rule, multiclass=_multiclass_rule,
+                  step=grid_rule(_grid_step, _grid_post))
 
 
 class ALMAClassifier(LinearModel, OnlineClassifier):
