@@ -49,6 +49,8 @@ def ref_pamr(X, eps, C, variant):
     for x in X:
         out.append(b.copy())
         loss, d = max(0.0, b @ x - eps), np.sum((x - x.mean()) ** 2)
+        if d == 0 and variant != "PAMR-2":  # (relatives all equal: x - mean(x) = 0)
+            continue
         tau = {"PAMR": loss / d, "PAMR-1": min(C, loss / d),
                "PAMR-2": loss / (d + 0.5 / C)}[variant]
         if loss > 0:

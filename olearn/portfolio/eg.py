@@ -14,6 +14,8 @@ per weight, was two thirds of EG's time); otherwise ``c`` is the largest ``x_i``
 asset held and the library's ``exp``, whose arguments are then at most 0 (no overflow
 for a large ``eta``).
 """
+import math
+
 import numpy as np
 
 from .._compiled import njit
@@ -26,25 +28,17 @@ from ..persistence import persistable
 _FAST = {"reassoc", "contract"}
 
 
+#: 1/15!, 1/14!, ..., 1/1!, 1/0!: the Taylor coefficients of exp, highest first
+_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(15, -1, -1))
+
+
 @njit(cache=True, fastmath=_FAST)
 def exp_small(a):
     """``exp(a)`` for ``|a| <= 1/2``: the Taylor polynomial of degree 15 by Horner."""
-    p = 1.0 / 1307674368000.0         # 1 / 15!
-    p = p * a + 1.0 / 87178291200.0
-    p = p * a + 1.0 / 6227020800.0
-    p = p * a + 1.0 / 479001600.0
-    p = p * a + 1.0 / 39916800.0
-    p = p * a + 1.0 / 3628800.0
-    p = p * a + 1.0 / 362880.0
-    p = p * a + 1.0 / 40320.0
-    p = p * a + 1.0 / 5040.0
-    p = p * a + 1.0 / 720.0
-    p = p * a + 1.0 / 120.0
-    p = p * a + 1.0 / 24.0
-    p = p * a + 1.0 / 6.0
-    p = p * a + 1.0 / 2.0
-    p = p * a + 1.0
-    return p * a + 1.0
+    p = 0.0
+    for c in _TAYLOR:
+        p = p * a + c
+    return p
 
 
 @njit(cache=True, fastmath=_FAST)
