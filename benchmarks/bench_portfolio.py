@@ -369,8 +369,8 @@ def part4(lines, repeats=3, before=None):
               "call under a millisecond; the reference: of 1 where it takes over a second). "
               "Target: EG and CWMR at least 10x on every set.  Reproduce: "
               "`python benchmarks/bench_portfolio.py --references"
-              + (" --before DIR` (DIR: a checkout of the olearn before, e.g. `git worktree "
-                 "add /tmp/before <commit>`; its `backtest` timed in a child process of the "
+              + (" --before DIR` (DIR: the olearn before, e.g. `git archive e9bf383 olearn "
+                 "| tar -x -C DIR`; its `backtest` timed in a child process of the "
                  "same run)" if before else "`") + ".", ""]
     head = "| set | strategy | olearn s | reference s | speed-up | max \\|B - ref\\| |"
     rule = "|---|---|---:|---:|---:|---:|"
@@ -409,9 +409,9 @@ def part4(lines, repeats=3, before=None):
 
 #: what part 4 showed when it was written (round 5), kept beside its table
 NOTE4 = """Round 5 (issue 34 item 4; the tables above are one run, CPU seconds, on the shared \
-2-core machine with other helpers' work running, load average 4-7; "before": commit e9bf383's \
+2-core machine with other helpers' work running, load average 4-5; "before": commit e9bf383's \
 olearn, timed in a child process of the same run).  Both targets met on all six sets: EG \
-30-54x (before 8-23x: missed on TSE), CWMR 200-600x (before 3-38x: missed on TSE).
+28-51x (before 8-22x: missed on TSE), CWMR 204-631x (before 3-37x: missed on TSE).
 
 * CWMR: Sigma starts diagonal (I / m^2) and every update keeps it so (a diagonal precision \
 plus 2 lambda phi diag(x)^2, then a scalar rescaling), so the state is now its diagonal \
@@ -434,9 +434,9 @@ small, and `exp` its Taylor polynomial of degree 15, within 1 ulp of numpy's (te
 loop the compiler vectorises; the library `exp` remains for arguments beyond 1/2 (shifted, no \
 overflow for a large `eta`).  TSE: the loop 0.43 ms -> 0.12 ms.
 * The cost around the kernels, shared by every strategy (measured on TSE with EG before the \
-change): the accounting pass 0.126 ms (a division and a branch per weight; now branch-free, \
-about 0.02 ms), the validation of the relatives 0.029 ms (two temporaries; now a min and a \
-max), the finiteness check of the portfolios 0.014 ms (now inside the accounting pass), about \
+change): the accounting pass 0.13 ms (a division and a branch per weight; now branch-free: \
+280 -> 48 us in a pair of processes under load 4), the validation of the relatives 0.029 ms \
+(two temporaries; now a min and a max: 49 -> 16 us in the same pair), the finiteness check of the portfolios 0.014 ms (now inside the accounting pass), about \
 14 us of Python (the parameters checked twice, `op.backtest` and `op.EG` each an import \
 lookup of about 5 us until the package keeps them, `inspect.signature` on every call of a \
 fitted strategy), and for CWMR about 1 ms of `threadpool_limits` a call (gone with LAPACK).  \
