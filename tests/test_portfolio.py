@@ -49,6 +49,8 @@ def ref_pamr(X, eps, C, variant):
     for x in X:
         out.append(b.copy())
         loss, d = max(0.0, b @ x - eps), np.sum((x - x.mean()) ** 2)
+        if d == 0 and variant != "PAMR-2":  # (relatives all equal: x - mean(x) = 0)
+            continue
         tau = {"PAMR": loss / d, "PAMR-1": min(C, loss / d),
                "PAMR-2": loss / (d + 0.5 / C)}[variant]
         if loss > 0:
@@ -73,16 +75,18 @@ def ref_olmar(X, eps, w):
     return np.array(out)
 
 
-def ref_cwmr(X, phi, eps):
+def ref_cwmr(X, phi, eps, with_sigma=False):
     m = X.shape[1]
     mu, S, out = np.full(m, 1 / m), np.eye(m) / m ** 2, []
     for x in X:
         out.append(mu.copy())
         one = np.ones(m)
-        xbar = one @ S @ x / (one @ S @ one)
-        M, V, W = x @ mu, x @ S @ x, x @ S @ one
-        a = 2 * phi * V ** 2 - 2 * phi * xbar * V * W
-        b = 2 * phi * eps * V - 2 * phi * V * M + V - xbar * W
+        # xbar is x itself when all relatives are equal (then x - xbar = 0 exactly)
+        xbar = x[0] if np.ptp(x) == 0 else one @ S @ x / (one @ S @ one)
+        M, V = x @ mu, x @ S @ x
+        VxW = (x - xbar) @ S @ (x - xbar)     # = V - xbar W, W = x' S 1, without cancelling
+        a = 2 * phi * V * VxW
+        b = 2 * phi * eps * V - 2 * phi * V * M + VxW
         c = eps - M - phi * V
         roots = np.roots([a, b, c]) if a != 0 else np.array([-c / b])
         roots = roots[np.isreal(roots)].real if b * b - 4 * a * c > 0 or a == 0 else []
@@ -91,7 +95,7 @@ def ref_cwmr(X, phi, eps):
         S = np.linalg.inv(np.linalg.inv(S) + 2 * lam * phi * np.diag(x ** 2))
         mu = proj(mu)
         S = S / S.sum() / m
-    return np.array(out)
+    return (np.array(out), S) if with_sigma else np.array(out)
 
 
 def ref_l1median(P):
@@ -228,6 +232,7 @@ def test_norm_projection_kkt():
 CASES = [
     (lambda: op.EG(eta=0.05), lambda X: ref_eg(X, 0.05)),
     (lambda: op.EG(eta=0.7), lambda X: ref_eg(X, 0.7)),
+    (lambda: op.EG(eta=50.0), lambda X: ref_eg(X, 50.0)),    # (its library-exp path)
     (lambda: op.PAMR(), lambda X: ref_pamr(X, 0.5, 500, "PAMR")),
     (lambda: op.PAMR(epsilon=0.98, variant="PAMR-1", C=2.0),
      lambda X: ref_pamr(X, 0.98, 2.0, "PAMR-1")),
@@ -316,6 +321,95 @@ def test_eg_small_eta_is_uniform_crp(real):
         assert np.abs(r.portfolios - 1 / 8).max() < 50 * eta
         np.testing.assert_allclose(r.final_wealth, ucrp.final_wealth, rtol=100 * eta)
     assert (op.backtest(op.EG(eta=0.0), real).portfolios == ucrp.portfolios).all()
+
+
+def test_eg_exp_and_large_eta():
+    """EG's polynomial exp is within 2 ulp of the library's on [-1/2, 1/2]; a learning
+    rate whose exp(eta x / b.x) overflows still gives the (shifted) update."""
+    from numba import njit
+    from olearn.portfolio.eg import exp_small
+    a = np.concatenate([np.linspace(-0.5, 0.5, 20001), RNG.uniform(-0.5, 0.5, 20000)])
+    out = njit(lambda a: np.array([exp_small(v) for v in a]))(a)
+    assert (np.abs(out - np.exp(a)) <= 2 * np.spacing(np.exp(a))).all()
+    b, want = np.full(5, 0.2), []
+    for x in RANDOM:
+        want.append(b)
+        held = b > 0
+        b = np.where(held, b * np.exp(1e4 * (np.where(held, x, 0) - x[held].max()) / (b @ x)), 0)
+        b = b / b.sum()
+    B = run(op.EG(eta=1e4), RANDOM)
+    assert_simplex(B)
+    np.testing.assert_allclose(B, want, rtol=0, atol=1e-9)
+
+
+def test_cwmr_sigma_stays_diagonal_and_equal_relatives(real):
+    """CWMR keeps the diagonal of Sigma: the reference's m x m Sigma stays diagonal and
+    equals it.  A period whose relatives are all equal has x - xbar = 0, so a = 0 and
+    the mean does not move (the literal ``V - xbar W`` left a ~ 1e-18 from rounding,
+    lambda ~ 5e16 and a portfolio made of rounding: MSCI's period 980)."""
+    for X in (RANDOM, real[:80]):
+        s = op.CWMR()
+        B = run(s, X)
+        R, S = ref_cwmr(X, 2.0, 0.5, with_sigma=True)
+        assert np.array_equal(S, np.diag(np.diagonal(S)))
+        np.testing.assert_allclose(s.state_["sigma"], np.diagonal(S), rtol=1e-9)
+        np.testing.assert_allclose(B, R, rtol=0, atol=1e-9)
+    X = op.load_relatives(data_path("portfolio", "msci.csv"))[:990]
+    assert np.ptp(X[979]) == 0 and np.ptp(X[:979], axis=1).min() > 0
+    s = op.CWMR()
+    op.backtest(s, X[:979])
+    mu, sigma = s.state_["mu"].copy(), s.state_["sigma"].copy()
+    s.learn_one(X[979])
+    np.testing.assert_allclose(s.state_["mu"], mu, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(s.state_["sigma"], sigma, rtol=1e-14)
+    np.testing.assert_allclose(run(op.CWMR(), X), ref_cwmr(X, 2.0, 0.5), rtol=0, atol=1e-9)
+
+
+def test_cwmr_file_with_the_full_sigma(tmp_path):
+    """A CWMR saved before round 5 holds the m x m Sigma: it loads as its diagonal and
+    goes on with the same portfolios; a Sigma that is not diagonal is refused (train
+    the model again), and so are variances that are not positive."""
+    from olearn.persistence import ModelFileError
+    s = op.CWMR()
+    op.backtest(s, RANDOM[:30])
+    s.save(tmp_path / "c.olm")
+    with np.load(tmp_path / "c.olm") as z:
+        arrays = {k: z[k] for k in z.files}
+    sigma = arrays.pop("sigma")
+
+    def write(name, **extra):
+        with open(tmp_path / name, "wb") as f:
+            np.savez(f, **arrays, **extra)
+        return tmp_path / name
+    t = load(write("old.olm", Sigma=np.diag(sigma)))
+    assert np.array_equal(t.state_["sigma"], s.state_["sigma"])
+    assert np.array_equal(op.backtest(t, RANDOM[30:]).portfolios,
+                          op.backtest(s, RANDOM[30:]).portfolios)
+    full = np.diag(sigma)
+    full[0, 1] = 1e-9
+    with pytest.raises(ModelFileError, match="not the diagonal.*train the model again"):
+        load(write("full.olm", Sigma=full))
+    for bad in (0.0, -1e-3):
+        with pytest.raises(ModelFileError, match="sigma.*positive"):
+            load(write("neg.olm", sigma=np.where(np.arange(5) == 2, bad, sigma)))
+
+
+def test_backtest_refuses_non_finite_portfolios():
+    """backtest checks the portfolios in its accounting pass (the first period whose
+    b.x is not finite); a NaN in a strategy's state is one clear error."""
+    from olearn.portfolio.backtesting import _account
+    B = np.full((6, 3), 1 / 3)
+    B[4, 1] = np.nan
+    out = [np.empty(6) for _ in range(3)]
+    assert _account(B, np.ones((6, 3)), 0.0, *out) == 4
+    B[4, 1] = 1 / 3
+    assert _account(B, np.ones((6, 3)), 0.0, *out) == -1
+    for name in ("eg", "cwmr", "pamr"):
+        s = op.make(name)
+        s.learn_one(RANDOM[0])
+        s.state_["b"][0] = np.nan
+        with pytest.raises(ValueError, match="non-finite"):
+            op.backtest(s, RANDOM)
 
 
 def test_pamr_passive_when_return_below_epsilon(real):

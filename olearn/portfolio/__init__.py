@@ -46,7 +46,14 @@ def make(name, **params):
     return __getattr__(cls_name)(**{**defaults, **params})
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+_lazy_getattr, __dir__ = lazy_names(__name__, _LAZY)
+
+
+def __getattr__(name):
+    """A public name, imported on first use and then kept in the package (a second
+    ``olearn.portfolio.backtest`` costs an attribute read, not an import lookup)."""
+    value = globals()[name] = _lazy_getattr(name)
+    return value
 
 
 __all__ = [*_LAZY, "make", "check_name", "STRATEGIES"]

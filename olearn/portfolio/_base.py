@@ -10,7 +10,6 @@ the scalar parameters; for each period it writes ``B[t] = b`` and then learns fr
 row and ``backtest`` on the whole matrix, so the two agree exactly.
 """
 import inspect
-from contextlib import nullcontext
 
 import numpy as np
 
@@ -40,6 +39,8 @@ def check_relatives(X, name="relatives", min_assets=2):
     if X.shape[1] < min_assets:
         raise ValueError(f"{name} has {X.shape[1]} asset(s): portfolio selection needs at "
                          f"least {min_assets}")
+    if X.size and X.min() > 0 and X.max() < np.inf:   # (NaN fails the first test)
+        return X
     bad = ~(np.isfinite(X) & (X > 0))
     if bad.any():
         t, i = np.argwhere(bad)[0]
@@ -59,17 +60,16 @@ class Strategy(Saves):
     #: hindsight benchmarks (BCRP, best stock) must ``fit`` the whole matrix first
     _hindsight = False
     _slots = ()
-    #: the kernel calls LAPACK on small matrices every period (CWMR's inversions): a
-    #: batch runs with one BLAS thread, as OpenBLAS's threads on an 88 x 88 matrix spin
-    #: (CWMR on TSE: 5.4 CPU seconds with the default threads on the loaded 2-core
-    #: machine, 0.27 with one; the same portfolios)
-    _lapack = False
 
     # ------------------------------------------------------------ parameters
     @classmethod
     def _param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self"]
+        names = cls.__dict__.get("_param_names_")    # (per class: inspect takes ~10 us)
+        if names is None:
+            names = tuple(p for p in inspect.signature(cls.__init__).parameters
+                          if p != "self")
+            cls._param_names_ = names
+        return names
 
     def get_params(self, deep=True):
         return {k: getattr(self, k) for k in self._param_names()}
@@ -155,20 +155,25 @@ class Strategy(Saves):
                     "n_samples ...) changed after learning started; set it back, or make "
                     "a fresh strategy")
 
-    def _learn(self, X, B):
-        """Run the kernel over the validated rows ``X``, writing the decisions to ``B``."""
+    def _learn(self, X, B, check=True):
+        """Run the kernel over the validated rows ``X``, writing the decisions to ``B``;
+        ``check=False`` leaves the check that ``B`` is finite to the caller (``backtest``
+        makes it in its accounting pass)."""
         self._ensure_state(X.shape[1])
+        state = self.state_
         try:
-            with _one_blas_thread() if self._lapack and X.shape[0] > 1 else nullcontext():
-                self._kernel(X, B, self.state_["b"], *[self.state_[k] for k in self._slots],
-                             *self._kernel_params())
+            self._kernel(X, B, state["b"], *[state[k] for k in self._slots],
+                         *self._kernel_params())
         except ZeroDivisionError:
             raise ValueError(f"{type(self).__name__}: its state became degenerate (a "
                              "division by zero): make a fresh strategy") from None
         self.t_ += X.shape[0]
-        if not (np.isfinite(B).all() and np.isfinite(self.state_["b"]).all()):
-            raise ValueError(f"{type(self).__name__}: its portfolios became non-finite "
-                             "(price relatives too extreme?): make a fresh strategy")
+        if not np.isfinite(state["b"]).all() or (check and not np.isfinite(B).all()):
+            self._not_finite()
+
+    def _not_finite(self):
+        raise ValueError(f"{type(self).__name__}: its portfolios became non-finite "
+                         "(price relatives too extreme?): make a fresh strategy")
 
     @locked
     def predict_one(self, n_assets=None):
@@ -272,9 +277,3 @@ class WindowReversion(Strategy):
     def _kernel_params(self):
         return float(self.epsilon), int(self.window)
 
-
-def _one_blas_thread():
-    """A context running BLAS and LAPACK on one thread (threadpoolctl, a dependency of
-    scikit-learn; about 1 ms to enter, so a batch only, not each period)."""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=1, user_api="blas")

@@ -96,37 +96,47 @@ class BacktestResult:
 
 def account(B, X, fee=0.0):
     """Returns, wealth and one-way trades of the portfolios ``B`` on relatives ``X``."""
+    B = np.ascontiguousarray(B, dtype=np.float64)
     n = B.shape[0]
     returns, wealth, trades = np.empty(n), np.empty(n), np.empty(n)
-    _account(np.ascontiguousarray(B, dtype=np.float64),
-             np.ascontiguousarray(X, dtype=np.float64), float(fee), returns, wealth, trades)
+    _account(B, np.ascontiguousarray(X, dtype=np.float64), float(fee), returns, wealth,
+             trades)
     return returns, wealth, trades
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _account(B, X, fee, returns, wealth, trades):
-    """The accounting of the module docstring in one compiled pass over the periods
-    (numpy's, with its five temporaries of the size of ``B``, took 3-4 times the
-    compiled EG's own loop on NYSE(O)): ``g_t = b_t . x_t``, the drifted portfolio
-    ``b_{t-1} x_{t-1} / g_{t-1}`` (0 before the first period), ``trades_t = 1/2
-    ||b_t - drifted||_1``, ``r_t = g_t (1 - fee trades_t)``, ``W_t = W_{t-1} r_t``."""
+    """The accounting of the module docstring in one compiled pass over the periods:
+    ``g_t = b_t . x_t``, the drifted portfolio ``b_{t-1} x_{t-1} / g_{t-1}`` (0 before
+    the first period), ``trades_t = 1/2 ||b_t - drifted||_1``, ``r_t = g_t (1 - fee
+    trades_t)``, ``W_t = W_{t-1} r_t``.  Each period's loops are branch-free (the sums
+    vectorised): on TSE 280 -> 48 us (two processes under the same load), where a
+    division and a test per weight made it cost as much as EG's own loop.  Returns the first period whose ``g_t`` is
+    not finite (a portfolio holding NaN or inf; the relatives are finite), else -1."""
     n, m = B.shape
-    prev = 0.0
     w = 1.0
+    inv = 0.0
+    bad = -1
     for t in range(n):
         g = 0.0
         for i in range(m):
             g += B[t, i] * X[t, i]
         d = 0.0
-        for i in range(m):
-            held = B[t - 1, i] * X[t - 1, i] / prev if t > 0 else 0.0
-            d += abs(B[t, i] - held)
+        if t == 0:
+            for i in range(m):
+                d += abs(B[0, i])
+        else:
+            for i in range(m):
+                d += abs(B[t, i] - B[t - 1, i] * X[t - 1, i] * inv)
+        if bad < 0 and not np.isfinite(g):
+            bad = t
         trades[t] = 0.5 * d
         r = g * (1.0 - fee * trades[t])
         returns[t] = r
         w = r if t == 0 else w * r
         wealth[t] = w
-        prev = g
+        inv = 1.0 / g if g != 0.0 else 0.0
+    return bad
 
 
 def backtest(strategy, relatives, fee=0.0, name=None):
@@ -145,9 +155,10 @@ def backtest(strategy, relatives, fee=0.0, name=None):
     X = check_relatives(relatives)
     if strategy._hindsight:
         strategy.fit(X)
-    else:
-        strategy._check_params()
     B = np.empty_like(X)
-    strategy._learn(X, B)
-    returns, wealth, trades = account(B, X, fee)
+    n = X.shape[0]
+    returns, wealth, trades = np.empty(n), np.empty(n), np.empty(n)
+    strategy._learn(X, B, check=False)
+    if _account(B, X, fee, returns, wealth, trades) >= 0:   # (B's check, in its pass)
+        strategy._not_finite()
     return BacktestResult(name or type(strategy).__name__, B, returns, wealth, fee, trades)
