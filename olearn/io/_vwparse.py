@@ -180,6 +180,46 @@ def _value(a, i, end):
 
 
 @njit(inline="always")
+def _short_value(a, i, end):
+    """``(value, next index, ok)`` of a token ``[+-]digits[.digits]`` of at most 15
+    digits that ends at ``end``, a blank or a ``|``: Clinger's fast path in the one scan
+    (what ``_grammar_number`` and ``_value`` give it, in two); not ok otherwise (then
+    those two take the token: exponents, long numbers, strings, faults)."""
+    neg = i < end and a[i] == 45
+    j = i + 1 if i < end and (a[i] == 45 or a[i] == 43) else i
+    m = 0
+    k = j
+    while k < end and 48 <= a[k] <= 57:
+        m = m * 10 + (a[k] - 48)
+        k += 1
+    digits = k - j
+    frac = 0
+    if k < end and a[k] == 46:
+        k += 1
+        while k < end and 48 <= a[k] <= 57:
+            m = m * 10 + (a[k] - 48)
+            k += 1
+            frac += 1
+        digits += frac
+    if digits == 0 or digits > 15 or (k < end and not (_blank(a[k]) or a[k] == 124)):
+        return 0.0, i, False
+    v = float(m) / _POW10[frac] if frac else float(m)
+    return (-v if neg else v), k, True
+
+
+@njit(inline="always")
+def _note_slow(slow, n_slow, start, end, line):
+    """Record the span of a number left to ``float()`` while there is room in ``slow``
+    (never grown here: an array reassigned inside the token loop made the whole parse
+    twice as slow); returns the count of such numbers."""
+    if n_slow < slow.shape[0]:
+        slow[n_slow, 0] = start
+        slow[n_slow, 1] = end
+        slow[n_slow, 2] = line
+    return n_slow + 1
+
+
+@njit(inline="always")
 def _made(c0, c1, c2, n0, n1, n2):
     """How many features an interaction makes from counts ``c0, c1, c2`` of its
     namespaces' features (as the loops below pair them: a namespace met again starts
@@ -197,7 +237,7 @@ def _made(c0, c1, c2, n0, n1, n2):
 
 
 @njit(cache=True, nogil=True)
-def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
+def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_spans):
     """Parse the lines of byte array ``a``.
 
     ``keep``: bool[256], the namespaces (first byte of the name) kept; ``inter``:
@@ -206,13 +246,22 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     ``long_ok``: whether strtod may convert the numbers the fast path refuses;
     ``max_row``: the most features a row may have, interactions included (counted in
     floating point before any is made, so no count overflows and no buffer is
-    outgrown: a line past it is fault ``TOO_MANY``).
+    outgrown: a line past it is fault ``TOO_MANY``); ``n_spans``: room for the spans
+    of the numbers left to ``float()`` (a call that finds more says how many, and the
+    caller calls again with that room); ``fast``: whether the one-scan
+    shortcuts are taken (a digit name hashed as it is read, a short number converted
+    as it is read); False runs the general path only, the same numbers (the tests
+    compare the two).
 
     Returns ``(status, fault_line, fault_pos, labels, weights, lines, counts,
-    indices, values, slow_starts, slow_ends, slow_lines)``: status 0 done, 1 a
-    fault (code in ``fault_line``'s place: see the caller), 2 some numbers need
-    ``float()`` (their spans in ``slow_*``).
+    indices, values, n_slow, slow, canonical)``: status 0 done, 1 a fault (code in
+    ``fault_line``'s place: see the caller), 2 ``n_slow`` numbers need ``float()``
+    (rows of ``slow``: start, end and line of each, when ``n_slow <= n_spans``); ``indices`` int32 columns (below
+    ``2**n_bits <= 2**31``); ``canonical``: whether every row's columns are
+    increasing and no value is 0 (a CSR built from them needs no sorting, summing or
+    pruning; always False when not ``fast``).
     """
+    m32 = np.uint64(0xFFFFFFFF)
     mask = np.uint64((1 << n_bits) - 1)
     scratch = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
@@ -228,17 +277,16 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     weights = np.empty(cap)
     lines = np.empty(cap, dtype=np.int64)
     counts = np.empty(cap, dtype=np.int64)
-    indices = np.empty(cnz, dtype=np.int64)
+    indices = np.empty(cnz, dtype=np.int32)
     values = np.empty(cnz)
-    slow_s = np.empty(4, dtype=np.int64)
-    slow_e = np.empty(4, dtype=np.int64)
-    slow_l = np.empty(4, dtype=np.int64)
+    slow = np.empty((n_spans, 3), dtype=np.int64)
     n_slow = 0
     used = 0  # exact values consumed
     # one line's features: namespace byte, hash, value
     fns = np.empty(64, dtype=np.int64)
     fh = np.empty(64, dtype=np.uint64)
     fv = np.empty(64)
+    canonical = fast
     rows = 0
     nz = 0
     line = 0
@@ -256,22 +304,20 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
             line += 1
             i = end + 1
             continue
-        bar = i
+        bar = j
         while bar < end and a[bar] != 124:
             bar += 1
         if bar == end:
             code = NO_BAR
             fault_pos = i
             break
-        # room for every feature and number this line can hold (one byte and a
-        # separator each at least): no array grows inside the loops below
+        # room for every feature this line can hold (one byte and a separator each at
+        # least): no array grows inside the loops below
         room = (end - i) // 2 + 4
-        fns = _reserve(fns, 0, room)
-        fh = _reserve(fh, 0, room)
-        fv = _reserve(fv, 0, room)
-        slow_s = _reserve(slow_s, n_slow, n_slow + room)
-        slow_e = _reserve(slow_e, n_slow, n_slow + room)
-        slow_l = _reserve(slow_l, n_slow, n_slow + room)
+        if room > fns.shape[0]:
+            fns = _reserve(fns, 0, room)
+            fh = _reserve(fh, 0, room)
+            fv = _reserve(fv, 0, room)
         # ---- header: label [importance [initial]] ['tag]
         label = np.nan
         weight = 1.0
@@ -296,23 +342,22 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                 code = LABELS
                 fault_pos = k
                 break
-            if not _grammar_number(a, k, t_end):
-                code = LABEL if ntok == 1 else WEIGHT
-                fault_pos = k
-                break
-            v, ok = _value(a, k, t_end)
-            if not ok and long_ok:
-                v, ok = _long_value(a, k, t_end, scratch)
-            if not ok:
-                if used < exact.shape[0]:
-                    v = exact[used]
-                    used += 1
-                else:
-                    slow_s[n_slow] = k
-                    slow_e[n_slow] = t_end
-                    slow_l[n_slow] = line
-                    n_slow += 1
-                    v = 1.0
+            v, after, ok = _short_value(a, k, t_end)
+            if not (fast and ok and after == t_end):
+                if not _grammar_number(a, k, t_end):
+                    code = LABEL if ntok == 1 else WEIGHT
+                    fault_pos = k
+                    break
+                v, ok = _value(a, k, t_end)
+                if not ok and long_ok:
+                    v, ok = _long_value(a, k, t_end, scratch)
+                if not ok:
+                    if used < exact.shape[0]:
+                        v = exact[used]
+                        used += 1
+                    else:
+                        n_slow = _note_slow(slow, n_slow, k, t_end, line)
+                        v = 1.0
             if ntok == 1:
                 label = v
             elif ntok == 2:
@@ -360,10 +405,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                             v = exact[used]
                             used += 1
                         else:
-                            slow_s[n_slow] = p + 1
-                            slow_e[n_slow] = t_end
-                            slow_l[n_slow] = line
-                            n_slow += 1
+                            n_slow = _note_slow(slow, n_slow, p + 1, t_end, line)
                             v = 1.0
                     ns_scale = v
                     p = t_end
@@ -373,39 +415,48 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                 if _blank(a[p]):
                     p += 1
                     continue
+                # the name, and its value as a number (mod 2**32) while it is digits
                 q = p
-                while q < end and not _stop(a[q]):
+                num = np.uint64(0)
+                digits = fast
+                while q < end:
+                    c = a[q]
+                    if 48 <= c <= 57:
+                        num = (num * np.uint64(10) + np.uint64(c - 48)) & m32
+                    elif _stop(c):
+                        break
+                    else:
+                        digits = False
                     q += 1
                 name_s, name_e = p, q
                 v = 1.0
                 string_s = -1
                 string_e = -1
                 if q < end and a[q] == 58:
-                    t_end = _token_end(a, q + 1, end)
-                    if _grammar_number(a, q + 1, t_end):
-                        v, ok = _value(a, q + 1, t_end)
-                        if not ok and long_ok:
-                            v, ok = _long_value(a, q + 1, t_end, scratch)
-                        if not ok:
-                            if used < exact.shape[0]:
-                                v = exact[used]
-                                used += 1
-                            else:
-                                slow_s[n_slow] = q + 1
-                                slow_e[n_slow] = t_end
-                                slow_l[n_slow] = line
-                                n_slow += 1
-                                v = 1.0
-                    elif t_end > q + 1 and not _is_number_start(a[q + 1]):
-                        string_s = q + 1  # a string value runs to the next blank,
-                        t_end = q + 1     # '|' included, as in Vowpal Wabbit
-                        while t_end < end and not _blank(a[t_end]):
-                            t_end += 1
-                        string_e = t_end
-                    else:
-                        code = VALUE
-                        fault_pos = q + 1
-                        break
+                    v, t_end, ok = _short_value(a, q + 1, end)
+                    if not (fast and ok):
+                        t_end = _token_end(a, q + 1, end)
+                        if _grammar_number(a, q + 1, t_end):
+                            v, ok = _value(a, q + 1, t_end)
+                            if not ok and long_ok:
+                                v, ok = _long_value(a, q + 1, t_end, scratch)
+                            if not ok:
+                                if used < exact.shape[0]:
+                                    v = exact[used]
+                                    used += 1
+                                else:
+                                    n_slow = _note_slow(slow, n_slow, q + 1, t_end, line)
+                                    v = 1.0
+                        elif t_end > q + 1 and not _is_number_start(a[q + 1]):
+                            string_s = q + 1  # a string value runs to the next blank,
+                            t_end = q + 1     # '|' included, as in Vowpal Wabbit
+                            while t_end < end and not _blank(a[t_end]):
+                                t_end += 1
+                            string_e = t_end
+                        else:
+                            code = VALUE
+                            fault_pos = q + 1
+                            break
                     p = t_end
                 else:
                     p = q
@@ -413,7 +464,10 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                     h = _hashstring(a, string_s, string_e, _hashstring(a, name_s, name_e, ch))
                     v = 1.0
                 elif name_e > name_s:
-                    h = _hashstring(a, name_s, name_e, ch)
+                    if digits:  # (as _hashstring gives it)
+                        h = (num + ch) & m32
+                    else:
+                        h = _hashstring(a, name_s, name_e, ch)
                     v = v * ns_scale
                 else:
                     h = ch + anon
@@ -445,13 +499,19 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
             fault_pos = i
             break
         need = np.int64(size)
-        indices = _reserve(indices, nz, nz + need)
-        values = _reserve(values, nz, nz + need)
+        if nz + need > indices.shape[0]:
+            indices = _reserve(indices, nz, nz + need)
+            values = _reserve(values, nz, nz + need)
+        last = np.int64(-1)
         for f in range(nf):
-            indices[nz] = np.int64(fh[f] & mask)
+            col = np.int64(fh[f] & mask)
+            canonical = canonical and col > last
+            last = col
+            indices[nz] = col
             values[nz] = fv[f]
             nz += 1
         for t in range(inter.shape[0]):
+            canonical = False  # (a product may also be 0: scipy prunes the block)
             n0 = inter[t, 0]
             n1 = inter[t, 1]
             n2 = inter[t, 2]
@@ -501,5 +561,4 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     elif n_slow > 0:
         status = 2
     return (status, code, line, fault_pos, labels[:rows], weights[:rows], lines[:rows],
-            counts[:rows], indices[:nz], values[:nz], slow_s[:n_slow], slow_e[:n_slow],
-            slow_l[:n_slow])
+            counts[:rows], indices[:nz], values[:nz], n_slow, slow[:n_slow], canonical)
