@@ -30,7 +30,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._fastparse import (_DIGITS, _POW10, _Q_MAX, _Q_MIN, _TOKEN, _eisel_lemire,  # noqa: F401
-                         _reserve, _strtod, strtod_allowed)
+                         _reserve, _short_number, _strtod, strtod_allowed)
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -180,38 +180,11 @@ def _value(a, i, end):
 
 
 @njit(inline="always")
-def _short_value(a, i, end):
-    """``(value, next index, ok)`` of a token ``[+-]digits[.digits]`` of at most 15
-    digits that ends at ``end``, a blank or a ``|``: Clinger's fast path in the one scan
-    (what ``_grammar_number`` and ``_value`` give it, in two); not ok otherwise (then
-    those two take the token: exponents, long numbers, strings, faults)."""
-    neg = i < end and a[i] == 45
-    j = i + 1 if i < end and (a[i] == 45 or a[i] == 43) else i
-    m = 0
-    k = j
-    while k < end and 48 <= a[k] <= 57:
-        m = m * 10 + (a[k] - 48)
-        k += 1
-    digits = k - j
-    frac = 0
-    if k < end and a[k] == 46:
-        k += 1
-        while k < end and 48 <= a[k] <= 57:
-            m = m * 10 + (a[k] - 48)
-            k += 1
-            frac += 1
-        digits += frac
-    if digits == 0 or digits > 15 or (k < end and not (_blank(a[k]) or a[k] == 124)):
-        return 0.0, i, False
-    v = float(m) / _POW10[frac] if frac else float(m)
-    return (-v if neg else v), k, True
-
-
-@njit(inline="always")
 def _int_value(a, i, end):
-    """``_short_value`` of a token of 1 to 15 digits alone (the values of most files,
-    a9a's ``1`` among them): its own loop, which the compiler makes a third faster
-    than ``_short_value``'s on such tokens (a9a parses 1.5x faster with it)."""
+    """``(value, next index, ok)`` of a token of 1 to 15 digits alone ending at ``end``,
+    a blank or a ``|`` (the values of most files, a9a's ``1`` among them), in the one
+    scan: its own loop, which the compiler makes a third faster than
+    ``_short_number``'s on such tokens (a9a parses 1.5x faster with it)."""
     k = i
     m = 0
     while k < end and 48 <= a[k] <= 57:
@@ -222,15 +195,24 @@ def _int_value(a, i, end):
 
 
 @njit(inline="always")
-def _note_slow(slow, n_slow, start, end, line):
-    """Record the span of a number left to ``float()`` while there is room in ``slow``
-    (never grown here: an array reassigned inside the token loop made the whole parse
-    twice as slow); returns the count of such numbers."""
+def _general_value(a, start, end, long_ok, scratch, exact, used, slow, n_slow, line):
+    """``(value, used, n_slow)`` of the number ``a[start:end]`` (checked against the
+    grammar): ``_value``, else strtod where allowed, else the next of the ``exact``
+    values a previous call recorded, else its span is recorded in ``slow`` while there is
+    room (never grown here: an array reassigned inside the token loop made the whole
+    parse twice as slow) and counted."""
+    v, ok = _value(a, start, end)
+    if not ok and long_ok:
+        v, ok = _long_value(a, start, end, scratch)
+    if ok:
+        return v, used, n_slow
+    if used < exact.shape[0]:
+        return exact[used], used + 1, n_slow
     if n_slow < slow.shape[0]:
         slow[n_slow, 0] = start
         slow[n_slow, 1] = end
         slow[n_slow, 2] = line
-    return n_slow + 1
+    return 1.0, used, n_slow + 1
 
 
 @njit(inline="always")
@@ -361,22 +343,14 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
                 code = LABELS
                 fault_pos = k
                 break
-            v, after, ok = _short_value(a, k, t_end)
-            if not (fast and ok and after == t_end):
+            v, _, ok = _short_number(a, k, t_end)
+            if not (fast and ok):
                 if not _grammar_number(a, k, t_end):
                     code = LABEL if ntok == 1 else WEIGHT
                     fault_pos = k
                     break
-                v, ok = _value(a, k, t_end)
-                if not ok and long_ok:
-                    v, ok = _long_value(a, k, t_end, scratch)
-                if not ok:
-                    if used < exact.shape[0]:
-                        v = exact[used]
-                        used += 1
-                    else:
-                        n_slow = _note_slow(slow, n_slow, k, t_end, line)
-                        v = 1.0
+                v, used, n_slow = _general_value(a, k, t_end, long_ok, scratch, exact, used,
+                                                 slow, n_slow, line)
             if ntok == 1:
                 label = v
             elif ntok == 2:
@@ -417,17 +391,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
                         code = NS_VALUE
                         fault_pos = p + 1
                         break
-                    v, ok = _value(a, p + 1, t_end)
-                    if not ok and long_ok:
-                        v, ok = _long_value(a, p + 1, t_end, scratch)
-                    if not ok:
-                        if used < exact.shape[0]:
-                            v = exact[used]
-                            used += 1
-                        else:
-                            n_slow = _note_slow(slow, n_slow, p + 1, t_end, line)
-                            v = 1.0
-                    ns_scale = v
+                    ns_scale, used, n_slow = _general_value(a, p + 1, t_end, long_ok, scratch,
+                                                            exact, used, slow, n_slow, line)
                     p = t_end
             kept = keep[ns]
             # features up to the next '|'
@@ -455,20 +420,12 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
                 if q < end and a[q] == 58:
                     v, t_end, ok = _int_value(a, q + 1, end)
                     if not ok:
-                        v, t_end, ok = _short_value(a, q + 1, end)
-                    if not (fast and ok):
                         t_end = _token_end(a, q + 1, end)
+                        v, _, ok = _short_number(a, q + 1, t_end)
+                    if not (fast and ok):
                         if _grammar_number(a, q + 1, t_end):
-                            v, ok = _value(a, q + 1, t_end)
-                            if not ok and long_ok:
-                                v, ok = _long_value(a, q + 1, t_end, scratch)
-                            if not ok:
-                                if used < exact.shape[0]:
-                                    v = exact[used]
-                                    used += 1
-                                else:
-                                    n_slow = _note_slow(slow, n_slow, q + 1, t_end, line)
-                                    v = 1.0
+                            v, used, n_slow = _general_value(a, q + 1, t_end, long_ok, scratch,
+                                                             exact, used, slow, n_slow, line)
                         elif t_end > q + 1 and not _is_number_start(a[q + 1]):
                             string_s = q + 1  # a string value runs to the next blank,
                             t_end = q + 1     # '|' included, as in Vowpal Wabbit
