@@ -320,3 +320,87 @@ def test_numbers_without_strtod_and_too_long_for_it(tmp_path, monkeypatch):
         assert y[0] == float("0.1234567890123456789")
         assert sorted(X.data.tolist()) == sorted([float(long_token), -1.2345678901234567e-5,
                                                   0.30000000000000004])
+
+
+# ----------------------------------------------------------------- fast path
+_NUMBERS = ["1", "-1", "0", "-0", "+1", "1.", "+.5", ".5", "-.25", "00012", "0.000", "7.0",
+            "123456789012345", "1234567890123456", "0.1234567890123456789", "1e5", "1.5e-3",
+            "2E+2", "1e-400", "4294967296", "0.30000000000000004", "3.14159"]
+_BAD = ["1.5q", "1..2", "-", ".", "e5", "1e", "1e999", "1|"]
+
+
+def numbered_lines(rng, n, bad, ordered):
+    """The common case (numbered features of the default namespace, a9a's shape), with
+    every kind of number, CRLF and blank lines; ``ordered``: each line's numbers
+    increasing (as LIBSVM writes them, the rows then canonical as read), else also
+    names that are not numbers and other namespaces; ``bad``: tokens that are not
+    numbers too."""
+    pool = _NUMBERS + (_BAD if bad else [])
+    out = []
+    for _ in range(n):
+        toks = []
+        k = int(rng.integers(0, 16))
+        numbers = np.sort(rng.choice(300, k, replace=False)) if ordered else \
+            rng.integers(0, 300, k)
+        for number in numbers.tolist():
+            name = str(number) if ordered or rng.random() < 0.9 else str(
+                rng.choice(["x", "0", "", "12a", "4294967297", "99999999999999999999"]))
+            if rng.random() < 0.8:
+                value = "1" if rng.random() < 0.7 else str(rng.choice(pool))
+                toks.append(f"{name}:{value}")
+            else:
+                toks.append(name)
+        label = "1" if rng.random() < 0.8 else str(rng.choice(pool))
+        line = f"{label} {rng.choice(['| ', '|'] if ordered else ['|a ', '|1 ', '| '])}" + str(
+            rng.choice([" ", "  ", "\t"])).join(toks)
+        if not ordered and rng.random() < 0.1:
+            line += " |b " + " ".join(toks[:3])
+        out.append(line + str(rng.choice(["\n", "\n", "\r\n", " \n"])))
+        if rng.random() < 0.03:
+            out.append(str(rng.choice(["\n", "  \n", "\t\r\n"])))
+    return "".join(out).encode()
+
+
+def _parsed(data, fast, n_bits, quadratic, cubic, ignore, max_row):
+    from olearn.io import vw
+    keep = np.ones(256, dtype=bool)
+    keep[list(ignore.encode())] = False
+    try:
+        labels, weights, counts, indices, values, canonical = vw.parse_lines(
+            data, 1, "f.vw", n_bits, keep, interaction_table(quadratic, cubic), max_row, fast)
+    except DataFormatError as exc:
+        return str(exc), None
+    return (vw.to_csr(counts, indices, values, 1 << n_bits, canonical), labels, weights), \
+        canonical
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fast_path_equals_general_path(seed):
+    """The one-scan shortcuts (digit names hashed and short numbers converted as read,
+    rows built without scipy's sort when already canonical) give what the general path
+    gives, bit for bit, with the same errors; the general path is checked against the
+    reference parser above."""
+    rng = np.random.default_rng(seed)
+    settings = [(18, (), (), ""), (10, ["ab"], (), ""), (20, ["aa", "ba"], ["aab"], "1"),
+                (4, (), (), "b"), (31, (), (), "")]
+    took_fast = errors = 0
+    for trial in range(120):
+        kind = trial % 4
+        data = (random_lines(rng, int(rng.integers(1, 40))) if kind == 0 else
+                numbered_lines(rng, int(rng.integers(1, 40)), bad=kind == 3,
+                               ordered=kind != 1))
+        n_bits, quadratic, cubic, ignore = settings[trial % len(settings)]
+        max_row = 1 << 22 if trial % 4 else 6
+        fast, canonical = _parsed(data, True, n_bits, quadratic, cubic, ignore, max_row)
+        slow, _ = _parsed(data, False, n_bits, quadratic, cubic, ignore, max_row)
+        if isinstance(slow, str):
+            assert fast == slow
+            errors += 1
+            continue
+        took_fast += bool(canonical)
+        (X, y, w), (Xs, ys, ws) = fast, slow
+        assert X.has_canonical_format and X.shape == Xs.shape
+        for got, want in ((X.indptr, Xs.indptr), (X.indices, Xs.indices), (X.data, Xs.data),
+                          (y, ys), (w, ws)):
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert took_fast >= 10 and errors >= 30, (took_fast, errors)  # (12 and 55 or so)

@@ -24,13 +24,20 @@ allows it (not on Windows, and only while the locale's decimal point is ``"."``)
 another number's place is recorded and the caller converts it with ``float()`` and
 calls again with the values (``exact``).  Faults end the block with a code and the
 line; the caller words the message.
+
+The common line (numbered features, short numbers, no interactions) is read in one
+scan: a name of digits is hashed and a value of at most 15 digits converted as they
+are read, each column written straight to the block's arrays, and a flag says whether
+every row came out canonical (columns increasing, no 0), so that the caller builds the
+CSR matrix without scipy's sort.  ``fast=False`` leaves these shortcuts to the general
+path, which gives the same numbers (``tests/test_io_vw.py`` compares the two).
 """
 
 import numpy as np
 
 from .._compiled import njit
 from ._fastparse import (_DIGITS, _POW10, _Q_MAX, _Q_MIN, _TOKEN, _eisel_lemire,  # noqa: F401
-                         _reserve, _strtod, strtod_allowed)
+                         _reserve, _short_number, _strtod, strtod_allowed)
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -180,6 +187,42 @@ def _value(a, i, end):
 
 
 @njit(inline="always")
+def _int_value(a, i, end):
+    """``(value, next index, ok)`` of a token of 1 to 15 digits alone ending at ``end``,
+    a blank or a ``|`` (the values of most files, a9a's ``1`` among them), in the one
+    scan: its own loop, which the compiler makes a third faster than
+    ``_short_number``'s on such tokens (a9a parses 1.5x faster with it)."""
+    k = i
+    m = 0
+    while k < end and 48 <= a[k] <= 57:
+        m = m * 10 + (a[k] - 48)
+        k += 1
+    ok = 0 < k - i <= 15 and (k == end or _blank(a[k]) or a[k] == 124)
+    return float(m), k, ok
+
+
+@njit(inline="always")
+def _general_value(a, start, end, long_ok, scratch, exact, used, slow, n_slow, line):
+    """``(value, used, n_slow)`` of the number ``a[start:end]`` (checked against the
+    grammar): ``_value``, else strtod where allowed, else the next of the ``exact``
+    values a previous call recorded, else its span is recorded in ``slow`` while there is
+    room (never grown here: an array reassigned inside the token loop made the whole
+    parse twice as slow) and counted."""
+    v, ok = _value(a, start, end)
+    if not ok and long_ok:
+        v, ok = _long_value(a, start, end, scratch)
+    if ok:
+        return v, used, n_slow
+    if used < exact.shape[0]:
+        return exact[used], used + 1, n_slow
+    if n_slow < slow.shape[0]:
+        slow[n_slow, 0] = start
+        slow[n_slow, 1] = end
+        slow[n_slow, 2] = line
+    return 1.0, used, n_slow + 1
+
+
+@njit(inline="always")
 def _made(c0, c1, c2, n0, n1, n2):
     """How many features an interaction makes from counts ``c0, c1, c2`` of its
     namespaces' features (as the loops below pair them: a namespace met again starts
@@ -197,7 +240,7 @@ def _made(c0, c1, c2, n0, n1, n2):
 
 
 @njit(cache=True, nogil=True)
-def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
+def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_spans):
     """Parse the lines of byte array ``a``.
 
     ``keep``: bool[256], the namespaces (first byte of the name) kept; ``inter``:
@@ -206,13 +249,22 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     ``long_ok``: whether strtod may convert the numbers the fast path refuses;
     ``max_row``: the most features a row may have, interactions included (counted in
     floating point before any is made, so no count overflows and no buffer is
-    outgrown: a line past it is fault ``TOO_MANY``).
+    outgrown: a line past it is fault ``TOO_MANY``); ``n_spans``: room for the spans
+    of the numbers left to ``float()`` (a call that finds more says how many, and the
+    caller calls again with that room); ``fast``: whether the one-scan
+    shortcuts are taken (a digit name hashed as it is read, a short number converted
+    as it is read); False runs the general path only, the same numbers (the tests
+    compare the two).
 
     Returns ``(status, fault_line, fault_pos, labels, weights, lines, counts,
-    indices, values, slow_starts, slow_ends, slow_lines)``: status 0 done, 1 a
-    fault (code in ``fault_line``'s place: see the caller), 2 some numbers need
-    ``float()`` (their spans in ``slow_*``).
+    indices, values, n_slow, slow, canonical)``: status 0 done, 1 a fault (code in
+    ``fault_line``'s place: see the caller), 2 ``n_slow`` numbers need ``float()``
+    (rows of ``slow``: start, end and line of each, when ``n_slow <= n_spans``); ``indices`` int32 columns (below
+    ``2**n_bits <= 2**31``); ``canonical``: whether every row's columns are
+    increasing and no value is 0 (a CSR built from them needs no sorting, summing or
+    pruning; always False when not ``fast``).
     """
+    m32 = np.uint64(0xFFFFFFFF)
     mask = np.uint64((1 << n_bits) - 1)
     scratch = np.empty(_TOKEN, dtype=np.uint8)
     n = a.shape[0]
@@ -228,17 +280,17 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     weights = np.empty(cap)
     lines = np.empty(cap, dtype=np.int64)
     counts = np.empty(cap, dtype=np.int64)
-    indices = np.empty(cnz, dtype=np.int64)
+    indices = np.empty(cnz, dtype=np.int32)
     values = np.empty(cnz)
-    slow_s = np.empty(4, dtype=np.int64)
-    slow_e = np.empty(4, dtype=np.int64)
-    slow_l = np.empty(4, dtype=np.int64)
+    slow = np.empty((n_spans, 3), dtype=np.int64)
     n_slow = 0
     used = 0  # exact values consumed
     # one line's features: namespace byte, hash, value
     fns = np.empty(64, dtype=np.int64)
     fh = np.empty(64, dtype=np.uint64)
     fv = np.empty(64)
+    direct = inter.shape[0] == 0  # (a product may be 0, a column repeat: scipy's work)
+    canonical = fast and direct
     rows = 0
     nz = 0
     line = 0
@@ -256,22 +308,24 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
             line += 1
             i = end + 1
             continue
-        bar = i
+        bar = j
         while bar < end and a[bar] != 124:
             bar += 1
         if bar == end:
             code = NO_BAR
             fault_pos = i
             break
-        # room for every feature and number this line can hold (one byte and a
-        # separator each at least): no array grows inside the loops below
+        # room for every feature this line can hold (one byte and a separator each at
+        # least): no array grows inside the loops below
         room = (end - i) // 2 + 4
-        fns = _reserve(fns, 0, room)
-        fh = _reserve(fh, 0, room)
-        fv = _reserve(fv, 0, room)
-        slow_s = _reserve(slow_s, n_slow, n_slow + room)
-        slow_e = _reserve(slow_e, n_slow, n_slow + room)
-        slow_l = _reserve(slow_l, n_slow, n_slow + room)
+        if direct:
+            if nz + room > indices.shape[0]:
+                indices = _reserve(indices, nz, nz + room)
+                values = _reserve(values, nz, nz + room)
+        elif room > fns.shape[0]:
+            fns = _reserve(fns, 0, room)
+            fh = _reserve(fh, 0, room)
+            fv = _reserve(fv, 0, room)
         # ---- header: label [importance [initial]] ['tag]
         label = np.nan
         weight = 1.0
@@ -296,23 +350,14 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                 code = LABELS
                 fault_pos = k
                 break
-            if not _grammar_number(a, k, t_end):
-                code = LABEL if ntok == 1 else WEIGHT
-                fault_pos = k
-                break
-            v, ok = _value(a, k, t_end)
-            if not ok and long_ok:
-                v, ok = _long_value(a, k, t_end, scratch)
-            if not ok:
-                if used < exact.shape[0]:
-                    v = exact[used]
-                    used += 1
-                else:
-                    slow_s[n_slow] = k
-                    slow_e[n_slow] = t_end
-                    slow_l[n_slow] = line
-                    n_slow += 1
-                    v = 1.0
+            v, _, ok = _short_number(a, k, t_end)
+            if not (fast and ok):
+                if not _grammar_number(a, k, t_end):
+                    code = LABEL if ntok == 1 else WEIGHT
+                    fault_pos = k
+                    break
+                v, used, n_slow = _general_value(a, k, t_end, long_ok, scratch, exact, used,
+                                                 slow, n_slow, line)
             if ntok == 1:
                 label = v
             elif ntok == 2:
@@ -326,6 +371,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
             break
         # ---- namespaces
         nf = 0
+        last = np.int64(-1)
         p = bar
         while p < end and code == 0:
             # a[p] == '|'
@@ -352,20 +398,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                         code = NS_VALUE
                         fault_pos = p + 1
                         break
-                    v, ok = _value(a, p + 1, t_end)
-                    if not ok and long_ok:
-                        v, ok = _long_value(a, p + 1, t_end, scratch)
-                    if not ok:
-                        if used < exact.shape[0]:
-                            v = exact[used]
-                            used += 1
-                        else:
-                            slow_s[n_slow] = p + 1
-                            slow_e[n_slow] = t_end
-                            slow_l[n_slow] = line
-                            n_slow += 1
-                            v = 1.0
-                    ns_scale = v
+                    ns_scale, used, n_slow = _general_value(a, p + 1, t_end, long_ok, scratch,
+                                                            exact, used, slow, n_slow, line)
                     p = t_end
             kept = keep[ns]
             # features up to the next '|'
@@ -373,39 +407,42 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                 if _blank(a[p]):
                     p += 1
                     continue
+                # the name, and its value as a number (mod 2**32) while it is digits
                 q = p
-                while q < end and not _stop(a[q]):
+                num = np.uint64(0)
+                digits = fast
+                while q < end:
+                    c = a[q]
+                    if 48 <= c <= 57:
+                        num = (num * np.uint64(10) + np.uint64(c - 48)) & m32
+                    elif _stop(c):
+                        break
+                    else:
+                        digits = False
                     q += 1
                 name_s, name_e = p, q
                 v = 1.0
                 string_s = -1
                 string_e = -1
                 if q < end and a[q] == 58:
-                    t_end = _token_end(a, q + 1, end)
-                    if _grammar_number(a, q + 1, t_end):
-                        v, ok = _value(a, q + 1, t_end)
-                        if not ok and long_ok:
-                            v, ok = _long_value(a, q + 1, t_end, scratch)
-                        if not ok:
-                            if used < exact.shape[0]:
-                                v = exact[used]
-                                used += 1
-                            else:
-                                slow_s[n_slow] = q + 1
-                                slow_e[n_slow] = t_end
-                                slow_l[n_slow] = line
-                                n_slow += 1
-                                v = 1.0
-                    elif t_end > q + 1 and not _is_number_start(a[q + 1]):
-                        string_s = q + 1  # a string value runs to the next blank,
-                        t_end = q + 1     # '|' included, as in Vowpal Wabbit
-                        while t_end < end and not _blank(a[t_end]):
-                            t_end += 1
-                        string_e = t_end
-                    else:
-                        code = VALUE
-                        fault_pos = q + 1
-                        break
+                    v, t_end, ok = _int_value(a, q + 1, end)
+                    if not ok:
+                        t_end = _token_end(a, q + 1, end)
+                        v, _, ok = _short_number(a, q + 1, t_end)
+                    if not (fast and ok):
+                        if _grammar_number(a, q + 1, t_end):
+                            v, used, n_slow = _general_value(a, q + 1, t_end, long_ok, scratch,
+                                                             exact, used, slow, n_slow, line)
+                        elif t_end > q + 1 and not _is_number_start(a[q + 1]):
+                            string_s = q + 1  # a string value runs to the next blank,
+                            t_end = q + 1     # '|' included, as in Vowpal Wabbit
+                            while t_end < end and not _blank(a[t_end]):
+                                t_end += 1
+                            string_e = t_end
+                        else:
+                            code = VALUE
+                            fault_pos = q + 1
+                            break
                     p = t_end
                 else:
                     p = q
@@ -413,7 +450,10 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                     h = _hashstring(a, string_s, string_e, _hashstring(a, name_s, name_e, ch))
                     v = 1.0
                 elif name_e > name_s:
-                    h = _hashstring(a, name_s, name_e, ch)
+                    if digits:  # (as _hashstring gives it)
+                        h = (num + ch) & m32
+                    else:
+                        h = _hashstring(a, name_s, name_e, ch)
                     v = v * ns_scale
                 else:
                     h = ch + anon
@@ -421,9 +461,16 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
                     v = v * ns_scale
                 if not kept or v == 0.0:
                     continue
-                fns[nf] = ns
-                fh[nf] = h
-                fv[nf] = v
+                if direct:  # no interactions: the column goes straight to the row
+                    col = np.int64(h & mask)
+                    canonical = canonical and col > last
+                    last = col
+                    indices[nz + nf] = col
+                    values[nz + nf] = v
+                else:
+                    fns[nf] = ns
+                    fh[nf] = h
+                    fv[nf] = v
                 nf += 1
         if code != 0:
             break
@@ -444,13 +491,17 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
             code = TOO_MANY
             fault_pos = i
             break
-        need = np.int64(size)
-        indices = _reserve(indices, nz, nz + need)
-        values = _reserve(values, nz, nz + need)
-        for f in range(nf):
-            indices[nz] = np.int64(fh[f] & mask)
-            values[nz] = fv[f]
-            nz += 1
+        if direct:  # (written as they were read)
+            nz += nf
+        else:
+            need = np.int64(size)
+            if nz + need > indices.shape[0]:
+                indices = _reserve(indices, nz, nz + need)
+                values = _reserve(values, nz, nz + need)
+            for f in range(nf):
+                indices[nz] = np.int64(fh[f] & mask)
+                values[nz] = fv[f]
+                nz += 1
         for t in range(inter.shape[0]):
             n0 = inter[t, 0]
             n1 = inter[t, 1]
@@ -501,5 +552,4 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row):
     elif n_slow > 0:
         status = 2
     return (status, code, line, fault_pos, labels[:rows], weights[:rows], lines[:rows],
-            counts[:rows], indices[:nz], values[:nz], slow_s[:n_slow], slow_e[:n_slow],
-            slow_l[:n_slow])
+            counts[:rows], indices[:nz], values[:nz], n_slow, slow[:n_slow], canonical)

@@ -38,7 +38,6 @@ import numpy as np
 
 from ._source import Source, check_chunk_size, ordered_map, show
 from .errors import DataFormatError
-from .libsvm import _to_csr
 
 __all__ = ["read_vw", "VWReader", "interaction_table"]
 
@@ -149,25 +148,46 @@ class VWReader:
         """``(X, labels, weights)`` of one block of lines, or None when it has no rows
         (run in the reader's parsing threads)."""
         lineno, buf = numbered
-        labels, weights, counts, indices, values = parse_lines(
+        labels, weights, counts, indices, values, canonical = parse_lines(
             buf, lineno, self.name, self.n_bits, self.keep, self.interactions,
             self.max_row_features)
         if len(labels) == 0:
             return None
-        return _to_csr(counts, indices, values, self.n_features, np.float64), labels, weights
+        return to_csr(counts, indices, values, self.n_features, canonical), labels, weights
+
+
+def to_csr(counts, indices, values, n_features, canonical):
+    """The CSR matrix of rows of ``counts`` entries (int32 ``indices``, float64
+    ``values``): summed, sorted and pruned by scipy unless ``canonical`` (the parser
+    found every row's columns increasing and no value 0, so there is nothing to do: the
+    common case of one namespace of numbered features)."""
+    import scipy.sparse as sp
+    indptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    index_type = np.int32 if indptr[-1] < 2**31 else np.int64
+    X = sp.csr_matrix((values, indices, indptr.astype(index_type, copy=False)),
+                      shape=(len(counts), n_features))
+    if canonical:
+        X.has_canonical_format = True
+    else:
+        X.sum_duplicates()
+        X.eliminate_zeros()
+    return X
 
 
 def parse_lines(buf, lineno, name, n_bits, keep, interactions,
-                max_row_features=MAX_ROW_FEATURES):
-    """``(labels, weights, counts, indices, values)`` of a block of whole lines
-    (the first numbered ``lineno``), or DataFormatError naming the line."""
+                max_row_features=MAX_ROW_FEATURES, fast=True):
+    """``(labels, weights, counts, indices, values, canonical)`` of a block of whole
+    lines (the first numbered ``lineno``), or DataFormatError naming the line; see
+    ``parse_vw_block`` for ``fast`` and ``canonical``."""
     from ._vwparse import parse_vw_block, strtod_allowed
     a = np.frombuffer(buf, dtype=np.uint8)
     long_ok = strtod_allowed()
     exact = np.zeros(0)
-    for _ in range(2):
+    spans = 16
+    for _ in range(3):
         out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok,
-                             float(max_row_features))
+                             float(max_row_features), bool(fast), spans)
         status, code, line, pos = out[:4]
         if status == 1:
             end = pos
@@ -177,17 +197,19 @@ def parse_lines(buf, lineno, name, n_bits, keep, interactions,
                                   _MESSAGES[code].format(tok=show(buf[pos:end]),
                                                          limit=max_row_features))
         if status == 0:
-            return out[4], out[5], out[7], out[8], out[9]
-        starts, ends, lines = out[10], out[11], out[12]
-        exact = np.empty(len(starts))
-        for k, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+            return out[4], out[5], out[7], out[8], out[9], out[12]
+        if out[10] > spans:  # more numbers for float() than room for their spans
+            spans = out[10]
+            continue
+        slow = out[11]
+        exact = np.empty(len(slow))
+        for k, (s, e, at) in enumerate(slow.tolist()):
             token = buf[s:e]
             x = float(token)  # the grammar was checked: only overflow can go wrong
             if not np.isfinite(x):
-                raise DataFormatError(name, lineno + int(lines[k]),
-                                      f"number {show(token)} is not finite")
+                raise DataFormatError(name, lineno + at, f"number {show(token)} is not finite")
             exact[k] = x
-    raise AssertionError("unreachable: the second pass has every number")
+    raise AssertionError("unreachable: the third pass has every number")
 
 
 def read_vw(path, n_bits=18, quadratic=(), cubic=(), ignore=(), chunk_size=10000,
