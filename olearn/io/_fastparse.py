@@ -245,9 +245,15 @@ def _number(a, i, end, pow10, buf, long_ok):
 
 
 @njit(inline="always")
+def _token_end(c):
+    """Whether byte ``c`` ends a token: a space, a newline or a comment's ``#``."""
+    return c == 32 or c == 9 or c == 10 or c == 35 or c == 13 or c == 11 or c == 12
+
+
+@njit(inline="always")
 def _short_number(a, i, end):
     """``(value, next index, ok)`` of a token ``[+-]digits[.digits]`` of at most 15
-    digits ending at a space or at ``end``: Clinger's fast path, as ``_number`` takes it
+    digits ending at a space, a newline, a ``#`` or at ``end``: Clinger's fast path, as ``_number`` takes it
     (one exact division), but short enough to stay in the token loop; not ok otherwise
     (then ``_number`` parses the token: exponents, long numbers, anything else).  Most
     values of real files are such tokens (a9a's are all ``1``): the parse runs 1.8x
@@ -268,7 +274,7 @@ def _short_number(a, i, end):
             k += 1
             frac += 1
         digits += frac
-    if digits == 0 or digits > 15 or (k < end and not _space(a[k])):
+    if digits == 0 or digits > 15 or (k < end and not _token_end(a[k])):
         return 0.0, i, False
     v = float(m) / _POW10[frac] if frac else float(m)
     return (-v if neg else v), k, True
@@ -386,10 +392,133 @@ def parse_block(a, want_values, long_ok):
             values[:nz] if want_values else values[:0])
 
 
-@njit(inline="always")
-def _token_end(c):
-    """Whether byte ``c`` ends a token: a space, a newline or a comment's ``#``."""
-    return c == 32 or c == 9 or c == 10 or c == 35 or c == 13 or c == 11 or c == 12
+# what parse_csr says of a parsed block (bits of its ``flags``)
+UNSORTED = 1   # a row whose indices are not strictly increasing (unsorted or repeated)
+ZERO = 2       # an explicit zero value
+
+
+@njit(cache=True, nogil=True)
+def parse_csr(a, base, width, nnz_hint, index_proto, value_proto, long_ok):
+    """``(status, labels, indptr, indices, values, highest, flags)``: the lines of the
+    byte array ``a`` parsed in one pass straight into CSR arrays, the grammar and the
+    numbers ``parse_block``'s.  ``indices`` hold each index less ``base`` (1 for a
+    1-based file), as int32; ``indptr`` has ``index_proto``'s type, ``values``
+    ``value_proto``'s; ``highest`` is the largest index as written (-1: none); ``flags``
+    the bits ``UNSORTED`` and ``ZERO``, so that a caller canonicalises only the blocks
+    that need it.  Status 1: not the simple grammar; 2: an index below ``base``, past
+    ``width`` (when ``width >= 0``) or past int32: the caller parses the block the
+    exact way, which names the line (no line numbers are counted here); 3: more than
+    ``nnz_hint`` features (the room made for them: growing arrays in the loop
+    slows it 1.7x), call again with more."""
+    pow10 = _POW10
+    buf = np.empty(_TOKEN, dtype=np.uint8)
+    n = a.shape[0]
+    max_rows = n // 2 + 2  # a row takes at least 2 bytes ("1\n"), the last one 1
+    labels = np.empty(max_rows)
+    indptr = np.empty(max_rows + 1, dtype=index_proto.dtype)
+    cap = min(nnz_hint, n // 4 + 2)  # a feature takes at least 4 bytes (" 1:1")
+    indices = np.empty(cap, dtype=np.int32)
+    values = np.empty(cap, dtype=value_proto.dtype)
+    limit = 2**31 - 2  # the largest index allowed (int32 columns)
+    if width >= 0:
+        limit = min(limit, width - 1 + base)
+    rows = 0
+    nz = 0
+    highest = -1
+    flags = 0
+    indptr[0] = 0
+    fail = (1, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+    j = 0
+    while j < n:
+        while j < n and _space(a[j]):
+            j += 1
+        if j >= n:
+            break
+        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
+            while j < n and a[j] != 10:
+                j += 1
+            j += 1
+            continue
+        if a[j] == 113:  # "qid:..." where the label belongs
+            return fail
+        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
+        if not ok or (j < n and not _token_end(a[j])):
+            return fail
+        labels[rows] = label
+        prev = -1
+        while True:  # the row's features, up to its newline (written out in full:
+            # the same loop through _feature_index and _short_number runs 5x slower)
+            while j < n:
+                c = a[j]
+                if c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
+                    j += 1
+                else:
+                    break
+            if j >= n or c == 10:
+                break
+            if c == 35:  # a comment, to the end of the line
+                while j < n and a[j] != 10:
+                    j += 1
+                break
+            start = j  # the index: digits, then a colon
+            idx = 0
+            while j < n and 48 <= a[j] <= 57:
+                idx = idx * 10 + (a[j] - 48)
+                j += 1
+            if j == start or j >= n or a[j] != 58 or j - start > 18:
+                if _is_qid(a, start, n):  # qid:... token: skipped
+                    j = start
+                    while j < n and not _token_end(a[j]):
+                        j += 1
+                    continue
+                return fail
+            j += 1
+            start = j  # the value: as _short_number, else _number
+            neg = False
+            if j < n and (a[j] == 45 or a[j] == 43):
+                neg = a[j] == 45
+                j += 1
+            m = 0
+            first = j
+            while j < n and 48 <= a[j] <= 57:
+                m = m * 10 + (a[j] - 48)
+                j += 1
+            digits = j - first
+            frac = 0
+            if j < n and a[j] == 46:
+                j += 1
+                first = j
+                while j < n and 48 <= a[j] <= 57:
+                    m = m * 10 + (a[j] - 48)
+                    j += 1
+                frac = j - first
+                digits += frac
+            if digits == 0 or digits > 15 or (j < n and not _token_end(a[j])):
+                v, j, ok = _number(a, start, n, pow10, buf, long_ok)
+                if not ok or (j < n and not _token_end(a[j])):
+                    return fail
+            else:
+                v = float(m) / pow10[frac] if frac else float(m)
+                if neg:
+                    v = -v
+            if idx < base or idx > limit:
+                return (2, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+            if nz == cap:  # past the hint: the caller calls again with more room
+                return (3, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+            indices[nz] = idx - base
+            values[nz] = v
+            if values[nz] == 0:  # (as stored: a float32 may round to 0)
+                flags |= ZERO
+            nz += 1
+            if idx <= prev:
+                flags |= UNSORTED
+            prev = idx
+            if idx > highest:
+                highest = idx
+        rows += 1
+        indptr[rows] = nz
+        j += 1
+    return 0, labels[:rows], indptr[:rows + 1], indices[:nz], values[:nz], highest, flags
 
 
 @njit(cache=True, nogil=True)

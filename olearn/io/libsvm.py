@@ -387,6 +387,7 @@ class LibSVMReader:
         self._source = Source(path)
         self.name = self._source.name
         self._growing = False
+        self._nnz_per_byte = 0.25  # room for features per byte of a block (then measured)
         once = isinstance(n_features, str)  # "grow": read as a stream is, even a file
         if once:
             n_features = None
@@ -437,16 +438,21 @@ class LibSVMReader:
                 if X.shape[1] < self.n_features:
                     X = sp.csr_matrix((X.data, X.indices, X.indptr),
                                       shape=(X.shape[0], self.n_features))
+                    X.has_canonical_format = True  # (as _chunk made it)
                 chunk = X, y
             yield chunk
 
     def _chunk(self, numbered):
         """``(X, y)`` of one block of lines, or None when it has no rows (run in the
         reader's parsing threads; a growing reader's block is as wide as its own
-        widest index)."""
+        widest index): the compiled one-pass parse (``_direct``) where it accepts the
+        block, else the exact parsers, which also name the line of a fault."""
         lineno, lines = numbered
         one_based = not self.zero_based
         width = None if self._growing else self.n_features
+        direct = _direct(self, lines, one_based, width)
+        if direct is not None:
+            return direct or None
         block = _parse_block(lines, lineno, self.name, one_based, width)
         if len(block.labels) == 0:
             return None
@@ -456,6 +462,44 @@ class LibSVMReader:
         X = _to_csr(block.counts, block.indices - one_based, block.values, width,
                     self.dtype)
         return X, block.labels
+
+
+def _direct(reader, lines, one_based, width):
+    """``(X, y)`` of a block parsed by ``_fastparse.parse_csr`` in one pass, from its
+    bytes to the CSR arrays (an empty tuple: no rows), or None where that parse refuses
+    the block (then the exact parsers read it, and report any fault by its line).
+    Equal to what ``_parse_block``, ``_check_indices`` and ``_to_csr`` make of it: the
+    block is sorted and summed, or its zeros removed, only where the parse saw unsorted
+    or repeated indices, or a zero value; else it is marked canonical as it is."""
+    from ._fastparse import UNSORTED, ZERO, parse_csr, strtod_allowed
+    a = np.frombuffer(lines, dtype=np.uint8)
+    index_type = np.int32 if len(a) < 2**31 else np.int64
+    hint = int(len(a) * reader._nnz_per_byte) + 64
+    args = (int(one_based), -1 if width is None else width)
+    protos = (np.empty(0, index_type), np.empty(0, reader.dtype), strtod_allowed())
+    status, labels, indptr, indices, values, highest, flags = parse_csr(a, *args, hint,
+                                                                        *protos)
+    if status == 3:  # more features than the last block's rate: room for the most
+        status, labels, indptr, indices, values, highest, flags = parse_csr(
+            a, *args, len(a) // 4 + 2, *protos)
+    if status:
+        return None
+    if len(labels) == 0:
+        return ()
+    if len(a):
+        reader._nnz_per_byte = 1.1 * len(indices) / len(a)   # the next block's room
+    if indptr.dtype != np.int32 and len(indices) < 2**31:
+        indptr = indptr.astype(np.int32)
+    if width is None:
+        width = highest + 1 - one_based if len(indices) else 1
+    X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), width))
+    if flags & UNSORTED:
+        X.sum_duplicates()
+        X.eliminate_zeros()
+    elif flags & ZERO:
+        X.eliminate_zeros()
+    X.has_canonical_format = True
+    return X, labels
 
 
 def read_libsvm(path, chunk_size=10000, n_features=None, zero_based="auto",
