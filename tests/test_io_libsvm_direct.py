@@ -130,3 +130,29 @@ def test_more_features_than_the_last_block_had_room_for(tmp_path, monkeypatch):
     path.write_bytes((sparse + dense).encode())
     kw = {"chunk_size": 50, "n_features": "grow"}
     _same(_read(path, monkeypatch, True, **kw), _read(path, monkeypatch, False, **kw))
+
+
+def test_too_many_rows_or_features_for_the_room_made_asks_for_more():
+    from olearn.io._fastparse import parse_csr
+    a = np.frombuffer(b"1 1:1 2:1\n-1 3:2\n", dtype=np.uint8)
+    protos = (np.empty(0, np.int32), np.empty(0), True)
+    assert parse_csr(a, 1, -1, 1, 100, *protos)[0] == 3
+    assert parse_csr(a, 1, -1, 100, 2, *protos)[0] == 3
+    status, labels, indptr, indices, values, highest, flags = parse_csr(a, 1, -1, 2, 3,
+                                                                        *protos)
+    assert status == 0 and labels.tolist() == [1, -1] and indptr.tolist() == [0, 2, 3]
+    assert indices.tolist() == [0, 1, 2] and values.tolist() == [1, 1, 2] and highest == 3
+
+
+def test_the_search_for_index_zero_finds_what_a_regular_expression_finds():
+    import re
+    from olearn.io._fastparse import zero_token
+    pattern = re.compile(rb"0(?<=[ \t\r\x0b\x0c]0)")   # a 0 after whitespace
+    rng = np.random.default_rng(3)
+    for trial in range(3000):
+        b = bytes(rng.choice(list(b" \t\r0\n1:\x0b\x0c"), int(rng.integers(1, 40))))
+        if trial % 100 == 0:   # past the 64 KB the search tests at once
+            b = b"1:1 " * int(rng.integers(16000, 40000)) + b
+        at = int(rng.integers(1, len(b) + 1))
+        m = pattern.search(b, at)
+        assert zero_token(np.frombuffer(b, np.uint8), at) == (m.start() if m else -1)

@@ -334,11 +334,6 @@ def _to_csr(counts, columns, values, n_features, dtype):
     return X
 
 
-#: a token that may be the index 0: a 0 after whitespace (bytes.split's); a regular
-#: expression that starts with a literal, which the search finds at memory speed
-_MAYBE_ZERO = re.compile(rb"0(?<=[ \t\r\x0b\x0c]0)")
-
-
 def _index_zero(source):
     """Whether the file ``source`` writes a feature index 0 somewhere (True or False), or
     None where a byte search cannot tell (a compressed file; a line it finds is not valid,
@@ -346,29 +341,38 @@ def _index_zero(source):
 
     An index 0 is a token starting with ``0`` after whitespace (``0:1``, ``00:1``); so is
     ``012:1`` (index 12), and a ``0`` in a comment or a label after leading blanks: each
-    such place found over the mapped file is settled by parsing its line.  A 1-based file
-    has none, a 0-based one has one on the first line that uses feature 0: no parse of
-    the whole file (a ninth of the prescan's time on a9a repeated to 1M rows)."""
+    such place found over the mapped file (``_fastparse.zero_token``, at memory speed)
+    is settled by parsing its line.  A 1-based file has none, a 0-based one has one on
+    the first line that uses feature 0: no parse of the whole file."""
     if source.compression is not None:
         return None
     with open(source.path, "rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
             return False
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            at = 0
-            while (found := _MAYBE_ZERO.search(data, at)) is not None:
-                start = data.rfind(b"\n", 0, found.start()) + 1
-                end = data.find(b"\n", found.start())
-                end = len(data) if end < 0 else end
-                if start == 0 and data[:3] == b"\xef\xbb\xbf":
-                    start = 3                           # (the byte-order mark)
-                try:
-                    row = _parse_line(data[start:end], None, None, False)
-                except _Bad:
-                    return None
-                if row is not None and 0 in row[1]:
-                    return True
-                at = end
+            a = np.frombuffer(data, dtype=np.uint8)
+            try:
+                return _zero_in(data, a)
+            finally:
+                del a  # (the map closes only once no array views it)
+
+
+def _zero_in(data, a):
+    from ._fastparse import zero_token
+    at = 1
+    while (found := zero_token(a, at)) >= 0:
+        start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        end = len(data) if end < 0 else end
+        if start == 0 and data[:3] == b"\xef\xbb\xbf":
+            start = 3                           # (the byte-order mark)
+        try:
+            row = _parse_line(data[start:end], None, None, False)
+        except _Bad:
+            return None
+        if row is not None and 0 in row[1]:
+            return True
+        at = end + 1
     return False
 
 
@@ -477,11 +481,11 @@ def _direct(reader, lines, one_based, width):
     hint = int(len(a) * reader._nnz_per_byte) + 64
     args = (int(one_based), -1 if width is None else width)
     protos = (np.empty(0, index_type), np.empty(0, reader.dtype), strtod_allowed())
-    status, labels, indptr, indices, values, highest, flags = parse_csr(a, *args, hint,
-                                                                        *protos)
+    status, labels, indptr, indices, values, highest, flags = parse_csr(
+        a, *args, reader.chunk_size, hint, *protos)
     if status == 3:  # more features than the last block's rate: room for the most
         status, labels, indptr, indices, values, highest, flags = parse_csr(
-            a, *args, len(a) // 4 + 2, *protos)
+            a, *args, len(a) // 2 + 2, len(a) // 4 + 2, *protos)
     if status:
         return None
     if len(labels) == 0:
