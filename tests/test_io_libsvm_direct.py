@@ -43,6 +43,7 @@ def _random_file(rng, rows, zero_based):
 def _reference_chunk(self, numbered):
     """``LibSVMReader._chunk`` as it was before the one-pass parse."""
     lineno, lines = numbered
+    lines = bytes(lines)  # (a view of the mapped file)
     one_based = not self.zero_based
     width = None if self._growing else self.n_features
     block = libsvm._parse_block(lines, lineno, self.name, one_based, width)
@@ -156,3 +157,30 @@ def test_the_search_for_index_zero_finds_what_a_regular_expression_finds():
         at = int(rng.integers(1, len(b) + 1))
         m = pattern.search(b, at)
         assert zero_token(np.frombuffer(b, np.uint8), at) == (m.start() if m else -1)
+
+
+def test_blocks_of_a_mapped_file_are_the_blocks_read(tmp_path):
+    """``line_blocks`` of a file mapped into memory (views), read in pieces, and split
+    line by line: the same blocks (a byte-order mark removed, a last line without its
+    newline kept)."""
+    import io
+
+    from olearn.io._source import Source, _line_blocks, chunks
+    rng = np.random.default_rng(5)
+    for trial in range(6):
+        lines = [b"x" * int(rng.integers(0, 30)) + b"\n" for _ in range(int(rng.integers(0, 300)))]
+        body = (b"\xef\xbb\xbf" if trial % 2 else b"") + b"".join(lines) + \
+            (b"tail" if trial % 3 else b"")
+        path = tmp_path / f"f{trial}"
+        path.write_bytes(body)
+        for size in (1, 7, 100, 1000):
+            split = [(k, b"".join(block)) for k, block in chunks(Source(path).lines(), size)]
+            assert [(k, bytes(b)) for k, b in Source(path).line_blocks(size, views=True)] \
+                == split
+            assert list(Source(path).line_blocks(size)) == split
+            # pieces far smaller than a block, then far larger (a piece shared by blocks)
+            for read in (lambda n, f=io.BytesIO(body): f.read(7),
+                         lambda n, f=io.BytesIO(body): f.read(1 << 20)):
+                cut = [(k, bytes(b)) for k, b in _line_blocks(read, size, 1, "x")]
+                assert b"".join(b for _, b in cut) == body.removeprefix(b"\xef\xbb\xbf")
+                assert cut == split

@@ -40,10 +40,12 @@ unless ``--n-features`` or a saved model gives the width).
 parsed rows, and settles the width and the index base (by the same rules) at the
 end.
 
-Parsing.  Each chunk is parsed with vectorized numpy operations on its bytes;
-when that strict fast path meets anything unusual, the chunk is parsed again
-line by line, which either accepts it or raises ``DataFormatError`` naming the
-file, the line and the fault.
+Parsing.  Each chunk's bytes (a view of the mapped file where it is a plain file)
+go in one compiled pass to the CSR arrays (``_fastparse.parse_csr``), canonicalised
+only where that pass saw unsorted or repeated indices or zeros; when it meets
+anything unusual, the chunk is parsed again by the slower paths (compiled with line
+numbers, vectorized, then line by line), which either accept it or raise
+``DataFormatError`` naming the file, the line and the fault.
 """
 
 import math
@@ -433,7 +435,8 @@ class LibSVMReader:
 
     def __iter__(self):
         self._source.claim()
-        for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
+        blocks = self._source.line_blocks(self.chunk_size, views=True)
+        for chunk in ordered_map(self._chunk, blocks):
             if chunk is None:
                 continue
             if self._growing:  # as wide as the widest index so far
@@ -457,6 +460,7 @@ class LibSVMReader:
         direct = _direct(self, lines, one_based, width)
         if direct is not None:
             return direct or None
+        lines = bytes(lines)  # (a view of a mapped file: the exact parsers take bytes)
         block = _parse_block(lines, lineno, self.name, one_based, width)
         if len(block.labels) == 0:
             return None
