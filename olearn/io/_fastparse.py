@@ -441,6 +441,30 @@ def newlines(a, k):
     return count, -1
 
 
+@njit(inline="always")
+def _next_label(a, j, n, pow10, buf, long_ok):
+    """``(label, position after it, 0)`` of the next row at or after ``a[j]``, blank and
+    comment lines skipped; ``(0.0, n, 1)`` at the end of the bytes; ``(0.0, j, 2)`` where
+    the line is not the simple grammar (a ``qid:`` where the label belongs, a label that
+    is not a plain number)."""
+    while True:
+        while j < n and _space(a[j]):
+            j += 1
+        if j >= n:
+            return 0.0, n, 1
+        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
+            while j < n and a[j] != 10:
+                j += 1
+            j += 1
+            continue
+        if a[j] == 113:  # "qid:..." where the label belongs
+            return 0.0, j, 2
+        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
+        if not ok or (j < n and not _token_end(a[j])):
+            return 0.0, j, 2
+        return label, j, 0
+
+
 # what parse_csr says of a parsed block (bits of its ``flags``)
 UNSORTED = 1   # a row whose indices are not strictly increasing (unsorted or repeated)
 ZERO = 2       # an explicit zero value
@@ -478,20 +502,11 @@ def parse_csr(a, base, width, rows_hint, nnz_hint, index_proto, value_proto, lon
     indptr[0] = 0
     fail = (1, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
     j = 0
-    while j < n:
-        while j < n and _space(a[j]):
-            j += 1
-        if j >= n:
+    while True:
+        label, j, end = _next_label(a, j, n, pow10, buf, long_ok)
+        if end == 1:
             break
-        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
-            while j < n and a[j] != 10:
-                j += 1
-            j += 1
-            continue
-        if a[j] == 113:  # "qid:..." where the label belongs
-            return fail
-        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
-        if not ok or (j < n and not _token_end(a[j])):
+        if end:
             return fail
         if rows == max_rows:
             return (3, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
@@ -587,20 +602,11 @@ def index_range(a, long_ok):
     lowest = -1
     highest = -1
     j = 0
-    while j < n:
-        while j < n and _space(a[j]):
-            j += 1
-        if j >= n:
+    while True:
+        label, j, end = _next_label(a, j, n, pow10, buf, long_ok)
+        if end == 1:
             break
-        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
-            while j < n and a[j] != 10:
-                j += 1
-            j += 1
-            continue
-        if a[j] == 113:
-            return 1, 0, -1, -1
-        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
-        if not ok or (j < n and not _token_end(a[j])):
+        if end:
             return 1, 0, -1, -1
         rows += 1
         while True:  # the row's features, up to its newline
