@@ -43,12 +43,14 @@ def measure(sizes, reps, before, vw_python, scratch):
                     ("vw", [vw_python, "-m", "vowpalwabbit", "-d", vw, "-b", "18",
                             "--binary", "--loss_function", "hinge", "-f", model + ".vw",
                             "--quiet"])]
+            # run from the scratch folder: from a checkout, python -m would import the
+            # olearn beside it whatever PYTHONPATH says
             for _, cmd in cmds:            # untimed: kernels compiled, page cache
-                run(cmd)
+                run(cmd, cwd=tmp)
             stats = {label: [] for label, _ in cmds}
             for _ in range(reps):
                 for label, cmd in cmds:
-                    stats[label].append(run(cmd)[:2])
+                    stats[label].append(run(cmd, cwd=tmp)[:2])
             med = {label: (statistics.median(w for w, _ in s),
                            statistics.median(c for _, c in s)) for label, s in stats.items()}
             for label, _ in cmds:

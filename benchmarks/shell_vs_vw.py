@@ -66,11 +66,11 @@ def files(scratch, rows):
     return svm, vw, copies * base
 
 
-def run(cmd):
+def run(cmd, cwd=None):
     """(wall s, child CPU s, stdout) of one fresh process."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:

@@ -19,6 +19,7 @@ import io
 import lzma
 import mmap
 import os
+import stat
 import sys
 import zlib
 from itertools import chain, islice
@@ -131,7 +132,8 @@ class Source:
         ``views``: a block may be a ``memoryview`` rather than ``bytes`` (``bytes(block)``
         where bytes are needed): an uncompressed file is then mapped into memory and its
         blocks are views of the map, neither read nor copied (the LIBSVM reader's
-        compiled parser takes them so)."""
+        compiled parser takes them so).  As with any mapped file, lines appended while it
+        is read are not seen, and a file truncated meanwhile stops the process (SIGBUS)."""
         if views and self._stream is None and self.compression is None:
             return self._mapped_blocks(size, first_lineno)
         if self._stream is not None:
@@ -147,7 +149,11 @@ class Source:
         newline.  The map is never closed here: it goes when the last view of it does
         (blocks may still be parsed in other threads when this generator ends)."""
         with open(self.path, "rb") as f:
-            if os.fstat(f.fileno()).st_size == 0:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):    # a pipe (<(zcat f)), a device: read it
+                yield from self._line_blocks(size, lineno)
+                return
+            if st.st_size == 0:
                 return
             data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
         a = np.frombuffer(data, dtype=np.uint8)
