@@ -21,7 +21,8 @@ the commands taking turns so that all see the same load, after one untimed run o
 median CPU seconds of the child (user + system), and VW's median wall over olearn's.
 
     OLEARN_DATA_MIRROR=../shared/data python benchmarks/shell_vs_vw.py \\
-        --vw-python /work/benchvenv/bin/python [--sizes 32561,1000000,5000000]
+        --vw-python /work/benchvenv/bin/python [--sizes 32561,1000000,5000000] \\
+        [--only svm|vw] [--out -]
 
 Writes ``benchmarks/shell_vs_vw.md`` (its hand-written "## Notes" section is kept).
 """
@@ -65,11 +66,11 @@ def files(scratch, rows):
     return svm, vw, copies * base
 
 
-def run(cmd):
+def run(cmd, cwd=None):
     """(wall s, child CPU s, stdout) of one fresh process."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -77,14 +78,15 @@ def run(cmd):
     return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime, proc.stdout + proc.stderr
 
 
-def commands(svm, vw, loss, vw_python, model):
+def commands(svm, vw, loss, vw_python, model, formats=("svm", "vw")):
+    """The commands of one size and loss: olearn on each of ``formats``, then vw."""
     olearn_args, vw_loss = LOSSES[loss]
     olearn = [sys.executable, "-m", "olearn", "train"]
-    return [
-        (f"olearn train {svm.name} {' '.join(olearn_args)}",
-         olearn + [svm, *olearn_args, "--model", model, "--quiet"]),
-        (f"olearn train {vw.name} {' '.join(olearn_args)} -b 18",
-         olearn + [vw, *olearn_args, "-b", "18", "--model", model, "--quiet"]),
+    ours = {"svm": (f"olearn train {svm.name} {' '.join(olearn_args)}",
+                    olearn + [svm, *olearn_args, "--model", model, "--quiet"]),
+            "vw": (f"olearn train {vw.name} {' '.join(olearn_args)} -b 18",
+                   olearn + [vw, *olearn_args, "-b", "18", "--model", model, "--quiet"])}
+    return [ours[f] for f in formats] + [
         (f"vw -d {vw.name} -b 18 --binary {vw_loss}",
          [vw_python, "-m", "vowpalwabbit", "-d", vw, "-b", "18", "--binary",
           *vw_loss.split(), "-f", model + ".vw"]),
@@ -99,7 +101,7 @@ def errors(label, out):
     return float(re.search(r"average loss = ([\d.]+)", out).group(1))
 
 
-def measure(sizes, losses, reps, vw_python, scratch):
+def measure(sizes, losses, reps, vw_python, scratch, formats=("svm", "vw")):
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "m.olm")
@@ -107,7 +109,8 @@ def measure(sizes, losses, reps, vw_python, scratch):
         for rows in sizes:
             svm, vw, n = files(scratch, rows)
             for loss in losses:
-                cmds = commands(svm, vw, loss, vw_python, model)
+                cmds = commands(svm, vw, loss, vw_python, model, formats)
+                vw_label = cmds[len(formats)][0]
                 if rows == sizes[0] and loss == losses[0]:
                     cmds.append(("`python -c \"import vowpalwabbit\"` (VW's start-up)",
                                  baseline))
@@ -120,7 +123,7 @@ def measure(sizes, losses, reps, vw_python, scratch):
                 for _ in range(reps):
                     for label, cmd in cmds:
                         stats[label].append(run(cmd)[:2])
-                vw_wall = statistics.median(w for w, _ in stats[cmds[2][0]])
+                vw_wall = statistics.median(w for w, _ in stats[vw_label])
                 for label, _ in cmds:
                     wall = statistics.median(w for w, _ in stats[label])
                     cpu = statistics.median(c for _, c in stats[label])
@@ -152,6 +155,8 @@ def main(argv=None):
     ap.add_argument("--sizes", default="32561,1000000,5000000")
     ap.add_argument("--losses", default="hinge,logistic")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", choices=["svm", "vw"],
+                    help="olearn on the LIBSVM file only, or on the VW file only")
     ap.add_argument("--scratch", default="/tmp/olearn-shell-vs-vw")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "shell_vs_vw.md"))
     args = ap.parse_args(argv)
@@ -159,11 +164,14 @@ def main(argv=None):
     scratch.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     t0 = time.time()
-    results = measure(sizes, args.losses.split(","), args.reps, args.vw_python, scratch)
+    formats = (args.only,) if args.only else ("svm", "vw")
+    results = measure(sizes, args.losses.split(","), args.reps, args.vw_python, scratch,
+                      formats)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     text = (f"# `olearn train FILE` against Vowpal Wabbit\n\n_Produced "
             f"{datetime.date.today().isoformat()} by `python benchmarks/shell_vs_vw.py "
-            f"--sizes {args.sizes} --reps {args.reps}` in {time.time() - t0:.0f} s; load "
+            f"--sizes {args.sizes} --reps {args.reps}"
+            f"{' --only ' + args.only if args.only else ''}` in {time.time() - t0:.0f} s; load "
             f"average at the end {load} (2 shared cores: read the ratios)._\n\n"
             f"Median of {args.reps} fresh processes per command, the commands taking turns, "
             "after one untimed run of each.  See the script's docstring for the commands.\n\n"

@@ -245,6 +245,12 @@ def _number(a, i, end, pow10, buf, long_ok):
 
 
 @njit(inline="always")
+def _token_end(c):
+    """Whether byte ``c`` ends a token: a space, a newline or a comment's ``#``."""
+    return c == 32 or c == 9 or c == 10 or c == 35 or c == 13 or c == 11 or c == 12
+
+
+@njit(inline="always")
 def _short_number(a, i, end):
     """``(value, next index, ok)`` of a token ``[+-]digits[.digits]`` of at most 15
     digits ending at a space or at ``end``: Clinger's fast path, as ``_number`` takes it
@@ -386,10 +392,199 @@ def parse_block(a, want_values, long_ok):
             values[:nz] if want_values else values[:0])
 
 
+@njit(cache=True, nogil=True)
+def zero_token(a, at):
+    """The first position ``i >= at`` (``at >= 1``) of a ``0`` after whitespace
+    (``[ \\t\\r\\v\\f]0``) in the byte array ``a``, or -1: where an index 0 may be written.
+    Tested 64 KB at a time by a loop the compiler vectorizes (7x the regular
+    expression's search on a9a, whose many ``0`` bytes each stopped the search)."""
+    n = a.shape[0]
+    step = 1 << 16
+    one = np.uint64(1)
+    for lo in range(at, n, step):
+        hi = min(lo + step, n)
+        found = False
+        for i in range(np.uint64(lo), np.uint64(hi)):  # (unsigned: no test for i < 0)
+            c = a[i - one]
+            found |= (a[i] == 48) & ((c == 32) | (c == 9) | (c == 13) | (c == 11)
+                                     | (c == 12))
+        if found:
+            for i in range(lo, hi):
+                c = a[i - 1]
+                if a[i] == 48 and (c == 32 or c == 9 or c == 13 or c == 11 or c == 12):
+                    return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def newlines(a, k):
+    """``(count, end)``: the position ``end`` just past the ``k``-th newline (``k >= 1``)
+    of the byte array ``a`` and ``count = k``, or ``end = -1`` and the ``count`` of its
+    newlines when it has fewer: where a block of ``k`` lines ends (``_source``).
+    Counted 64 KB at a time by a loop the compiler vectorizes; the piece that holds the
+    ``k``-th is then searched, and nothing after it is read."""
+    n = a.shape[0]
+    step = 1 << 16
+    count = 0
+    for lo in range(0, n, step):
+        hi = min(lo + step, n)
+        found = 0
+        for i in range(np.uint64(lo), np.uint64(hi)):
+            found += a[i] == 10
+        if count + found >= k:
+            for i in range(lo, hi):
+                if a[i] == 10:
+                    count += 1
+                    if count == k:
+                        return count, i + 1
+        count += found
+    return count, -1
+
+
 @njit(inline="always")
-def _token_end(c):
-    """Whether byte ``c`` ends a token: a space, a newline or a comment's ``#``."""
-    return c == 32 or c == 9 or c == 10 or c == 35 or c == 13 or c == 11 or c == 12
+def _next_label(a, j, n, pow10, buf, long_ok):
+    """``(label, position after it, 0)`` of the next row at or after ``a[j]``, blank and
+    comment lines skipped; ``(0.0, n, 1)`` at the end of the bytes; ``(0.0, j, 2)`` where
+    the line is not the simple grammar (a ``qid:`` where the label belongs, a label that
+    is not a plain number)."""
+    while True:
+        while j < n and _space(a[j]):
+            j += 1
+        if j >= n:
+            return 0.0, n, 1
+        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
+            while j < n and a[j] != 10:
+                j += 1
+            j += 1
+            continue
+        if a[j] == 113:  # "qid:..." where the label belongs
+            return 0.0, j, 2
+        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
+        if not ok or (j < n and not _token_end(a[j])):
+            return 0.0, j, 2
+        return label, j, 0
+
+
+# what parse_csr says of a parsed block (bits of its ``flags``)
+UNSORTED = 1   # a row whose indices are not strictly increasing (unsorted or repeated)
+ZERO = 2       # an explicit zero value
+
+
+@njit(cache=True, nogil=True)
+def parse_csr(a, base, width, rows_hint, nnz_hint, index_proto, value_proto, long_ok):
+    """``(status, labels, indptr, indices, values, highest, flags)``: the lines of the
+    byte array ``a`` parsed in one pass straight into CSR arrays, the grammar and the
+    numbers ``parse_block``'s.  ``indices`` hold each index less ``base`` (1 for a
+    1-based file), as int32; ``indptr`` has ``index_proto``'s type, ``values``
+    ``value_proto``'s; ``highest`` is the largest index as written (-1: none); ``flags``
+    the bits ``UNSORTED`` and ``ZERO``, so that a caller canonicalises only the blocks
+    that need it.  Status 1: not the simple grammar; 2: an index below ``base``, past
+    ``width`` (when ``width >= 0``) or past int32: the caller parses the block the
+    exact way, which names the line (no line numbers are counted here); 3: more than
+    ``rows_hint`` rows or ``nnz_hint`` features (the room made for them: growing arrays
+    in the loop slows it 1.7x), call again with more."""
+    pow10 = _POW10
+    buf = np.empty(_TOKEN, dtype=np.uint8)
+    n = a.shape[0]
+    max_rows = min(rows_hint, n // 2 + 2)  # a row takes 2 bytes ("1\n") or more
+    labels = np.empty(max_rows)
+    indptr = np.empty(max_rows + 1, dtype=index_proto.dtype)
+    cap = min(nnz_hint, n // 4 + 2)  # a feature takes at least 4 bytes (" 1:1")
+    indices = np.empty(cap, dtype=np.int32)
+    values = np.empty(cap, dtype=value_proto.dtype)
+    limit = 2**31 - 2  # the largest index allowed (int32 columns)
+    if width >= 0:
+        limit = min(limit, width - 1 + base)
+    rows = 0
+    nz = 0
+    highest = -1
+    flags = 0
+    indptr[0] = 0
+    fail = (1, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+    j = 0
+    while True:
+        label, j, end = _next_label(a, j, n, pow10, buf, long_ok)
+        if end == 1:
+            break
+        if end:
+            return fail
+        if rows == max_rows:
+            return (3, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+        labels[rows] = label
+        prev = -1
+        while True:  # the row's features, up to its newline (written out in full:
+            # the same loop through _feature_index and _short_number runs 5x slower)
+            while j < n:
+                c = a[j]
+                if c == 32 or c == 9 or c == 13 or c == 11 or c == 12:
+                    j += 1
+                else:
+                    break
+            if j >= n or c == 10:
+                break
+            if c == 35:  # a comment, to the end of the line
+                while j < n and a[j] != 10:
+                    j += 1
+                break
+            start = j  # the index: digits, then a colon
+            idx = 0
+            while j < n and 48 <= a[j] <= 57:
+                idx = idx * 10 + (a[j] - 48)
+                j += 1
+            if j == start or j >= n or a[j] != 58 or j - start > 18:
+                if _is_qid(a, start, n):  # qid:... token: skipped
+                    j = start
+                    while j < n and not _token_end(a[j]):
+                        j += 1
+                    continue
+                return fail
+            j += 1
+            start = j  # the value: as _short_number, else _number
+            neg = False
+            if j < n and (a[j] == 45 or a[j] == 43):
+                neg = a[j] == 45
+                j += 1
+            m = 0
+            first = j
+            while j < n and 48 <= a[j] <= 57:
+                m = m * 10 + (a[j] - 48)
+                j += 1
+            digits = j - first
+            frac = 0
+            if j < n and a[j] == 46:
+                j += 1
+                first = j
+                while j < n and 48 <= a[j] <= 57:
+                    m = m * 10 + (a[j] - 48)
+                    j += 1
+                frac = j - first
+                digits += frac
+            if digits == 0 or digits > 15 or (j < n and not _token_end(a[j])):
+                v, j, ok = _number(a, start, n, pow10, buf, long_ok)
+                if not ok or (j < n and not _token_end(a[j])):
+                    return fail
+            else:
+                v = float(m) / pow10[frac] if frac else float(m)
+                if neg:
+                    v = -v
+            if idx < base or idx > limit:
+                return (2, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+            if nz == cap:  # past the hint: the caller calls again with more room
+                return (3, labels[:0], indptr[:1], indices[:0], values[:0], -1, 0)
+            indices[nz] = idx - base
+            values[nz] = v
+            if values[nz] == 0:  # (as stored: a float32 may round to 0)
+                flags |= ZERO
+            nz += 1
+            if idx <= prev:
+                flags |= UNSORTED
+            prev = idx
+            if idx > highest:
+                highest = idx
+        rows += 1
+        indptr[rows] = nz
+        j += 1
+    return 0, labels[:rows], indptr[:rows + 1], indices[:nz], values[:nz], highest, flags
 
 
 @njit(cache=True, nogil=True)
@@ -407,20 +602,11 @@ def index_range(a, long_ok):
     lowest = -1
     highest = -1
     j = 0
-    while j < n:
-        while j < n and _space(a[j]):
-            j += 1
-        if j >= n:
+    while True:
+        label, j, end = _next_label(a, j, n, pow10, buf, long_ok)
+        if end == 1:
             break
-        if a[j] == 10 or a[j] == 35:  # a blank line, or a comment line
-            while j < n and a[j] != 10:
-                j += 1
-            j += 1
-            continue
-        if a[j] == 113:
-            return 1, 0, -1, -1
-        label, j, ok = _number(a, j, n, pow10, buf, long_ok)
-        if not ok or (j < n and not _token_end(a[j])):
+        if end:
             return 1, 0, -1, -1
         rows += 1
         while True:  # the row's features, up to its newline

@@ -17,7 +17,9 @@ import bz2
 import gzip
 import io
 import lzma
+import mmap
 import os
+import stat
 import sys
 import zlib
 from itertools import chain, islice
@@ -121,11 +123,19 @@ class Source:
         if rest:
             yield rest
 
-    def line_blocks(self, size, first_lineno=1):
+    def line_blocks(self, size, first_lineno=1, views=False):
         """``(lineno, block)`` pairs: ``block`` the bytes of the next ``size`` lines (the
         last block maybe fewer), newlines kept, ``lineno`` the 1-based number of its
         first line; as ``chunks(self.lines(), size)`` joined, but read in large pieces
-        rather than line by line (a UTF-8 byte-order mark at the start removed)."""
+        rather than line by line (a UTF-8 byte-order mark at the start removed).
+
+        ``views``: a block may be a ``memoryview`` rather than ``bytes`` (``bytes(block)``
+        where bytes are needed): an uncompressed file is then mapped into memory and its
+        blocks are views of the map, neither read nor copied (the LIBSVM reader's
+        compiled parser takes them so).  As with any mapped file, lines appended while it
+        is read are not seen, and a file truncated meanwhile stops the process (SIGBUS)."""
+        if views and self._stream is None and self.compression is None:
+            return self._mapped_blocks(size, first_lineno)
         if self._stream is not None:
             if isinstance(self._stream, (io.BufferedIOBase, io.RawIOBase)):
                 # bytes in large pieces, as from a path (stdin: sys.stdin.buffer)
@@ -133,6 +143,30 @@ class Source:
             return ((k, b"".join(lines)) for k, lines in
                     chunks(self.lines(), size, first_lineno))
         return self._line_blocks(size, first_lineno)
+
+    def _mapped_blocks(self, size, lineno):
+        """``line_blocks`` of a mapped file: views of the map, cut at every ``size``-th
+        newline.  The map is never closed here: it goes when the last view of it does
+        (blocks may still be parsed in other threads when this generator ends)."""
+        with open(self.path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):    # a pipe (<(zcat f)), a device: read it
+                yield from self._line_blocks(size, lineno)
+                return
+            if st.st_size == 0:
+                return
+            data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+        a = np.frombuffer(data, dtype=np.uint8)
+        from ._fastparse import newlines as count_lines   # (stops at the size-th)
+        start = 3 if data[:3] == _BOM else 0
+        n = len(data)
+        while start < n:
+            end = int(count_lines(a[start:], size)[1])
+            end = n if end < 0 else start + end
+            self.done = end
+            yield lineno, data[start:end]
+            lineno += size
+            start = end
 
     def _line_blocks(self, size, lineno):
         raw, read = self._raw()
@@ -156,15 +190,18 @@ def _decompress_error(name, good_lines, exc):
 def _line_blocks(read, size, lineno, name):
     """Cut what ``read(n)`` returns into blocks of ``size`` whole lines, reading about
     as much as the next block needs (judged by the lines so far), at most 4 MB a time.
-    The pieces read are joined once per block (one copy), never grown one into the
-    other."""
-    parts, offsets = [], []  # pieces read and not yet cut, and their newlines' offsets
+    The pieces read are joined once per block (one copy; the piece cut is shared, not
+    copied, between the two blocks it ends and starts), never grown one into the other."""
+    count_lines = _newline_counter()
+    parts = []  # pieces read and not yet in a block
     have = 0  # newlines in parts
     first = True
     total_bytes = total_lines = 0
+    rest = None  # what is left of a piece after the block it ended
     while True:
-        eof = False
-        while have < size:
+        if rest is not None:
+            data, rest = rest, None
+        else:
             per_line = total_bytes / total_lines if total_lines else 256.0
             want = int(min(1 << 22, max(1 << 16, 1.1 * per_line * (size - have))))
             try:
@@ -172,33 +209,41 @@ def _line_blocks(read, size, lineno, name):
             except _DECOMPRESS_ERRORS as exc:
                 raise _decompress_error(name, lineno - 1 + have, exc) from None
             if not data:
-                eof = True
                 break
             if first:
                 first = False
                 if data.startswith(_BOM):
                     data = data[len(_BOM):]
-            found = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-            total_bytes += len(data)
-            total_lines += len(found)
+        count, cut = count_lines(np.frombuffer(data, dtype=np.uint8), size - have)
+        total_bytes += len(data) if cut < 0 else cut
+        total_lines += count
+        if cut < 0:
             parts.append(data)
-            offsets.append(found)
-            have += len(found)
-        if have >= size:
-            last = parts.pop()
-            found = offsets.pop()
-            need = size - (have - len(found))  # newlines of the block in its last piece
-            cut = int(found[need - 1]) + 1
-            parts.append(last[:cut])
-            yield lineno, b"".join(parts)
-            rest = last[cut:]
-            parts, offsets = ([rest], [found[need:] - cut]) if rest else ([], [])
-            have = len(found) - need
-            lineno += size
-        elif eof:
-            if parts:
-                yield lineno, b"".join(parts)
-            return
+            have += count
+            continue
+        data = memoryview(data)
+        parts.append(data[:cut])
+        yield lineno, b"".join(parts)
+        lineno += size
+        parts, have = [], 0
+        if cut < len(data):
+            rest = data[cut:]
+    if parts:
+        yield lineno, b"".join(parts)
+
+
+def _newline_counter():
+    """``count(a, k) -> (newlines in a, position past the k-th or -1)``: the compiled
+    one (``_fastparse.newlines``, one vectorized pass) where numba is loaded already (a
+    learner loads it), else numpy's (no compiler loaded only to read a file)."""
+    if "numba" in sys.modules:
+        from ._fastparse import newlines
+        return newlines
+
+    def count(a, k):
+        found = np.flatnonzero(a == 10)
+        return (k, int(found[k - 1]) + 1) if len(found) >= k else (len(found), -1)
+    return count
 
 
 _NONE = object()

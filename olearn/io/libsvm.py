@@ -40,10 +40,12 @@ unless ``--n-features`` or a saved model gives the width).
 parsed rows, and settles the width and the index base (by the same rules) at the
 end.
 
-Parsing.  Each chunk is parsed with vectorized numpy operations on its bytes;
-when that strict fast path meets anything unusual, the chunk is parsed again
-line by line, which either accepts it or raises ``DataFormatError`` naming the
-file, the line and the fault.
+Parsing.  Each chunk's bytes (a view of the mapped file where it is a plain file)
+go in one compiled pass to the CSR arrays (``_fastparse.parse_csr``), canonicalised
+only where that pass saw unsorted or repeated indices or zeros; when it meets
+anything unusual, the chunk is parsed again by the slower paths (compiled with line
+numbers, vectorized, then line by line), which either accept it or raise
+``DataFormatError`` naming the file, the line and the fault.
 """
 
 import math
@@ -334,11 +336,6 @@ def _to_csr(counts, columns, values, n_features, dtype):
     return X
 
 
-#: a token that may be the index 0: a 0 after whitespace (bytes.split's); a regular
-#: expression that starts with a literal, which the search finds at memory speed
-_MAYBE_ZERO = re.compile(rb"0(?<=[ \t\r\x0b\x0c]0)")
-
-
 def _index_zero(source):
     """Whether the file ``source`` writes a feature index 0 somewhere (True or False), or
     None where a byte search cannot tell (a compressed file; a line it finds is not valid,
@@ -346,29 +343,38 @@ def _index_zero(source):
 
     An index 0 is a token starting with ``0`` after whitespace (``0:1``, ``00:1``); so is
     ``012:1`` (index 12), and a ``0`` in a comment or a label after leading blanks: each
-    such place found over the mapped file is settled by parsing its line.  A 1-based file
-    has none, a 0-based one has one on the first line that uses feature 0: no parse of
-    the whole file (a ninth of the prescan's time on a9a repeated to 1M rows)."""
+    such place found over the mapped file (``_fastparse.zero_token``, at memory speed)
+    is settled by parsing its line.  A 1-based file has none, a 0-based one has one on
+    the first line that uses feature 0: no parse of the whole file."""
     if source.compression is not None:
         return None
     with open(source.path, "rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
             return False
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            at = 0
-            while (found := _MAYBE_ZERO.search(data, at)) is not None:
-                start = data.rfind(b"\n", 0, found.start()) + 1
-                end = data.find(b"\n", found.start())
-                end = len(data) if end < 0 else end
-                if start == 0 and data[:3] == b"\xef\xbb\xbf":
-                    start = 3                           # (the byte-order mark)
-                try:
-                    row = _parse_line(data[start:end], None, None, False)
-                except _Bad:
-                    return None
-                if row is not None and 0 in row[1]:
-                    return True
-                at = end
+            a = np.frombuffer(data, dtype=np.uint8)
+            try:
+                return _zero_in(data, a)
+            finally:
+                del a  # (the map closes only once no array views it)
+
+
+def _zero_in(data, a):
+    from ._fastparse import zero_token
+    at = 1
+    while (found := zero_token(a, at)) >= 0:
+        start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        end = len(data) if end < 0 else end
+        if start == 0 and data[:3] == b"\xef\xbb\xbf":
+            start = 3                           # (the byte-order mark)
+        try:
+            row = _parse_line(data[start:end], None, None, False)
+        except _Bad:
+            return None
+        if row is not None and 0 in row[1]:
+            return True
+        at = end + 1
     return False
 
 
@@ -387,6 +393,7 @@ class LibSVMReader:
         self._source = Source(path)
         self.name = self._source.name
         self._growing = False
+        self._nnz_per_byte = 0.25  # room for features per byte of a block (then measured)
         once = isinstance(n_features, str)  # "grow": read as a stream is, even a file
         if once:
             n_features = None
@@ -428,7 +435,8 @@ class LibSVMReader:
 
     def __iter__(self):
         self._source.claim()
-        for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
+        blocks = self._source.line_blocks(self.chunk_size, views=True)
+        for chunk in ordered_map(self._chunk, blocks):
             if chunk is None:
                 continue
             if self._growing:  # as wide as the widest index so far
@@ -437,16 +445,22 @@ class LibSVMReader:
                 if X.shape[1] < self.n_features:
                     X = sp.csr_matrix((X.data, X.indices, X.indptr),
                                       shape=(X.shape[0], self.n_features))
+                    X.has_canonical_format = True  # (as _chunk made it)
                 chunk = X, y
             yield chunk
 
     def _chunk(self, numbered):
         """``(X, y)`` of one block of lines, or None when it has no rows (run in the
         reader's parsing threads; a growing reader's block is as wide as its own
-        widest index)."""
+        widest index): the compiled one-pass parse (``_direct``) where it accepts the
+        block, else the exact parsers, which also name the line of a fault."""
         lineno, lines = numbered
         one_based = not self.zero_based
         width = None if self._growing else self.n_features
+        direct = _direct(self, lines, one_based, width)
+        if direct is not None:
+            return direct or None
+        lines = bytes(lines)  # (a view of a mapped file: the exact parsers take bytes)
         block = _parse_block(lines, lineno, self.name, one_based, width)
         if len(block.labels) == 0:
             return None
@@ -456,6 +470,44 @@ class LibSVMReader:
         X = _to_csr(block.counts, block.indices - one_based, block.values, width,
                     self.dtype)
         return X, block.labels
+
+
+def _direct(reader, lines, one_based, width):
+    """``(X, y)`` of a block parsed by ``_fastparse.parse_csr`` in one pass, from its
+    bytes to the CSR arrays (an empty tuple: no rows), or None where that parse refuses
+    the block (then the exact parsers read it, and report any fault by its line).
+    Equal to what ``_parse_block``, ``_check_indices`` and ``_to_csr`` make of it: the
+    block is sorted and summed, or its zeros removed, only where the parse saw unsorted
+    or repeated indices, or a zero value; else it is marked canonical as it is."""
+    from ._fastparse import UNSORTED, ZERO, parse_csr, strtod_allowed
+    a = np.frombuffer(lines, dtype=np.uint8)
+    index_type = np.int32 if len(a) < 2**31 else np.int64
+    hint = int(len(a) * reader._nnz_per_byte) + 64
+    args = (int(one_based), -1 if width is None else width)
+    protos = (np.empty(0, index_type), np.empty(0, reader.dtype), strtod_allowed())
+    status, labels, indptr, indices, values, highest, flags = parse_csr(
+        a, *args, reader.chunk_size, hint, *protos)
+    if status == 3:  # more features than the last block's rate: room for the most
+        status, labels, indptr, indices, values, highest, flags = parse_csr(
+            a, *args, len(a) // 2 + 2, len(a) // 4 + 2, *protos)
+    if status:
+        return None
+    if len(labels) == 0:
+        return ()
+    if len(a):
+        reader._nnz_per_byte = 1.1 * len(indices) / len(a)   # the next block's room
+    if indptr.dtype != np.int32 and len(indices) < 2**31:
+        indptr = indptr.astype(np.int32)
+    if width is None:
+        width = highest + 1 - one_based if len(indices) else 1
+    X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), width))
+    if flags & UNSORTED:
+        X.sum_duplicates()
+        X.eliminate_zeros()
+    elif flags & ZERO:
+        X.eliminate_zeros()
+    X.has_canonical_format = True
+    return X, labels
 
 
 def read_libsvm(path, chunk_size=10000, n_features=None, zero_based="auto",
