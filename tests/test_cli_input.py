@@ -121,3 +121,51 @@ def test_exit_code_in_a_real_process(tmp_path):
     errors = [line for line in proc.stderr.splitlines() if not line.startswith("olearn: comp")]
     assert errors == [f"olearn: error: {path}:2: more than three label tokens before '|' "
                       "(label, importance, initial) at '5'"]
+
+
+def _fifo(tmp_path, name, data):
+    """A named pipe at ``tmp_path / name`` whose writer (a thread) sends ``data`` once:
+    what ``<(zcat f)`` gives a command."""
+    import os
+    import threading
+    path = tmp_path / name
+    os.mkfifo(path)
+
+    def write():
+        with open(path, "wb") as f:
+            f.write(data)
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_pipe_is_read_once_as_it_comes(tmp_path, capsys, compress):
+    """``olearn train <(cat f)`` and ``<(gzip -c f)``: the pipe was opened twice (its
+    magic bytes sniffed, then read), which lost its first bytes or failed with "Illegal
+    seek"; now the same model as from the file, and no cache kept for --passes."""
+    import gzip
+    import os
+    rng = np.random.default_rng(0)
+    lines = "".join(f"{rng.choice([-1, 1])} " + " ".join(
+        f"{j}:{rng.normal():.3f}" for j in sorted(rng.choice(20, 4, replace=False) + 1))
+        + "\n" for _ in range(300))
+    plain = tmp_path / "d.svm"
+    plain.write_text(lines)
+    data = lines.encode()
+    pipe = _fifo(tmp_path, "p", gzip.compress(data) if compress else data)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, OLEARN_CACHE_DIR=str(cache))
+    # a real process with a deadline: the old reader waited for ever on the reopened pipe
+    done = subprocess.run([sys.executable, "-m", "olearn", "train", str(pipe), "--algo",
+                           "pa1", "--passes", "2", "--model", str(tmp_path / "p.olm")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    os.environ["OLEARN_CACHE_DIR"] = str(cache)
+    try:
+        assert run_cli(capsys, "train", plain, "--algo", "pa1", "--passes", "2",
+                       "--model", tmp_path / "f.olm")[0] == 0
+    finally:
+        del os.environ["OLEARN_CACHE_DIR"]
+    assert np.array_equal(load(tmp_path / "p.olm").coef_, load(tmp_path / "f.olm").coef_)
+    kept = sorted(p.name for p in (cache / "passes").iterdir())
+    assert len(kept) == 1 and kept[0].startswith("d.svm")   # the file's, not the pipe's

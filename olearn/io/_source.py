@@ -51,6 +51,9 @@ class Source:
         else:
             self.path = os.fspath(source)
             self.name = os.fsdecode(self.path)
+            if _is_pipe(self.path):     # <(zcat f), a named pipe, /dev/stdin: read once
+                self._stream, self.compression = _open_pipe(self.path)
+                return
             self.compression = self._check_path()
             self.size, self.done = os.path.getsize(self.path), 0
 
@@ -175,6 +178,32 @@ class Source:
 
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def is_stream(path):
+    """Whether the DATA argument ``path`` is read once, as it comes: ``-`` (standard
+    input), or a path that names no regular file (``<(zcat f)``, a named pipe)."""
+    return path == "-" or _is_pipe(path)
+
+
+def _is_pipe(path):
+    """Whether ``path`` names something that can be read only once, as it comes (a
+    pipe, a socket, a terminal): it is opened once and read as a stream, never sniffed
+    first and opened again (that lost its first bytes, or failed with "Illegal seek")."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False      # (a missing path: the regular path's check names it)
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _open_pipe(path):
+    """``(stream, compression)`` of a pipe opened once: its first bytes are peeked at
+    (not consumed) to recognise gzip, bzip2 or xz data, which is decompressed as read."""
+    raw = open(path, "rb")
+    head = raw.peek(6)[:6]
+    kind = next((k for magic, k in _MAGIC if head.startswith(magic)), None)
+    return (raw if kind is None else _OPEN[kind](raw)), kind
 
 
 def _decompress_error(name, good_lines, exc):
