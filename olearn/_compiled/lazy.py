@@ -330,12 +330,9 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
 def rda_weight(S, n, lam_n, denom):
     """RDA's ``w = -sign(S) max(|S| - n lambda_n, 0) / (gamma sqrt n)`` from the
     gradient sum ``S`` of ``n`` rounds (``lam_n = n lambda + gamma rho sqrt n``,
-    ``denom = gamma sqrt n``)."""
-    if S > lam_n:
-        return -(S - lam_n) / denom
-    if S < -lam_n:
-        return -(S + lam_n) / denom
-    return 0.0
+    ``denom = gamma sqrt n``).  Without branches, as :func:`ftrl_weight`: the same
+    weights to the bit (a zero weight may be -0, which adds nothing to a score)."""
+    return math.copysign(max(abs(S) - lam_n, 0.0) / denom, -S)
 
 
 @njit(inline="always")
@@ -353,12 +350,15 @@ def rda_scores(state, idx, val, out):
     lam_n = n * lam + gamma * rho * sn
     denom = gamma * sn
     first = penalised_from(idx, A)
-    for k in range(W.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            a += rda_weight(W[k, idx[j]], n, lam_n if j >= first else 0.0,
-                            denom) * val[j]
-        out[k] = a
+    K = W.shape[0]
+    for k in range(K):
+        out[k] = 0.0
+    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_scores)
+        i = idx[j]
+        v = val[j]
+        lam_j = lam_n if j >= first else 0.0
+        for k in range(K):
+            out[k] += rda_weight(W[k, i], n, lam_j, denom) * v
 
 
 @njit(inline="always")
@@ -394,16 +394,13 @@ def rda_rule(state, params, idx, val, y, sw, seen, grad):
 
 @njit(inline="always")
 def ada_rda_weight(S, G, n, eta, lam, delta):
-    """AdaRDA's ``w = -sign(S) eta max(|S| - lambda n, 0) / (delta + sqrt(G))``."""
+    """AdaRDA's ``w = -sign(S) eta max(|S| - lambda n, 0) / (delta + sqrt(G))``, without
+    branches on the sign of ``S`` (as :func:`ftrl_weight`: the same weights to the
+    bit, a zero weight possibly -0)."""
     h = delta + math.sqrt(G)
     if h <= 0.0:
         return 0.0
-    ln = lam * n
-    if S > ln:
-        return -eta * (S - ln) / h
-    if S < -ln:
-        return -eta * (S + ln) / h
-    return 0.0
+    return math.copysign(eta * max(abs(S) - lam * n, 0.0) / h, -S)
 
 
 @njit(inline="always")
@@ -415,13 +412,15 @@ def ada_rda_scores(state, idx, val, out):
     n = A[0, T_]
     eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
     first = penalised_from(idx, A)
-    for k in range(S.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            i = idx[j]
-            a += ada_rda_weight(S[k, i], G[k, i], n, eta,
-                                lam if j >= first else 0.0, delta) * val[j]
-        out[k] = a
+    K = S.shape[0]
+    for k in range(K):
+        out[k] = 0.0
+    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_scores)
+        i = idx[j]
+        v = val[j]
+        lam_j = lam if j >= first else 0.0
+        for k in range(K):
+            out[k] += ada_rda_weight(S[k, i], G[k, i], n, eta, lam_j, delta) * v
 
 
 @njit(inline="always")
@@ -467,7 +466,10 @@ def ftrl_weight(z, r, inv_alpha, beta, l1, l2):
 @njit(inline="always")
 def ftrl_scores(state, idx, val, out):
     """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha, beta,
-    l1, l2)."""
+    l1, l2).  The row's entries outside, the classes inside: with the state
+    coordinate-major (``olearn.sparse._sparse.SparseModel._coordinate_major``), a
+    coordinate's ``K`` entries are contiguous and the inner loop runs over them (each
+    score adds its terms in the row's order, as before: the same sums to the bit)."""
     Z = state[0]
     R = state[1]
     A = state[2]
@@ -475,14 +477,17 @@ def ftrl_scores(state, idx, val, out):
     l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
     inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
-    for k in range(Z.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            i = idx[j]
-            pen = j >= first
-            a += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1 if pen else 0.0,
-                             l2 if pen else 0.0) * val[j]
-        out[k] = a
+    K = Z.shape[0]
+    for k in range(K):
+        out[k] = 0.0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        v = val[j]
+        pen = j >= first
+        l1j = l1 if pen else 0.0
+        l2j = l2 if pen else 0.0
+        for k in range(K):
+            out[k] += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j) * v
 
 
 @njit(inline="always")
@@ -506,16 +511,19 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     first = penalised_from(idx, A)
     moved = grad(A, seen, y, eps)
     if moved:
-        for k in range(A.shape[0]):
-            gk = A[k, G_] * sw
-            if gk != 0.0:
-                for j in range(idx.shape[0]):
-                    i = idx[j]
-                    g = gk * val[j]
+        K = A.shape[0]
+        for j in range(idx.shape[0]):  # (the row outside, the classes inside: see the score)
+            i = idx[j]
+            v = val[j]
+            pen = j >= first
+            l1j = l1 if pen else 0.0
+            l2j = l2 if pen else 0.0
+            for k in range(K):
+                gk = A[k, G_] * sw
+                if gk != 0.0:
+                    g = gk * v
                     r = R[k, i]
-                    pen = j >= first
-                    w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1 if pen else 0.0,
-                                    l2 if pen else 0.0)
+                    w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1j, l2j)
                     r2 = math.sqrt(r * r + g * g)
                     Z[k, i] += g - (r2 - r) * inv_alpha * w
                     R[k, i] = r2

@@ -66,6 +66,7 @@ class _FTRL(LossModel, SparseModel):
     _tags = {"closed_form": True}      # w from z and n in closed form
     _declared = KERNELS
     loss = "logistic"
+    _coordinate_major = True
 
     def _check_hyper(self):
         check_number("alpha", self.alpha, low=0.0, low_open=True)
