@@ -478,6 +478,15 @@ def ftrl_scores(state, idx, val, out):
     inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
     K = Z.shape[0]
+    if K == 1:  # (one score: summed in a register, not through out[0])
+        a = 0.0
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            pen = j >= first
+            a += ftrl_weight(Z[0, i], R[0, i], inv_alpha, beta, l1 if pen else 0.0,
+                             l2 if pen else 0.0) * val[j]
+        out[0] = a
+        return
     for k in range(K):
         out[k] = 0.0
     for j in range(idx.shape[0]):
@@ -495,6 +504,73 @@ def ftrl_begin(state, idx, val, out):
     start_round(state[2], out)
 
 
+#: the most entries of a row whose weights the pass keeps for FTRL's rule
+FTRL_ROW_CAP = 1024
+
+
+@njit(inline="always")
+def ftrl_score_begin(state, idx, val, out):
+    """The pass's score and round start in one: the scores of :func:`ftrl_scores`, and
+    each weight of the row kept in the scratch ``state[3]`` (``(K, cap + 1)``, not
+    saved: ``olearn.sparse.ftrl``) for the rule, which then divides once per class and
+    non-zero, not twice.  Nothing changes ``z`` or ``n`` between the two, so the rule
+    reads the weights it would compute, to the bit, when no two entries of the row
+    share a column; the weights are kept (flag ``state[3][0, cap]``) only for a row of
+    at most ``cap`` entries whose columns increase (every batch row: canonical CSR; an
+    unsorted one-example row recomputes them)."""
+    Z = state[0]
+    R = state[1]
+    A = state[2]
+    Wr = state[3]
+    alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
+    l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
+    inv_alpha = 1.0 / alpha
+    first = penalised_from(idx, A)
+    K = Z.shape[0]
+    cap = Wr.shape[1] - 1
+    n = idx.shape[0]
+    keep = n <= cap
+    prev = -1
+    if K == 1:  # (one score: summed in a register, not through out[0])
+        a = 0.0
+        for j in range(n):
+            i = idx[j]
+            if i <= prev:
+                keep = False
+            prev = i
+            pen = j >= first
+            w = ftrl_weight(Z[0, i], R[0, i], inv_alpha, beta, l1 if pen else 0.0,
+                            l2 if pen else 0.0)
+            if keep:
+                Wr[0, j] = w
+            a += w * val[j]
+        out[0] = a
+        Wr[0, cap] = 1.0 if keep else 0.0
+        start_round(A, out)
+        return
+    for k in range(K):
+        out[k] = 0.0
+    for j in range(n):
+        i = idx[j]
+        if i <= prev:
+            keep = False
+        prev = i
+        v = val[j]
+        pen = j >= first
+        l1j = l1 if pen else 0.0
+        l2j = l2 if pen else 0.0
+        if keep:
+            for k in range(K):
+                w = ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j)
+                Wr[k, j] = w
+                out[k] += w * v
+        else:
+            for k in range(K):
+                out[k] += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j) * v
+    Wr[0, cap] = 1.0 if keep else 0.0
+    start_round(A, out)
+
+
 @njit(inline="always")
 def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     """FTRL-Proximal (McMahan et al. 2013, Algorithm 1), per coordinate of the row:
@@ -509,21 +585,23 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     store_hyper(A, (alpha, beta, l1, l2))
     inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
+    Wr = state[3]
+    kept = Wr[0, Wr.shape[1] - 1] != 0.0
     moved = grad(A, seen, y, eps)
     if moved:
-        K = A.shape[0]
-        for j in range(idx.shape[0]):  # (the row outside, the classes inside: see the score)
-            i = idx[j]
-            v = val[j]
-            pen = j >= first
-            l1j = l1 if pen else 0.0
-            l2j = l2 if pen else 0.0
-            for k in range(K):
-                gk = A[k, G_] * sw
-                if gk != 0.0:
-                    g = gk * v
+        for k in range(A.shape[0]):
+            gk = A[k, G_] * sw
+            if gk != 0.0:
+                for j in range(idx.shape[0]):
+                    i = idx[j]
+                    g = gk * val[j]
                     r = R[k, i]
-                    w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1j, l2j)
+                    if kept:
+                        w = Wr[k, j]
+                    else:
+                        pen = j >= first
+                        w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1 if pen else 0.0,
+                                        l2 if pen else 0.0)
                     r2 = math.sqrt(r * r + g * g)
                     Z[k, i] += g - (r2 - r) * inv_alpha * w
                     R[k, i] = r2
