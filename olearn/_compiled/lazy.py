@@ -351,14 +351,20 @@ def rda_scores(state, idx, val, out):
     denom = gamma * sn
     first = penalised_from(idx, A)
     K = W.shape[0]
+    a = 0.0
     for k in range(K):
         out[k] = 0.0
-    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_scores)
+    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_row_scores)
         i = idx[j]
         v = val[j]
         lam_j = lam_n if j >= first else 0.0
-        for k in range(K):
-            out[k] += rda_weight(W[k, i], n, lam_j, denom) * v
+        if K == 1:
+            a += rda_weight(W[0, i], n, lam_j, denom) * v
+        else:
+            for k in range(K):
+                out[k] += rda_weight(W[k, i], n, lam_j, denom) * v
+    if K == 1:
+        out[0] = a
 
 
 @njit(inline="always")
@@ -396,11 +402,17 @@ def rda_rule(state, params, idx, val, y, sw, seen, grad):
 def ada_rda_weight(S, G, n, eta, lam, delta):
     """AdaRDA's ``w = -sign(S) eta max(|S| - lambda n, 0) / (delta + sqrt(G))``, without
     branches on the sign of ``S`` (as :func:`ftrl_weight`: the same weights to the
-    bit, a zero weight possibly -0)."""
+    bit).  A weight held at 0 skips the square root and the division (one branch,
+    predictable unless zero and non-zero weights alternate at random): both on every
+    weight halved AdaRDA's rows a second on the scaling stream of
+    ``benchmarks/sparse.md``, where most weights a row reads are 0."""
+    m = max(abs(S) - lam * n, 0.0)
+    if m == 0.0:
+        return 0.0
     h = delta + math.sqrt(G)
     if h <= 0.0:
         return 0.0
-    return math.copysign(eta * max(abs(S) - lam * n, 0.0) / h, -S)
+    return math.copysign(eta * m / h, -S)
 
 
 @njit(inline="always")
@@ -413,14 +425,20 @@ def ada_rda_scores(state, idx, val, out):
     eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
     first = penalised_from(idx, A)
     K = S.shape[0]
+    a = 0.0
     for k in range(K):
         out[k] = 0.0
-    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_scores)
+    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_row_scores)
         i = idx[j]
         v = val[j]
         lam_j = lam if j >= first else 0.0
-        for k in range(K):
-            out[k] += ada_rda_weight(S[k, i], G[k, i], n, eta, lam_j, delta) * v
+        if K == 1:
+            a += ada_rda_weight(S[0, i], G[0, i], n, eta, lam_j, delta) * v
+        else:
+            for k in range(K):
+                out[k] += ada_rda_weight(S[k, i], G[k, i], n, eta, lam_j, delta) * v
+    if K == 1:
+        out[0] = a
 
 
 @njit(inline="always")
@@ -464,12 +482,14 @@ def ftrl_weight(z, r, inv_alpha, beta, l1, l2):
 
 
 @njit(inline="always")
-def ftrl_scores(state, idx, val, out):
-    """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha, beta,
-    l1, l2).  The row's entries outside, the classes inside: with the state
-    coordinate-major (``olearn.sparse._sparse.SparseModel._coordinate_major``), a
-    coordinate's ``K`` entries are contiguous and the inner loop runs over them (each
-    score adds its terms in the row's order, as before: the same sums to the bit)."""
+def ftrl_row_scores(state, idx, val, out, Wr, keep):
+    """The ``K`` scores of a row from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha,
+    beta, l1, l2) into ``out``; while ``keep``, each weight also into ``Wr[k, j]``.
+    Returns ``keep``, turned False at the first column not above the one before.  The
+    row's entries outside, the classes inside: with the state coordinate-major
+    (``olearn.sparse._sparse.SparseModel._coordinate_major``) a coordinate's ``K``
+    entries are contiguous and the inner loop runs over them; each score adds its terms
+    in the row's order, as before (the same sums to the bit), one score in a register."""
     Z = state[0]
     R = state[1]
     A = state[2]
@@ -478,25 +498,41 @@ def ftrl_scores(state, idx, val, out):
     inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
     K = Z.shape[0]
-    if K == 1:  # (one score: summed in a register, not through out[0])
-        a = 0.0
-        for j in range(idx.shape[0]):
-            i = idx[j]
-            pen = j >= first
-            a += ftrl_weight(Z[0, i], R[0, i], inv_alpha, beta, l1 if pen else 0.0,
-                             l2 if pen else 0.0) * val[j]
-        out[0] = a
-        return
+    a = 0.0
     for k in range(K):
         out[k] = 0.0
+    prev = -1
     for j in range(idx.shape[0]):
         i = idx[j]
+        if i <= prev:
+            keep = False
+        prev = i
         v = val[j]
         pen = j >= first
         l1j = l1 if pen else 0.0
         l2j = l2 if pen else 0.0
-        for k in range(K):
-            out[k] += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j) * v
+        if K == 1:
+            w = ftrl_weight(Z[0, i], R[0, i], inv_alpha, beta, l1j, l2j)
+            if keep:
+                Wr[0, j] = w
+            a += w * v
+        elif keep:
+            for k in range(K):
+                w = ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j)
+                Wr[k, j] = w
+                out[k] += w * v
+        else:
+            for k in range(K):
+                out[k] += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j) * v
+    if K == 1:
+        out[0] = a
+    return keep
+
+
+@njit(inline="always")
+def ftrl_scores(state, idx, val, out):
+    """Score of FTRL-Proximal (:func:`ftrl_row_scores`, keeping nothing)."""
+    ftrl_row_scores(state, idx, val, out, state[2], False)
 
 
 @njit(inline="always")
@@ -518,57 +554,11 @@ def ftrl_score_begin(state, idx, val, out):
     share a column; the weights are kept (flag ``state[3][0, cap]``) only for a row of
     at most ``cap`` entries whose columns increase (every batch row: canonical CSR; an
     unsorted one-example row recomputes them)."""
-    Z = state[0]
-    R = state[1]
-    A = state[2]
     Wr = state[3]
-    alpha, beta = A[0, HYPER_], A[0, HYPER_ + 1]
-    l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
-    inv_alpha = 1.0 / alpha
-    first = penalised_from(idx, A)
-    K = Z.shape[0]
     cap = Wr.shape[1] - 1
-    n = idx.shape[0]
-    keep = n <= cap
-    prev = -1
-    if K == 1:  # (one score: summed in a register, not through out[0])
-        a = 0.0
-        for j in range(n):
-            i = idx[j]
-            if i <= prev:
-                keep = False
-            prev = i
-            pen = j >= first
-            w = ftrl_weight(Z[0, i], R[0, i], inv_alpha, beta, l1 if pen else 0.0,
-                            l2 if pen else 0.0)
-            if keep:
-                Wr[0, j] = w
-            a += w * val[j]
-        out[0] = a
-        Wr[0, cap] = 1.0 if keep else 0.0
-        start_round(A, out)
-        return
-    for k in range(K):
-        out[k] = 0.0
-    for j in range(n):
-        i = idx[j]
-        if i <= prev:
-            keep = False
-        prev = i
-        v = val[j]
-        pen = j >= first
-        l1j = l1 if pen else 0.0
-        l2j = l2 if pen else 0.0
-        if keep:
-            for k in range(K):
-                w = ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j)
-                Wr[k, j] = w
-                out[k] += w * v
-        else:
-            for k in range(K):
-                out[k] += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j) * v
-    Wr[0, cap] = 1.0 if keep else 0.0
-    start_round(A, out)
+    kept = ftrl_row_scores(state, idx, val, out, Wr, idx.shape[0] <= cap)
+    Wr[0, cap] = 1.0 if kept else 0.0
+    start_round(state[2], out)
 
 
 @njit(inline="always")
