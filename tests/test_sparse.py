@@ -371,6 +371,51 @@ def test_dicts_one_at_a_time_equal_the_batch_with_the_free_intercept(make):
     assert batch.intercept_[0] != 0.0
 
 
+@pytest.mark.parametrize("make", [lambda: FTRLClassifier(l1=0.3),
+                                  lambda: RDAClassifier(loss="logistic", l1=0.01, gamma=1.0),
+                                  lambda: AdaRDAClassifier(loss="logistic", lam=0.02)],
+                         ids=["ftrl", "rda", "ada-rda"])
+def test_coordinate_major_state_continues_to_the_bit_from_any_order(make):
+    """The closed-form learners keep (K, d) arrays in Fortran order (a coordinate's
+    classes contiguous); a state in C order, as a file or a mix gives it, is turned
+    before the next pass and learns on to the same bits; FTRL's row scratch is the
+    model's own (not pickled)."""
+    import pickle
+    X, y = sparse_stream(n=120, d=40, K=3, seed=5)
+    a = make().set_params(shuffle=False)
+    a.partial_fit(X[:60], y[:60], classes=[0, 1, 2])
+    assert all(a.state_[n].flags.f_contiguous for n, *_ in a._arrays)
+    b = pickle.loads(pickle.dumps(a))
+    assert "_row_weights" not in b.__dict__
+    b.state_ = {k: np.ascontiguousarray(v) for k, v in b.state_.items()}
+    b._state_changed()
+    assert not b.state_["W"].flags.f_contiguous
+    sa = a.predict_learn(X[60:], y[60:], return_scores=True)
+    sb = b.predict_learn(X[60:], y[60:], return_scores=True)
+    np.testing.assert_array_equal(sa, sb)
+    assert b.state_["W"].flags.f_contiguous
+    for k in a.state_:
+        np.testing.assert_array_equal(a.state_[k], b.state_[k])
+
+
+def test_ftrl_rows_with_decreasing_columns_recompute_their_weights():
+    """FTRL's pass keeps a row's weights for its rule only when the row's columns
+    increase; dict rows in another order (the one-row buffer keeps the dict's order)
+    recompute them: multiclass, one at a time with the keys reversed, the batch model
+    to 1e-10."""
+    X, y = sparse_stream(n=80, d=30, K=3, seed=6)
+    batch = FTRLClassifier(l1=0.3).set_params(shuffle=False)
+    batch.partial_fit(X, y, classes=[0, 1, 2])
+    one = FTRLClassifier(l1=0.3).set_params(shuffle=False)
+    one.partial_fit(X[:1], y[:1], classes=[0, 1, 2])
+    for i, yi in enumerate(y[1:], 1):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        one.learn_one(dict(zip(X.indices[lo:hi][::-1].tolist(),
+                               X.data[lo:hi][::-1].tolist())), yi)
+    np.testing.assert_allclose(one.coef_, batch.coef_, rtol=0, atol=TOL)
+    np.testing.assert_allclose(one.intercept_, batch.intercept_, rtol=0, atol=TOL)
+
+
 def _one(model, x):
     row, n = model._one_row(x, grow=False)
     return row, n

@@ -330,12 +330,9 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
 def rda_weight(S, n, lam_n, denom):
     """RDA's ``w = -sign(S) max(|S| - n lambda_n, 0) / (gamma sqrt n)`` from the
     gradient sum ``S`` of ``n`` rounds (``lam_n = n lambda + gamma rho sqrt n``,
-    ``denom = gamma sqrt n``)."""
-    if S > lam_n:
-        return -(S - lam_n) / denom
-    if S < -lam_n:
-        return -(S + lam_n) / denom
-    return 0.0
+    ``denom = gamma sqrt n``).  Without branches, as :func:`ftrl_weight`: the same
+    weights to the bit (a zero weight may be -0, which adds nothing to a score)."""
+    return math.copysign(max(abs(S) - lam_n, 0.0) / denom, -S)
 
 
 @njit(inline="always")
@@ -353,12 +350,21 @@ def rda_scores(state, idx, val, out):
     lam_n = n * lam + gamma * rho * sn
     denom = gamma * sn
     first = penalised_from(idx, A)
-    for k in range(W.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            a += rda_weight(W[k, idx[j]], n, lam_n if j >= first else 0.0,
-                            denom) * val[j]
-        out[k] = a
+    K = W.shape[0]
+    a = 0.0
+    for k in range(K):
+        out[k] = 0.0
+    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_row_scores)
+        i = idx[j]
+        v = val[j]
+        lam_j = lam_n if j >= first else 0.0
+        if K == 1:
+            a += rda_weight(W[0, i], n, lam_j, denom) * v
+        else:
+            for k in range(K):
+                out[k] += rda_weight(W[k, i], n, lam_j, denom) * v
+    if K == 1:
+        out[0] = a
 
 
 @njit(inline="always")
@@ -394,16 +400,19 @@ def rda_rule(state, params, idx, val, y, sw, seen, grad):
 
 @njit(inline="always")
 def ada_rda_weight(S, G, n, eta, lam, delta):
-    """AdaRDA's ``w = -sign(S) eta max(|S| - lambda n, 0) / (delta + sqrt(G))``."""
+    """AdaRDA's ``w = -sign(S) eta max(|S| - lambda n, 0) / (delta + sqrt(G))``, without
+    branches on the sign of ``S`` (as :func:`ftrl_weight`: the same weights to the
+    bit).  A weight held at 0 skips the square root and the division (one branch,
+    predictable unless zero and non-zero weights alternate at random): both on every
+    weight halved AdaRDA's rows a second on the scaling stream of
+    ``benchmarks/sparse.md``, where most weights a row reads are 0."""
+    m = max(abs(S) - lam * n, 0.0)
+    if m == 0.0:
+        return 0.0
     h = delta + math.sqrt(G)
     if h <= 0.0:
         return 0.0
-    ln = lam * n
-    if S > ln:
-        return -eta * (S - ln) / h
-    if S < -ln:
-        return -eta * (S + ln) / h
-    return 0.0
+    return math.copysign(eta * m / h, -S)
 
 
 @njit(inline="always")
@@ -415,13 +424,21 @@ def ada_rda_scores(state, idx, val, out):
     n = A[0, T_]
     eta, lam, delta = A[0, HYPER_], A[0, HYPER_ + 1], A[0, HYPER_ + 2]
     first = penalised_from(idx, A)
-    for k in range(S.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            i = idx[j]
-            a += ada_rda_weight(S[k, i], G[k, i], n, eta,
-                                lam if j >= first else 0.0, delta) * val[j]
-        out[k] = a
+    K = S.shape[0]
+    a = 0.0
+    for k in range(K):
+        out[k] = 0.0
+    for j in range(idx.shape[0]):  # (the classes inside: see ftrl_row_scores)
+        i = idx[j]
+        v = val[j]
+        lam_j = lam if j >= first else 0.0
+        if K == 1:
+            a += ada_rda_weight(S[0, i], G[0, i], n, eta, lam_j, delta) * v
+        else:
+            for k in range(K):
+                out[k] += ada_rda_weight(S[k, i], G[k, i], n, eta, lam_j, delta) * v
+    if K == 1:
+        out[0] = a
 
 
 @njit(inline="always")
@@ -465,9 +482,14 @@ def ftrl_weight(z, r, inv_alpha, beta, l1, l2):
 
 
 @njit(inline="always")
-def ftrl_scores(state, idx, val, out):
-    """Score of FTRL-Proximal from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha, beta,
-    l1, l2)."""
+def ftrl_row_scores(state, idx, val, out, Wr, keep):
+    """The ``K`` scores of a row from ``z`` and ``sqrt(n)`` (``A[0, HYPER_:]``: alpha,
+    beta, l1, l2) into ``out``; while ``keep``, each weight also into ``Wr[k, j]``.
+    Returns ``keep``, turned False at the first column not above the one before.  The
+    row's entries outside, the classes inside: with the state coordinate-major
+    (``olearn.sparse._sparse.SparseModel._coordinate_major``) a coordinate's ``K``
+    entries are contiguous and the inner loop runs over them; each score adds its terms
+    in the row's order, as before (the same sums to the bit), one score in a register."""
     Z = state[0]
     R = state[1]
     A = state[2]
@@ -475,18 +497,67 @@ def ftrl_scores(state, idx, val, out):
     l1, l2 = A[0, HYPER_ + 2], A[0, HYPER_ + 3]
     inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
-    for k in range(Z.shape[0]):
-        a = 0.0
-        for j in range(idx.shape[0]):
-            i = idx[j]
-            pen = j >= first
-            a += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1 if pen else 0.0,
-                             l2 if pen else 0.0) * val[j]
-        out[k] = a
+    K = Z.shape[0]
+    a = 0.0
+    for k in range(K):
+        out[k] = 0.0
+    prev = -1
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        if i <= prev:
+            keep = False
+        prev = i
+        v = val[j]
+        pen = j >= first
+        l1j = l1 if pen else 0.0
+        l2j = l2 if pen else 0.0
+        if K == 1:
+            w = ftrl_weight(Z[0, i], R[0, i], inv_alpha, beta, l1j, l2j)
+            if keep:
+                Wr[0, j] = w
+            a += w * v
+        elif keep:
+            for k in range(K):
+                w = ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j)
+                Wr[k, j] = w
+                out[k] += w * v
+        else:
+            for k in range(K):
+                out[k] += ftrl_weight(Z[k, i], R[k, i], inv_alpha, beta, l1j, l2j) * v
+    if K == 1:
+        out[0] = a
+    return keep
+
+
+@njit(inline="always")
+def ftrl_scores(state, idx, val, out):
+    """Score of FTRL-Proximal (:func:`ftrl_row_scores`, keeping nothing)."""
+    ftrl_row_scores(state, idx, val, out, state[2], False)
 
 
 @njit(inline="always")
 def ftrl_begin(state, idx, val, out):
+    start_round(state[2], out)
+
+
+#: the most entries of a row whose weights the pass keeps for FTRL's rule
+FTRL_ROW_CAP = 1024
+
+
+@njit(inline="always")
+def ftrl_score_begin(state, idx, val, out):
+    """The pass's score and round start in one: the scores of :func:`ftrl_scores`, and
+    each weight of the row kept in the scratch ``state[3]`` (``(K, cap + 1)``, not
+    saved: ``olearn.sparse.ftrl``) for the rule, which then divides once per class and
+    non-zero, not twice.  Nothing changes ``z`` or ``n`` between the two, so the rule
+    reads the weights it would compute, to the bit, when no two entries of the row
+    share a column; the weights are kept (flag ``state[3][0, cap]``) only for a row of
+    at most ``cap`` entries whose columns increase (every batch row: canonical CSR; an
+    unsorted one-example row recomputes them)."""
+    Wr = state[3]
+    cap = Wr.shape[1] - 1
+    kept = ftrl_row_scores(state, idx, val, out, Wr, idx.shape[0] <= cap)
+    Wr[0, cap] = 1.0 if kept else 0.0
     start_round(state[2], out)
 
 
@@ -504,6 +575,8 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
     store_hyper(A, (alpha, beta, l1, l2))
     inv_alpha = 1.0 / alpha
     first = penalised_from(idx, A)
+    Wr = state[3]
+    kept = Wr[0, Wr.shape[1] - 1] != 0.0
     moved = grad(A, seen, y, eps)
     if moved:
         for k in range(A.shape[0]):
@@ -513,9 +586,12 @@ def ftrl_rule(state, params, idx, val, y, sw, seen, grad):
                     i = idx[j]
                     g = gk * val[j]
                     r = R[k, i]
-                    pen = j >= first
-                    w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1 if pen else 0.0,
-                                    l2 if pen else 0.0)
+                    if kept:
+                        w = Wr[k, j]
+                    else:
+                        pen = j >= first
+                        w = ftrl_weight(Z[k, i], r, inv_alpha, beta, l1 if pen else 0.0,
+                                        l2 if pen else 0.0)
                     r2 = math.sqrt(r * r + g * g)
                     Z[k, i] += g - (r2 - r) * inv_alpha * w
                     R[k, i] = r2

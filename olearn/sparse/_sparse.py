@@ -43,12 +43,36 @@ class SparseModel(LinearDecision):
     _arrays = (("W", True),)
     #: no penalty on the intercept's weight (column 0 with ``fit_intercept``)
     _free_intercept = True
+    #: the per-coordinate arrays kept coordinate-major (Fortran order of their ``(K,
+    #: d)`` shape: a coordinate's ``K`` class entries contiguous), for the learners
+    #: whose kernels run over the classes inside the row's entries (FTRL, RDA,
+    #: AdaRDA): a softmax row then reads a few cache lines per non-zero, not ``K``
+    #: lines strided by ``d``.  Shapes, values and saved files are the same either way
+    #: (a state in C order, loaded or mixed, is turned once before the next pass)
+    _coordinate_major = False
 
     @property
     def _slots(self):
         return tuple(Slot(a[0], ("K", "d"), 0.0, signed=a[1], mix=a[2] if len(a) > 2
                           else "mean") for a in self._arrays) + \
             (Slot("A", ("K", AUX_COLUMNS), 0.0, mix=AUX_MIX),)
+
+    def _alloc(self, slot, K, d):
+        if self._coordinate_major and slot.axes == ("K", "d"):
+            return np.full((K, d), self._fill(slot), dtype=np.float64, order="F")
+        return super()._alloc(slot, K, d)
+
+    def _state_tuple(self):
+        if self._coordinate_major:
+            state = self.state_
+            turned = False
+            for name, *_ in self._arrays:
+                if not state[name].flags.f_contiguous:
+                    state[name] = np.asfortranarray(state[name])
+                    turned = True
+            if turned:
+                self._state_changed()
+        return super()._state_tuple()
 
     def _check_hyper(self):
         """Validate the learner's own hyper-parameters (override)."""

@@ -46,6 +46,7 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
     _arrays = (("W", True, "sum"), ("G", False, "sum"))
     _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
     _declared = KERNELS
+    _coordinate_major = True
 
     def _hyper(self):
         return (float(self.eta), float(self.lam), float(self.delta))

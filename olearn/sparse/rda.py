@@ -49,6 +49,7 @@ class _RDA(LossModel, SparseModel):
     _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
     _arrays = (("W", True, "sum"),)  # the gradient sums
     _declared = KERNELS
+    _coordinate_major = True
 
     def _check_hyper(self):
         self._check_loss()
