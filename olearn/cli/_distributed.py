@@ -60,7 +60,7 @@ def run(args, params, initial_model):
                       ("--passes", args.passes != 1), ("--cache", args.cache)):
         if bad:
             raise CLIError(f"{flag} is not available with a distributed run")
-    from ..io._source import is_stream
+    from ..io import is_stream
     if is_stream(args.data):
         raise CLIError("a distributed run reads files (one shard per file), not standard "
                        "input or a pipe")

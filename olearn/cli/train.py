@@ -136,7 +136,7 @@ def run(args):
         raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
     if args.algo:
         check_algos([args.algo])
-    from ..io._source import is_stream
+    from ..io import is_stream
     cache = (args.cache or _default_cache(args.data)) if (
         args.passes > 1 or args.cache) and not is_stream(args.data) else None
     check_paths([("data", args.data), ("initial model", args.init)],
@@ -298,7 +298,7 @@ def _passes(args, reader):
                         "shuffle", "seed")}
     options["width"] = getattr(reader, "n_features", None)
     temporary = None
-    from ..io._source import is_stream
+    from ..io import is_stream
     if is_stream(args.data):     # (stdin, <(zcat f): nothing to key a kept cache on)
         fd, temporary = tempfile.mkstemp(prefix="olearn-", suffix=".cache")
         os.close(fd)

@@ -12,7 +12,8 @@
 * ``DataFormatError``: malformed input, reported as ``path:line: reason``.
 
 Readers accept plain, gzip, bzip2 and xz files, ``"-"`` for stdin, and file
-objects.
+objects; ``is_stream(path)`` says whether a path is read once, as it comes (``"-"``,
+a pipe such as ``<(zcat f)``).
 """
 
 from .csv import CSVReader, load_csv, read_csv
@@ -21,6 +22,7 @@ from .errors import DataFormatError
 from .libsvm import LibSVMReader, load_libsvm, read_libsvm
 from .text import TextHasher, TextPipeline, TextReader, read_text
 from .vw import VWReader, read_vw
+from ._source import is_stream
 
 __all__ = [
     "DataFormatError",
@@ -29,4 +31,5 @@ __all__ = [
     "read_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
+    "is_stream",
 ]
