@@ -170,7 +170,7 @@ def test_binary_behaviour_is_unchanged_with_two_labels(name):
     # the binary kernel called directly on the +-1 labels: the same model, the same scores
     ref = olearn.make(name)
     ref._start(X.shape[1])
-    state = tuple(ref.state_[s.name] for s in ref._slots)
+    state = ref._state_tuple()   # (the slots, and any scratch the kernel takes: FTRL's)
     scores = np.empty((250, 1))
     pred = np.zeros(250, dtype=np.int64)
     rows = kernel_rows(X, ref.fit_intercept, ref._constant())
@@ -334,7 +334,7 @@ def _ovr_reference(name, X, y, K, chunk, declared=False):
     for k in range(K):
         first = 0 if declared else int(np.argmax(y == k))
         b = _binary_learner(name, X)
-        state = tuple(b.state_[s.name] for s in b._slots)
+        state = b._state_tuple()   # (the slots, and any scratch: FTRL's row weights)
         params = b._packed_params()
         cuts = [first] + list(range((first // chunk + 1) * chunk, n, chunk)) + [n]
         count = 0
