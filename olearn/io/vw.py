@@ -137,7 +137,8 @@ class VWReader:
 
     def __iter__(self):
         self._source.claim()
-        for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
+        blocks = self._source.line_blocks(self.chunk_size, views=True)  # (a mapped file)
+        for chunk in ordered_map(self._chunk, blocks):
             if chunk is None:
                 continue
             X, labels, weights = chunk
@@ -178,8 +179,9 @@ def to_csr(counts, indices, values, n_features, canonical):
 def parse_lines(buf, lineno, name, n_bits, keep, interactions,
                 max_row_features=MAX_ROW_FEATURES, fast=True):
     """``(labels, weights, counts, indices, values, canonical)`` of a block of whole
-    lines (the first numbered ``lineno``), or DataFormatError naming the line; see
-    ``parse_vw_block`` for ``fast`` and ``canonical``."""
+    lines (bytes, or a memoryview of a mapped file; the first numbered ``lineno``), or
+    DataFormatError naming the line; see ``parse_vw_block`` for ``fast`` and
+    ``canonical``."""
     from ._vwparse import parse_vw_block, strtod_allowed
     a = np.frombuffer(buf, dtype=np.uint8)
     long_ok = strtod_allowed()
@@ -189,6 +191,8 @@ def parse_lines(buf, lineno, name, n_bits, keep, interactions,
         out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok,
                              float(max_row_features), bool(fast), spans)
         status, code, line, pos = out[:4]
+        if status != 0 and not isinstance(buf, bytes):
+            buf = bytes(buf)  # (a view of a mapped file: the messages and float() take bytes)
         if status == 1:
             end = pos
             while end < len(buf) and buf[end] not in b" \t\r\n|":
