@@ -187,10 +187,17 @@ def parse_lines(buf, lineno, name, n_bits, keep, interactions,
     long_ok = strtod_allowed()
     exact = np.zeros(0)
     spans = 16
-    for _ in range(3):
+    nnz_room, row_room = 0, 64
+    tries = 0
+    while tries < 3:
         out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok,
-                             float(max_row_features), bool(fast), spans)
+                             float(max_row_features), bool(fast), spans, nnz_room, row_room)
         status, code, line, pos = out[:4]
+        if status == 3:  # more room (a line's features, or its interactions): again
+            nnz_room = max(nnz_room, out[13])
+            row_room = max(row_room, out[14])
+            continue
+        tries += 1
         if status != 0 and not isinstance(buf, bytes):
             buf = bytes(buf)  # (a view of a mapped file: the messages and float() take bytes)
         if status == 1:
