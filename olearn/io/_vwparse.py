@@ -330,7 +330,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
         # least), else the caller is asked for more (status 3): no array is grown here
         room = (end - i) // 2 + 4
         if direct and nz + room > indices.shape[0]:
-            need_nnz = nz + room + (nz + room) * (n - i) // max(i, 1)
+            need_nnz = 2 * (nz + room)
             break
         if not direct and room > fns.shape[0]:
             need_row = room
@@ -505,7 +505,7 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
         else:
             need = np.int64(size)
             if nz + need > indices.shape[0]:
-                need_nnz = nz + need + (nz + need) * (n - i) // max(i, 1)
+                need_nnz = 2 * (nz + need)  # (twice: memory stays bounded)
                 break
             for f in range(nf):
                 indices[nz] = np.int64(fh[f] & mask)
