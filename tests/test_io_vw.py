@@ -191,6 +191,30 @@ def test_matches_reference_on_random_lines(tmp_path, seed):
         np.testing.assert_array_equal(w, wr)
 
 
+def test_room_asked_for_and_given(tmp_path):
+    """A line with more features than the kernel's first room for one line, and
+    interactions that make more than its room for the block: the kernel stops and asks
+    (status 3, no array grown inside its line loop), the reader calls again with the
+    room asked for, and the rows equal the reference's."""
+    from olearn.io._vwparse import parse_vw_block
+    wide = b"1 |a " + b" ".join(b"f%d:%d" % (k, k % 7 + 1) for k in range(150)) + b" |b x y\n"
+    data = b"-1 |a p q |b z\n" + wide + b"2 |b w\n"
+    a = np.frombuffer(data, dtype=np.uint8)
+    keep = np.ones(256, dtype=bool)
+    inter = interaction_table(["aa"])
+    out = parse_vw_block(a, 18, keep, inter, np.zeros(0), True, float(1 << 22), True, 16)
+    assert out[0] == 3 and out[14] > 64
+    out = parse_vw_block(a, 18, keep, inter, np.zeros(0), True, float(1 << 22), True, 16,
+                         0, out[14])
+    assert out[0] == 3 and out[13] > 150 * 151 // 2
+    for kw in [{"quadratic": ["aa", "ab"]}, {"cubic": ["aab"]}, {}]:
+        X, y, w = read_all(data, tmp_path, **kw)
+        Xr, yr, wr = ref_read(data, **kw)
+        assert np.array_equal(X.indptr, Xr.indptr) and np.array_equal(X.indices, Xr.indices)
+        np.testing.assert_allclose(X.data, Xr.data, rtol=1e-12)
+        np.testing.assert_array_equal(y, yr)
+
+
 def test_numbers_exact_and_slow_path(tmp_path):
     data = (b"0.1234567890123456789 0.30000000000000004 |a x:1.0000000000000002 "
             b"y:123456789012345678 z:1e-300\n")

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._fastparse import (_DIGITS, _POW10, _Q_MAX, _Q_MIN, _TOKEN, _eisel_lemire,  # noqa: F401
-                         _reserve, _short_number, _strtod, strtod_allowed)
+                         _short_number, _strtod, strtod_allowed)
 from .hashing import murmur3
 
 FNV = np.uint64(16777619)
@@ -240,7 +240,8 @@ def _made(c0, c1, c2, n0, n1, n2):
 
 
 @njit(cache=True, nogil=True)
-def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_spans):
+def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_spans,
+                   nnz_room=0, row_room=64):
     """Parse the lines of byte array ``a``.
 
     ``keep``: bool[256], the namespaces (first byte of the name) kept; ``inter``:
@@ -251,14 +252,20 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
     floating point before any is made, so no count overflows and no buffer is
     outgrown: a line past it is fault ``TOO_MANY``); ``n_spans``: room for the spans
     of the numbers left to ``float()`` (a call that finds more says how many, and the
-    caller calls again with that room); ``fast``: whether the one-scan
+    caller calls again with that room); ``nnz_room``: room for the block's features
+    (0: one per blank, enough without interactions), ``row_room``: for one line's
+    before its interactions (status 3 asks for more; no array is grown, or reassigned,
+    inside the line loop: numba increfs and decrefs such an array, atomically, at every
+    line, which took more time than the parse itself); ``fast``: whether the one-scan
     shortcuts are taken (a digit name hashed as it is read, a short number converted
     as it is read); False runs the general path only, the same numbers (the tests
     compare the two).
 
     Returns ``(status, fault_line, fault_pos, labels, weights, lines, counts,
-    indices, values, n_slow, slow, canonical)``: status 0 done, 1 a fault (code in
-    ``fault_line``'s place: see the caller), 2 ``n_slow`` numbers need ``float()``
+    indices, values, n_slow, slow, canonical, need_nnz, need_row)``: status 0 done, 1 a
+    fault (code in ``fault_line``'s place: see the caller), 3 more room needed (call
+    again with ``nnz_room >= need_nnz`` and ``row_room >= need_row``), 2 ``n_slow``
+    numbers need ``float()``
     (rows of ``slow``: start, end and line of each, when ``n_slow <= n_spans``); ``indices`` int32 columns (below
     ``2**n_bits <= 2**31``); ``canonical``: whether every row's columns are
     increasing and no value is 0 (a CSR built from them needs no sorting, summing or
@@ -280,15 +287,19 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
     weights = np.empty(cap)
     lines = np.empty(cap, dtype=np.int64)
     counts = np.empty(cap, dtype=np.int64)
-    indices = np.empty(cnz, dtype=np.int32)
-    values = np.empty(cnz)
+    if nnz_room < cnz:
+        nnz_room = cnz
+    indices = np.empty(nnz_room, dtype=np.int32)
+    values = np.empty(nnz_room)
     slow = np.empty((n_spans, 3), dtype=np.int64)
     n_slow = 0
     used = 0  # exact values consumed
     # one line's features: namespace byte, hash, value
-    fns = np.empty(64, dtype=np.int64)
-    fh = np.empty(64, dtype=np.uint64)
-    fv = np.empty(64)
+    fns = np.empty(row_room, dtype=np.int64)
+    fh = np.empty(row_room, dtype=np.uint64)
+    fv = np.empty(row_room)
+    need_nnz = 0
+    need_row = 0
     direct = inter.shape[0] == 0  # (a product may be 0, a column repeat: scipy's work)
     canonical = fast and direct
     rows = 0
@@ -316,16 +327,14 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
             fault_pos = i
             break
         # room for every feature this line can hold (one byte and a separator each at
-        # least): no array grows inside the loops below
+        # least), else the caller is asked for more (status 3): no array is grown here
         room = (end - i) // 2 + 4
-        if direct:
-            if nz + room > indices.shape[0]:
-                indices = _reserve(indices, nz, nz + room)
-                values = _reserve(values, nz, nz + room)
-        elif room > fns.shape[0]:
-            fns = _reserve(fns, 0, room)
-            fh = _reserve(fh, 0, room)
-            fv = _reserve(fv, 0, room)
+        if direct and nz + room > indices.shape[0]:
+            need_nnz = 2 * (nz + room)
+            break
+        if not direct and room > fns.shape[0]:
+            need_row = room
+            break
         # ---- header: label [importance [initial]] ['tag]
         label = np.nan
         weight = 1.0
@@ -496,8 +505,8 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
         else:
             need = np.int64(size)
             if nz + need > indices.shape[0]:
-                indices = _reserve(indices, nz, nz + need)
-                values = _reserve(values, nz, nz + need)
+                need_nnz = 2 * (nz + need)  # (twice: memory stays bounded)
+                break
             for f in range(nf):
                 indices[nz] = np.int64(fh[f] & mask)
                 values[nz] = fv[f]
@@ -534,11 +543,6 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
         if code != 0:
             fault_pos = i
             break
-        if rows == labels.shape[0]:
-            labels = _reserve(labels, rows, rows + 1)
-            weights = _reserve(weights, rows, rows + 1)
-            lines = _reserve(lines, rows, rows + 1)
-            counts = _reserve(counts, rows, rows + 1)
         labels[rows] = label
         weights[rows] = weight
         lines[rows] = line
@@ -549,7 +553,10 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
     status = 0
     if code != 0:
         status = 1
+    elif need_nnz > 0 or need_row > 0:
+        status = 3
     elif n_slow > 0:
         status = 2
     return (status, code, line, fault_pos, labels[:rows], weights[:rows], lines[:rows],
-            counts[:rows], indices[:nz], values[:nz], n_slow, slow[:n_slow], canonical)
+            counts[:rows], indices[:nz], values[:nz], n_slow, slow[:n_slow], canonical,
+            need_nnz, need_row)

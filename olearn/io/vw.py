@@ -132,12 +132,14 @@ class VWReader:
                              f"{max_row_features!r}")
         self.max_row_features = int(max_row_features)
         self.weights = None
+        self._nnz_per_byte = 0.0  # (0: the kernel's own room, one feature per blank)
         self._source = Source(path)
         self.name = self._source.name
 
     def __iter__(self):
         self._source.claim()
-        for chunk in ordered_map(self._chunk, self._source.line_blocks(self.chunk_size)):
+        blocks = self._source.line_blocks(self.chunk_size, views=True)  # (a mapped file)
+        for chunk in ordered_map(self._chunk, blocks):
             if chunk is None:
                 continue
             X, labels, weights = chunk
@@ -150,7 +152,9 @@ class VWReader:
         lineno, buf = numbered
         labels, weights, counts, indices, values, canonical = parse_lines(
             buf, lineno, self.name, self.n_bits, self.keep, self.interactions,
-            self.max_row_features)
+            self.max_row_features, nnz_room=int(self._nnz_per_byte * len(buf)))
+        if len(buf):  # room for the next block's features (its interactions): no retry
+            self._nnz_per_byte = 1.1 * len(indices) / len(buf)
         if len(labels) == 0:
             return None
         return to_csr(counts, indices, values, self.n_features, canonical), labels, weights
@@ -176,19 +180,30 @@ def to_csr(counts, indices, values, n_features, canonical):
 
 
 def parse_lines(buf, lineno, name, n_bits, keep, interactions,
-                max_row_features=MAX_ROW_FEATURES, fast=True):
+                max_row_features=MAX_ROW_FEATURES, fast=True, nnz_room=0):
     """``(labels, weights, counts, indices, values, canonical)`` of a block of whole
-    lines (the first numbered ``lineno``), or DataFormatError naming the line; see
-    ``parse_vw_block`` for ``fast`` and ``canonical``."""
+    lines (bytes, or a memoryview of a mapped file; the first numbered ``lineno``), or
+    DataFormatError naming the line; see ``parse_vw_block`` for ``fast`` and
+    ``canonical``; ``nnz_room``: room for its features, a guess (the kernel asks for
+    more when it needs it, and parses the block again)."""
     from ._vwparse import parse_vw_block, strtod_allowed
     a = np.frombuffer(buf, dtype=np.uint8)
     long_ok = strtod_allowed()
     exact = np.zeros(0)
     spans = 16
-    for _ in range(3):
+    row_room = 64
+    tries = 0
+    while tries < 3:
         out = parse_vw_block(a, n_bits, keep, interactions, exact, long_ok,
-                             float(max_row_features), bool(fast), spans)
+                             float(max_row_features), bool(fast), spans, nnz_room, row_room)
         status, code, line, pos = out[:4]
+        if status == 3:  # more room (a line's features, or its interactions): again
+            nnz_room = max(nnz_room, out[13])
+            row_room = max(row_room, out[14])
+            continue
+        tries += 1
+        if status != 0 and not isinstance(buf, bytes):
+            buf = bytes(buf)  # (a view of a mapped file: the messages and float() take bytes)
         if status == 1:
             end = pos
             while end < len(buf) and buf[end] not in b" \t\r\n|":
