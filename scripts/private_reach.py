@@ -15,10 +15,10 @@ files and folders given.  A *reach* is one of:
   ``olearn._estimator`` are its own structure) defined in another module.
 
 A dunder (``__dict__``) is not private; nor are the documented names of a named tuple
-(``_replace``, ``_asdict``, ``_fields``, ``_make``).  A comment ``# private: <reason>`` on
-the line of a reach excuses nothing -- it is still counted -- but its reason is printed
-beside the site.  Prints the count per file and each site; with ``--max N`` exits 1 when
-the total is above N.
+(``_replace``, ``_asdict``, ``_fields``, ``_make``).  A comment ``# private: <reason>``
+on the statement of a reach excuses nothing -- it is still counted -- but its reason is
+printed beside the site.  Prints the count per file and each site, then per area and the
+total; with ``--max N`` exits 1 when the total is above N.
 """
 import argparse
 import ast
@@ -97,6 +97,7 @@ def reaches(path):
     lines = text.splitlines()
     tree = ast.parse(text)
     classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    spans = _statement_spans(tree)
     found = []
     for node in ast.walk(tree):
         what = None
@@ -119,16 +120,33 @@ def reaches(path):
             for alias in node.names:
                 if private(alias.name) and not _is_module(source, alias.name):
                     found.append((node.lineno, f"from {source} import {alias.name}",
-                                  _reason(lines, node.lineno)))
+                                  _reason(lines, spans, node.lineno)))
             continue
         if what is not None:
-            found.append((node.lineno, what, _reason(lines, node.lineno)))
+            found.append((node.lineno, what, _reason(lines, spans, node.lineno)))
     return sorted(found)
 
 
-def _reason(lines, lineno):
-    match = REASON.search(lines[lineno - 1]) if lineno <= len(lines) else None
-    return match.group(1).strip() if match else None
+def _statement_spans(tree):
+    """``(first, last)`` lines of each statement (of a compound one, its header)."""
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            body = getattr(node, "body", None)
+            last = body[0].lineno - 1 if isinstance(body, list) and body else node.end_lineno
+            spans.append((node.lineno, max(node.lineno, last)))
+    return spans
+
+
+def _reason(lines, spans, lineno):
+    """The ``# private: why`` on the lines of the statement that holds ``lineno``."""
+    first, last = min((s for s in spans if s[0] <= lineno <= s[1]),
+                      key=lambda s: s[1] - s[0], default=(lineno, lineno))
+    for text in lines[first - 1:last]:
+        match = REASON.search(text)
+        if match:
+            return match.group(1).strip()
+    return None
 
 
 def _name(what):
