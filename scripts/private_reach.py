@@ -16,9 +16,10 @@ files and folders given.  A *reach* is one of:
 
 A dunder (``__dict__``) is not private; nor are the documented names of a named tuple
 (``_replace``, ``_asdict``, ``_fields``, ``_make``).  A comment ``# private: <reason>``
-on the statement of a reach excuses nothing -- it is still counted -- but its reason is
-printed beside the site.  Prints the count per file and each site, then per area and the
-total; with ``--max N`` exits 1 when the total is above N.
+on the statement of a reach (or on the comment lines just above it) excuses nothing --
+it is still counted -- but its reason is printed beside the site.  Prints the count per
+file and each site, then per area and the total; with ``--max N`` exits 1 when the total
+is above N.
 """
 import argparse
 import ast
@@ -69,17 +70,38 @@ def _is_module(source, name):
     return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
 
 
-def _own(node, classes):
-    """True when ``node`` (the object before ``._name``) is the object itself or a
-    class of this module."""
+def _own(node, own):
+    """True when ``node`` (the object before ``._name``) is the object itself (``own``:
+    the first parameter of the methods around it, the classes of the module)."""
     if isinstance(node, ast.Name):
-        return node.id in ("self", "cls") or node.id in classes
+        return node.id in own
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if node.func.id == "super":
             return True
         if node.func.id == "type" and len(node.args) == 1:
-            return _own(node.args[0], classes)
+            return _own(node.args[0], own)
     return False
+
+
+def _owners(tree, classes):
+    """``{id(node): names}``: for each node, the names that are the object itself there:
+    the first parameter of each method it is in (closures inside a method too; a plain
+    function's ``cls`` parameter is another object) and the module's classes."""
+    out = {}
+
+    def visit(node, own, in_class):
+        out[id(node)] = own
+        for child in ast.iter_child_nodes(node):
+            inner, below_class = own, isinstance(node, ast.ClassDef)
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and below_class:
+                first = (child.args.posonlyargs + child.args.args)[:1]
+                static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                             for d in child.decorator_list)
+                if first and not static:
+                    inner = own | {first[0].arg}
+            visit(child, inner, below_class)
+    visit(tree, frozenset(classes), False)
+    return out
 
 
 def _module_of(path):
@@ -98,17 +120,19 @@ def reaches(path):
     tree = ast.parse(text)
     classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
     spans = _statement_spans(tree)
+    owners = _owners(tree, classes)
     found = []
     for node in ast.walk(tree):
         what = None
+        own = owners[id(node)]
         if isinstance(node, ast.Attribute) and private(node.attr) \
-                and not _own(node.value, classes):
+                and not _own(node.value, own):
             what = f"{ast.unparse(node.value)}.{node.attr}"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id in ATTR_CALLS and len(node.args) >= 2 \
                 and isinstance(node.args[1], ast.Constant) \
                 and isinstance(node.args[1].value, str) and private(node.args[1].value) \
-                and not _own(node.args[0], classes):
+                and not _own(node.args[0], own):
             what = f"{node.func.id}({ast.unparse(node.args[0])}, {node.args[1].value!r})"
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -139,9 +163,12 @@ def _statement_spans(tree):
 
 
 def _reason(lines, spans, lineno):
-    """The ``# private: why`` on the lines of the statement that holds ``lineno``."""
+    """The ``# private: why`` on the lines of the statement that holds ``lineno``, or on
+    the comment lines just above it."""
     first, last = min((s for s in spans if s[0] <= lineno <= s[1]),
                       key=lambda s: s[1] - s[0], default=(lineno, lineno))
+    while first > 1 and lines[first - 2].lstrip().startswith("#"):
+        first -= 1
     for text in lines[first - 1:last]:
         match = REASON.search(text)
         if match:

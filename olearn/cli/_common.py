@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 
+
 class CLIError(Exception):
     """A usage error found by the command line itself (the message is shown as is)."""
 

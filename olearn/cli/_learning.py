@@ -11,6 +11,7 @@ import sys
 from ._common import CLIError, one_line
 from ._input import checked_chunks
 
+
 class ProgressBar:
     """The share of a file of known size read, rows, rows/s and the time left, on one
     :class:`olearn._progress.StatusLine` (stderr, on a terminal only) redrawn at most
