@@ -89,7 +89,11 @@ except ImportError:
     pass
 with paused:
     import numpy, scipy.sparse, numba; mark("import numpy, scipy.sparse, numba")
-    from olearn.cli import build_parser; from olearn.cli._common import open_data
+    from olearn.cli import build_parser
+    try:
+        from olearn.cli._input import open_data
+    except ImportError:     # (olearn before round 6)
+        from olearn.cli._common import open_data
     args = build_parser().parse_args(["train", sys.argv[1], "--algo", "pa1",
                                       "--model", sys.argv[2]])
     import olearn; model = olearn.make("pa1"); mark("make('pa1'): olearn's modules")

@@ -461,8 +461,9 @@ def _agree(runner, files, options, model):
 
 
 def _fitted(model):
-    fresh = getattr(model, "_is_fresh", None)
-    return fresh is not None and not fresh()
+    """The protocol's question (a model outside it: not fitted)."""
+    fitted = getattr(model, "__sklearn_is_fitted__", None)
+    return fitted is not None and bool(fitted())
 
 
 def _partitions(data, options):

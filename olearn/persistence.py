@@ -77,6 +77,7 @@ def exported(model: Any) -> State:
     """``model.export_state()``: (metadata, arrays); round 2's ``_export()`` for a class
     outside the model protocol."""
     export = getattr(model, "export_state", None)
+    # private: round 2's name, which decomposition, portfolio and _nested still define
     return export() if callable(export) else model._export()
 
 
@@ -84,6 +85,7 @@ def imported(cls: Any, params: dict[str, Any], meta: dict[str, Any],
              arrays: dict[str, Any]) -> Any:
     """``cls.from_state(...)``, or round 2's ``cls._import(...)`` outside the protocol."""
     build = getattr(cls, "from_state", None)
+    # private: round 2's name, which decomposition, portfolio and _nested still define
     return (build if callable(build) else cls._import)(params, meta, arrays)
 
 
@@ -109,10 +111,11 @@ def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None
     (a :class:`~olearn.io.TextPipeline`) saves its learner and its own pipeline."""
     from . import __version__
     from .registry import learner_class
+    # private: save's own hook (a TextPipeline's)
     split = getattr(model, "_saved_pipeline", None)
     if callable(split):
         model, pipeline = split()
-    form = getattr(model, "_saved_form", None)
+    form = getattr(model, "_saved_form", None)  # private: save's own hook (a meta-model's)
     if callable(form):  # a meta-model (its parameters hold models): see olearn._nested
         model = form()
     cls_name = f"{type(model).__module__}.{type(model).__qualname__}"
@@ -127,7 +130,8 @@ def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None
     except TypeError as exc:
         raise TypeError(f"cannot save parameters of {cls_name}: {exc}") from None
     fitted, arrays = exported(model)
-    infinite = getattr(model, "_saves_infinity", False)  # (a running minimum's start)
+    # private: save's own hook (a drift detector's running minimum starts at infinity)
+    infinite = getattr(model, "_saves_infinity", False)
     for name, a in arrays.items():  # (load refuses such a file: the model would be lost)
         if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and not (
                 ~np.isnan(a) if infinite else np.isfinite(a)).all():

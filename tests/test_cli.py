@@ -11,7 +11,8 @@ import pytest
 
 import olearn
 from olearn.cli import main
-from olearn.cli._common import detect_format, format_value, parse_params, parse_value
+from olearn.cli._common import format_value, parse_params, parse_value
+from olearn.cli._input import detect_format
 from olearn.evaluate import progressive
 from olearn.io import load_csv, load_libsvm
 
@@ -439,8 +440,8 @@ def test_diverging_model_is_not_saved(tmp_path, chunk):
 
 def test_non_finite_state_is_caught_before_saving(capsys, tmp_path, tiny, monkeypatch):
     # the command line's own check, whether or not the learner raises first
-    from olearn.cli import _common
-    monkeypatch.setattr(_common, "non_finite", lambda model: "W")
+    from olearn.cli import _learning
+    monkeypatch.setattr(_learning, "non_finite", lambda model: "W")
     model = tmp_path / "m.olm"
     rc, _, err = run_cli(capsys, "train", tiny, "--algo", "pa1", "--model", model)
     assert_one_error(rc, err, "pa1 diverged (non-finite weights", "not saved", "--param C=")

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from olearn.cli._common import detect_format
+from olearn.cli._input import detect_format
 from olearn.io import read_text, read_vw
 from olearn.persistence import load
 from olearn.registry import make

@@ -134,7 +134,7 @@ class _Terminal:
 def test_progress_bar_shows_the_share_of_the_file_read(data, tmp_path):
     import gzip
 
-    from olearn.cli._common import ProgressBar
+    from olearn.cli._learning import ProgressBar
     from olearn.io import read_libsvm
     packed = tmp_path / "d.svm.gz"
     packed.write_bytes(gzip.compress(data.read_bytes()))

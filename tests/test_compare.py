@@ -319,7 +319,7 @@ def test_the_default_comparison_has_every_family_and_all_has_every_learner(capsy
     a first run in seconds, not every learner); --all still compares every one."""
     from olearn.cli.compare import DEFAULT_CLASSIFIERS, DEFAULT_REGRESSORS
     from olearn.datasets.embedded import load_embedded
-    from olearn.evaluate.compare import _resolve_learners
+    from olearn.evaluate._compare_grids import resolve_learners
     from olearn.registry import lookup
     for names, kind in ((DEFAULT_CLASSIFIERS, "classifier"),
                         (DEFAULT_REGRESSORS, "regressor")):
@@ -332,7 +332,7 @@ def test_the_default_comparison_has_every_family_and_all_has_every_learner(capsy
     shown = {line.split()[0] for line in out.splitlines()[3:] if " ± " in line}
     assert shown == set(olearn.available("classifier"))
     _, y = load_embedded("iris")                     # every default learner: multiclass
-    assert set(DEFAULT_CLASSIFIERS) <= {n for n, _ in _resolve_learners(None, y)}
+    assert set(DEFAULT_CLASSIFIERS) <= {n for n, _ in resolve_learners(None, y)}
     assert main(["compare", "--all", "--algos", "pa1"]) == 2
     assert "--all" in capsys.readouterr().err
 
@@ -393,7 +393,7 @@ def test_the_progress_line_is_drawn_when_asked_and_ends_its_line(capsys):
 @pytest.fixture
 def no_stamps(tmp_path, monkeypatch):
     """An empty record of compiled kernels: stamps in tmp_path, nothing loaded here."""
-    mod = importlib.import_module("olearn.evaluate.compare")
+    mod = importlib.import_module("olearn.evaluate._compare_compile")
     monkeypatch.setattr(mod, "_WARMED", set())
     monkeypatch.setattr(mod, "_stamp", lambda key: str(tmp_path / "stamps" /
                                                         str(abs(hash(repr(key))))))
@@ -411,7 +411,7 @@ def test_precompile_says_a_line_per_learner_then_is_silent(no_stamps):
     assert [line.split()[0] for line in lines[1:]] == ["pa1", "pa2", "auto"]
     assert len(list(no_stamps.iterdir())) == 3
     # stamped: a later run (another process, say) compiles nothing and says nothing
-    mod = importlib.import_module("olearn.evaluate.compare")
+    mod = importlib.import_module("olearn.evaluate._compare_compile")
     mod._WARMED.clear()
     assert precompile(["pa1", "auto"], X, y, jobs=1, say=lines.append) == {}
     assert len(lines) == 4
@@ -475,7 +475,7 @@ def test_olearn_compare_says_what_it_compiles(no_stamps, tmp_path, capsys):
 def test_learners_that_share_kernels_compile_in_one_task():
     """Two workers compiling the same kernels at once would pay twice (the kernel
     expansions' support pass: about 12 s)."""
-    from olearn.evaluate.compare import _holds_learners, _shared_kernels
+    from olearn.evaluate._compare_compile import _holds_learners, _shared_kernels
     key = {n: _shared_kernels(olearn.make(n)) for n in
            ("pa1", "pa2", "ogd", "adagrad", "arow", "scw", "scw2", "kernel-pa",
             "kernel-perceptron", "norma", "fogd", "auto")}

@@ -177,6 +177,73 @@ def test_the_core_depends_on_no_reader_learner_or_tool_package():
     assert not leaks, leaks
 
 
+CLI = "olearn.cli"
+
+
+def cli_layers(imports=None):
+    """The command line's own layering: ``(commands, helpers, wrong)``.  A *command* is a
+    public module of ``olearn.cli`` (``train``, ``evaluate``, ...: ``main`` finds them by
+    listing the package), a *helper* a private one (``_common``, ``_input``,
+    ``_learning``, ``_models``, ``_pipeline``, ...).  ``wrong`` lists each import of a
+    command module by another CLI module (a helper or another command: the package's
+    ``__init__``, which dispatches to them, is the only one that may), and each private
+    name taken from another CLI module (what two modules share is public in a helper)."""
+    imports = IMPORTS if imports is None else imports
+    inside = {m for m in MODULES if m.startswith(CLI + ".")}
+    commands = {m for m in inside if not _private(m.rsplit(".", 1)[1])}
+    wrong = []
+    for importer, module, name, line in imports:
+        if importer not in inside or importer == module:
+            continue
+        if module in commands:
+            wrong.append(f"{importer}:{line} imports the command module {module}")
+        elif (module == CLI or module.startswith(CLI + ".")) and name is not None \
+                and _private(name):
+            wrong.append(f"{importer}:{line} imports the private {name} from {module}")
+    return commands, inside - commands, wrong
+
+
+def test_no_cli_module_imports_a_command_module():
+    """The commands share their helpers through the helper modules and import no command
+    from another; the CLI's modules form no import cycle."""
+    commands, helpers, wrong = cli_layers()
+    assert {"olearn.cli.train", "olearn.cli.evaluate", "olearn.cli.predict"} <= commands
+    assert {"olearn.cli._common", "olearn.cli._pipeline"} <= helpers
+    assert not wrong, "\n".join(wrong)
+    edges = {(a, b) for a, b, _, _ in IMPORTS if a.startswith(CLI + ".")
+             and b.startswith(CLI + ".") and a != b}
+    assert ("olearn.cli.train", "olearn.cli._pipeline") in edges    # (the graph is read)
+    assert not cycles(edges), cycles(edges)
+
+
+def test_a_command_importing_a_command_would_be_found():
+    fake = [("olearn.cli._pipeline", "olearn.cli.train", "summary", 1),
+            ("olearn.cli.evaluate", "olearn.cli.train", None, 2),
+            ("olearn.cli.train", "olearn.cli._common", "_csv_options", 3),
+            ("olearn.cli.train", "olearn.cli._common", "CLIError", 4)]
+    assert len(cli_layers(fake)[2]) == 3
+
+
+def _module_reaches(module):
+    """``alias._name`` where ``alias`` is an olearn module imported by ``module``."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    aliases = {}
+    for importer, target, name, _ in IMPORTS:
+        if importer == module and name is None:
+            aliases[target.rsplit(".", 1)[1]] = target
+    return [f"{module}:{n.lineno} {n.value.id}.{n.attr}" for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id in aliases and _private(n.attr)]
+
+
+def test_no_cli_module_reaches_a_private_name_of_another_module():
+    """``_pipeline`` took ``train._initial_model`` and ``evaluate._recent_lines``: what is
+    shared is a public name of a helper module."""
+    reach = [r for m in MODULES if m == CLI or m.startswith(CLI + ".")
+             for r in _module_reaches(m)]
+    assert not reach, reach
+
+
 def test_every_cached_kernel_module_imports_njit_from_the_compiled_layer():
     """numba picks a function's cache folder when its decorator runs, so olearn's cache
     locator (registered by ``olearn._compiled``) must be in place by then: a module
@@ -298,7 +365,7 @@ def test_a_growing_stream_is_widened_once(path, monkeypatch):
     import io
     from types import SimpleNamespace
 
-    from olearn.cli._common import learn_progressively
+    from olearn.cli._learning import learn_progressively
     from olearn.evaluate.progressive import progressive
     from olearn.io import read_libsvm
     from olearn.registry import make

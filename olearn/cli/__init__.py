@@ -10,6 +10,14 @@ malformed file, NaN, mismatched model) end with one line ``olearn: error: ...`` 
 stderr and exit code 2, never a traceback; outputs are written atomically, so a
 failed run leaves no half-written model or prediction file.
 
+Layers: a command module imports only the helper modules (the private ones), never
+another command, and what two modules share is a public name of a helper:
+``_common`` (errors, ``--param``, learner names, output files), ``_input`` (reading
+DATA), ``_models`` (the learner made or continued), ``_learning`` (a learning run: compile
+notice, progress bar, divergence), ``_pipeline`` (the input record of a model file), and
+one module per option group or input kind (``_order``, ``_remote``, ``_distributed``,
+``_ratings``, ``_advice``, ``_shell``, ``_startup``).  ``tests/test_layers.py`` checks it.
+
 Start-up is cheap: the subcommand modules import only the standard library, and each
 ``run`` checks what it can (file exists, algorithm known, parameters parse) before
 importing numpy, scikit-learn, numba or a learner.
@@ -53,7 +61,7 @@ def build_parser():
         before = set(subparsers.choices)
         module.add_parser(subparsers)
         for name in set(subparsers.choices) - before:
-            subparsers.choices[name].set_defaults(_run=module.run, _module=module)
+            subparsers.choices[name].set_defaults(command_run=module.run, command_module=module)
     return parser
 
 
@@ -70,14 +78,14 @@ def main(argv=None):
             args = parser.parse_args(argv)
         except SystemExit as exc:       # --help, --version
             return exc.code if isinstance(exc.code, int) else 0
-        if getattr(args, "_run", None) is None:
+        if getattr(args, "command_run", None) is None:
             parser.print_help(sys.stderr)
             return 2
         _shell.resolve(args)                   # -d FILE, --algo PA1
         # (temporary files removed on SIGTERM; the collector paused: olearn/cli/_startup.py)
-        with _common.signals_as_interrupts(), _shell.stdout_for(args._module), \
+        with _common.signals_as_interrupts(), _shell.stdout_for(args.command_module), \
                 _startup.collector_paused(freeze=whole):
-            return args._run(args) or 0
+            return args.command_run(args) or 0
     except BrokenPipeError:            # e.g. `olearn predict ... | head`
         _silence_stdout()
         return 1

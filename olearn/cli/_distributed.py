@@ -5,7 +5,9 @@ ordinary model file."""
 import os
 import time
 
-from ._common import CLIError, check_writable, data_format, report_stream
+from ._common import CLIError, check_writable, report_stream
+from ._input import csv_options, data_format
+from ._models import initial_model
 
 MIXINGS = ("ipm", "average", "stream")
 
@@ -43,7 +45,7 @@ def wanted(args):
     return False
 
 
-def run(args, params, initial_model):
+def run(args, params):
     """Train on Dask and save the model; returns the exit code."""
     if args.workers is not None and args.scheduler:
         raise CLIError("give --workers (a local cluster) or --scheduler (a running one), "
@@ -130,8 +132,7 @@ def _reader_options(args, first):
         else:
             out["ngram"] = args.ngram
     elif fmt == "csv":
-        from ._common import _csv_options
-        out.update(_csv_options(argparse_like(args, first)))
+        out.update(csv_options(argparse_like(args, first)))
     else:
         raise CLIError(f"--format {fmt} cannot be read by a distributed run")
     return out

@@ -9,7 +9,8 @@ left at its default takes the recorded value, a given one that contradicts it is
 error line naming both.  A file without a record (olearn before this) reads as before.
 The chunk size and the learner's options are not reading options: never recorded.
 """
-from ._common import CLIError, data_format, detect_format, report_stream
+from ._common import CLIError
+from ._input import data_format, detect_format
 
 #: the reading options of each format: (attribute of args, flag, parser default)
 OPTIONS = {
@@ -160,28 +161,3 @@ def add_init_arg(parser):
     """``evaluate``'s ``--init MODEL``."""
     parser.add_argument("--init", metavar="MODEL", help="start from a model saved by "
                         "train, DATA read as its was (nothing is saved)")
-
-
-def evaluate_from(args, params, names):
-    """``olearn evaluate DATA --init MODEL``: progressive validation of a saved model
-    continued on DATA, read as the model's own input was; nothing is saved."""
-    from . import evaluate, train
-    from ._common import check_paths, learn_progressively, open_data, require_data
-    if args.data is None:
-        raise CLIError("evaluate --init MODEL needs DATA")
-    if args.dataset:
-        raise CLIError("give either --init MODEL with DATA or --dataset, not both")
-    require_data(args)
-    check_paths([("data", args.data), ("initial model", args.init)])
-    args.scale = False
-    model = train._initial_model(args, params)
-    args.algo = args.algo or type(train._learner(model)).__name__
-    evaluate.check_model_metrics(train._learner(model), names, args.algo)
-    reader = open_data(args, n_features=train._width(model), weights=True)
-    result = learn_progressively(model, reader, args, **evaluate._memory_kw(args, names))
-    out = report_stream()       # stdout on a terminal, else stderr (as evaluate's)
-    print(f"progressive validation: {args.algo} from {args.init} on {args.data}", file=out)
-    print(train.summary(result), file=out)
-    for line in evaluate._recent_lines(result):
-        print(line, file=out)
-    return 0

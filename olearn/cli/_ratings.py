@@ -132,7 +132,7 @@ def run_stream(model, name, data):
     seconds spent compiling kernels left out of the rate and said apart."""
     from .._compile_notice import seconds
     from ..recommend.evaluate import evaluate_stream, summary
-    from ._common import learning
+    from ._learning import learning
     before = seconds()
     with learning(f"the {name} kernels"):
         result = evaluate_stream(model, data)

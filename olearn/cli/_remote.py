@@ -9,7 +9,8 @@ row twice.
 """
 import time
 
-from ._common import CLIError, open_data, parse_params, report_stream, require_data
+from ._common import CLIError, parse_params, report_stream
+from ._input import open_data, require_data
 
 
 def add_server_args(parser):

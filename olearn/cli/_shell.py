@@ -25,7 +25,7 @@ def resolve(args):
         if getattr(args, "data", None) is not None:
             raise CLIError(f"DATA given twice: {args.data} and -d {flag}; give one")
         args.data = flag
-    if getattr(args, "_data_required", False) and getattr(args, "data", None) is None:
+    if getattr(args, "data_required", False) and getattr(args, "data", None) is None:
         raise CLIError(f"the following arguments are required: DATA (or -d FILE) "
                        f"(see 'olearn {args.command} --help')")
     for attr in ("algo", "algos"):

@@ -31,8 +31,10 @@ import os
 import re
 import sys
 
-from ._common import (CLIError, add_data_args, check_algos, check_paths, check_writable,
-                      learning, open_data, split_algos)
+from ._common import (CLIError, atomic_text, check_algos, check_paths, check_writable,
+                      split_algos)
+from ._input import add_data_args, open_data
+from ._learning import learning
 
 #: a closed standard output (``| head``) drops the printout, not the plot and tables
 GOES_ON_WHEN_STDOUT_CLOSES = True
@@ -239,6 +241,5 @@ def _check_learners_metric(algos, metric):
 
 
 def _write(path, text):
-    from ._common import atomic_text
     with atomic_text(path) as f:
         f.write(text)

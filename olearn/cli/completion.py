@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 SHELLS = ("bash", "zsh", "fish")
 _WORD = re.compile(r"^[A-Za-z0-9_.,:+@/-]+$")   # words safe inside the generated scripts
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:  # (what add_subparsers gives)
     p = subparsers.add_parser("completion", help="print a shell completion script",
                               description=__doc__.split("\n\n", 1)[1],
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -44,9 +45,9 @@ class Node:
         self.valued: dict[str, list[str] | None] = {}  # option string -> choices (list) or None (a file)
         self.helps: dict[str, str] = {}  # option string -> one-line help
         self.positional: list[str] | None = None  # choices of a positional argument, if any
-        for action in parser._actions:              # argparse keeps no public list
-            if isinstance(action, argparse._SubParsersAction):
-                helps = {a.dest: a.help for a in action._choices_actions}
+        for action in parser._actions:  # private: argparse lists a parser's actions nowhere else
+            if isinstance(action.choices, dict):    # the subcommands: {name: parser}
+                helps = {a.dest: a.help for a in action._choices_actions}  # private: ditto
                 for name, sub in action.choices.items():
                     self.subs[name] = (Node(path + (name,), sub), helps.get(name) or "")
             elif action.option_strings:

@@ -17,10 +17,11 @@ pre-update predictions; --window N or --fading A prints each also over the last 
 rows, or with fading factor A, beside the whole-stream value.  auc needs decision
 values (any two-class learner), logloss probabilities (learners with predict_proba).
 """
-from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_finite,
-                      learn_progressively, learning, make_model, one_line, open_data,
-                      parse_params, report_stream, require_data, split_algos,
-                      user_errors)
+from ._common import (CLIError, add_algo_args, check_algos, check_paths, one_line,
+                      parse_params, report_stream, split_algos, user_errors)
+from ._input import add_data_args, open_data, require_data
+from ._learning import check_finite, learn_progressively, learning, summary
+from ._models import initial_model, learner_of, make_model, model_width
 from . import _order, _pipeline
 
 
@@ -95,7 +96,7 @@ def run(args):
         return _ratings(args, params)
     check_algos(split_algos(args.algo))
     if args.init:                       # olearn/cli/_pipeline.py: the model's own input
-        return _pipeline.evaluate_from(args, params, names)
+        return _from_model(args, params, names)
     if args.data is None:
         if args.shuffle:
             raise CLIError("--shuffle is for DATA (the embedded datasets go in their order)")
@@ -107,7 +108,6 @@ def run(args):
         raise CLIError("give either DATA or --dataset, not both")
     if len(split_algos(args.algo)) != 1:
         raise CLIError("evaluate DATA takes one --algo NAME (several: without DATA)")
-    from .train import summary
     model = make_model(args.algo, params)
     check_model_metrics(model, names, args.algo)
     reader = _order.ordered(args, open_data(args, weights=True))
@@ -116,6 +116,30 @@ def run(args):
     print(f"progressive validation: {args.algo} on {args.data}", file=out)
     print(summary(result), file=out)
     _order.warn_runs(reader)
+    for line in _recent_lines(result):
+        print(line, file=out)
+    return 0
+
+
+def _from_model(args, params, names):
+    """``olearn evaluate DATA --init MODEL``: progressive validation of a saved model
+    continued on DATA, read as the model's own input was (olearn/cli/_pipeline.py);
+    nothing is saved."""
+    if args.data is None:
+        raise CLIError("evaluate --init MODEL needs DATA")
+    if args.dataset:
+        raise CLIError("give either --init MODEL with DATA or --dataset, not both")
+    require_data(args)
+    check_paths([("data", args.data), ("initial model", args.init)])
+    args.scale = False
+    model = initial_model(args, params)
+    args.algo = args.algo or type(learner_of(model)).__name__
+    check_model_metrics(learner_of(model), names, args.algo)
+    reader = open_data(args, n_features=model_width(model), weights=True)
+    result = learn_progressively(model, reader, args, **_memory_kw(args, names))
+    out = report_stream()       # stdout on a terminal, else stderr
+    print(f"progressive validation: {args.algo} from {args.init} on {args.data}", file=out)
+    print(summary(result), file=out)
     for line in _recent_lines(result):
         print(line, file=out)
     return 0

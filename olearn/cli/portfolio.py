@@ -12,8 +12,8 @@ KEY=VALUE applies to every strategy named that takes it).
 """
 import os
 
-from ._common import (CLIError, check_paths, check_writable, learning, parse_params,
-                      split_algos)
+from ._common import CLIError, check_paths, check_writable, parse_params, split_algos
+from ._learning import learning
 
 DEFAULT_ALGOS = "ubah,best,bcrp,eg,ons,pamr,cwmr,olmar"
 
@@ -62,7 +62,7 @@ def run(args):
         cls = getattr(op, op.STRATEGIES[name][0])
         accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
         s = op.make(name, **{k: v for k, v in params.items() if k in accepted})
-        s._check_params()
+        s._check_params()  # private: a strategy has no public check of its parameters
         strategies.append((name, s))
     unused = set(params) - {k for _, s in strategies for k in s.get_params()}
     if unused:

@@ -5,8 +5,8 @@ DATA, using the saved model as it is (no learning).  A LIBSVM file may have fewe
 features than the model (missing trailing features are zeros), not more.  The output
 file is written atomically: a failed run leaves no partial file.
 """
-from ._common import (CLIError, add_data_args, atomic_text, check_paths, check_writable,
-                      format_value, open_data, reader_name)
+from ._common import CLIError, atomic_text, check_paths, check_writable, format_value
+from ._input import add_data_args, open_data, reader_name
 
 
 def add_parser(subparsers):

@@ -15,9 +15,11 @@ import sys
 import tempfile
 import time
 
-from ._common import (CLIError, add_algo_args, add_data_args, check_algos, check_paths,
-                      check_writable, format_value, learn_progressively, make_model,
-                      open_data, parse_params, report_stream, require_data)
+from ._common import (CLIError, add_algo_args, check_algos, check_paths, check_writable,
+                      format_value, parse_params, report_stream)
+from ._input import add_data_args, open_data, require_data
+from ._learning import learn_progressively, summary
+from ._models import initial_model, learner_of, model_width
 from ._remote import add_server_args, train_remote
 from . import _advice, _order
 
@@ -89,25 +91,6 @@ def _is_num(text):
         return False
 
 
-def summary(result):
-    """The closing lines shared by train and evaluate."""
-    lines = [f"rows = {result.n_rows:,}"]
-    if result.task == "classification":
-        lines.append(f"mistake rate = {result.final:.6f} ({result.n_mistakes:,} mistakes)")
-    else:
-        lines.append(f"squared error = {result.final:.6g}, absolute error = "
-                     f"{float(result.mae[-1]):.6g} (means)")
-    lines.append(f"updates = {result.n_updates:,}")
-    # compiling is not learning: learn_progressively measured it apart
-    compiled = min(getattr(result, "compile_seconds", 0.0), result.total_seconds)
-    spent = result.total_seconds - compiled
-    rate = result.n_rows / spent if spent > 0 else float("inf")
-    lines.append(f"time = {spent:.3f} s, reading and learning ({rate:,.0f} rows/s; "
-                 f"{max(result.seconds - compiled, 0.0):.3f} s of it in the learner)" +
-                 (f", and {compiled:.3f} s compiling (first use)" if compiled > 0.0005 else ""))
-    return "\n".join(lines)
-
-
 def run(args):
     _order.check(args)
     if args.server:
@@ -123,7 +106,7 @@ def run(args):
             check_algos([args.algo])
         elif not args.init:
             raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
-        return _distributed.run(args, params, _initial_model)
+        return _distributed.run(args, params)
     require_data(args)
     if args.passes < 1:
         raise CLIError(f"--passes must be >= 1, got {args.passes}")
@@ -143,10 +126,10 @@ def run(args):
                 [("model", args.model), ("cache", cache)])
     if args.model:
         check_writable(args.model, "model")
-    model = _initial_model(args, params)
-    algo = args.algo or type(_learner(model)).__name__
+    model = initial_model(args, params)
+    algo = args.algo or type(learner_of(model)).__name__
     args.algo = algo
-    width = _width(model) if args.init else None
+    width = model_width(model) if args.init else None
     reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
     out = report_stream()       # stdout on a terminal, else stderr
     printer = None if args.quiet else ProgressPrinter(out)
@@ -176,7 +159,7 @@ def run(args):
         print(held.report(), file=out)
     _order.warn_runs(reader)
     if args.model and not args.init:
-        advice = _advice.averaging_note(_learner(model), params, algo)
+        advice = _advice.averaging_note(learner_of(model), params, algo)
         if advice:
             print(advice, file=sys.stderr)
     if args.model:  # with how DATA was read (olearn/cli/_pipeline.py)
@@ -184,50 +167,6 @@ def run(args):
         _pipeline.save(model, args.model, args, reader)
         print(f"model saved to {args.model}", file=out)
     return 0
-
-
-def _learner(model):
-    """The learner of a model this command makes or continues: the one inside the
-    streaming scaler (``--scale``: ``Scaled``'s ``model_``, or its ``learner`` before it
-    has learned), else the model itself."""
-    from ..preprocessing import Scaled
-    if isinstance(model, Scaled):
-        return model.__dict__.get("model_") or model.learner
-    return model
-
-
-def _initial_model(args, params):
-    """The learner to train: a fresh one (--algo), or a saved one (--init), maybe wrapped
-    in the streaming scaler (--scale)."""
-    if args.init:  # read DATA as the saved model's was (olearn/cli/_pipeline.py)
-        from ._pipeline import load
-        model = load(args.init, args)
-        if type(model).__module__.startswith("olearn.recommend"):
-            raise CLIError(f"{args.init} is a recommender: it learns from --format ratings")
-        if args.algo:
-            want = type(make_model(args.algo, {}))
-            if type(_learner(model)) is not want:
-                raise CLIError(f"{args.init} holds a {type(_learner(model)).__name__}, not "
-                               f"the {want.__name__} of --algo {args.algo}")
-        if params:
-            _learner(model).set_params(**params)
-        from ..preprocessing import Scaled
-        if args.scale and not isinstance(model, Scaled):
-            raise CLIError(f"{args.init} was not trained with --scale: its features are not "
-                           "standardised, so --scale cannot continue it")
-        return model
-    model = make_model(args.algo, params)
-    if args.scale:
-        from ..preprocessing import Scaled
-        model = Scaled(model)
-    return model
-
-
-def _width(model):
-    """Number of features of a saved model (the reader pads narrower files): the
-    protocol's ``widen`` answers the width without changing it for a smaller one."""
-    from .._estimator import widen
-    return widen(model, 0)
 
 
 class _Holdout:
@@ -243,7 +182,7 @@ class _Holdout:
     def split(self, model, chunks):
         import numpy as np
         from .._estimator import is_classifier
-        classify = is_classifier(_learner(model))
+        classify = is_classifier(learner_of(model))
         self.task = "mistake rate" if classify else "squared error"
         for X, y, w in chunks:
             rows = np.arange(self.offset, self.offset + len(y))

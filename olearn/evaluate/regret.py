@@ -158,6 +158,7 @@ def regret(learner, X, y, loss=None, comparator="prefix", points=40, fit_interce
     try:
         classifier = is_classifier(model)
     except AttributeError:          # not a scikit-learn estimator: ask it directly
+        # private: scikit-learn's own duck-typed mark of a classifier (before its tags)
         classifier = getattr(model, "_estimator_type", None) == "classifier" or \
             hasattr(model, "classes_")
     if loss is None:
