@@ -586,6 +586,7 @@ def disk_full_cycles(tmp_path, cycles):
                 == scores(replayed(ledger.bodies()))
             if status == 200 and cycle % 2:
                 Client(srv.url, srv.token).snapshot("m")  # the log emptied now and then
+        stats["acknowledged"], stats["cycles"] = len(ledger.acked), cycles
         return stats
     finally:
         if srv is not None:

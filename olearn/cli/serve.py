@@ -81,7 +81,7 @@ def run(args):
         return _token(args, Tokens(args.data_dir))
     if not args.data_dir:
         raise CLIError("--data-dir DIR is needed")
-    if args.idempotency_seconds <= 0:
+    if not args.idempotency_seconds > 0:  # (NaN too)
         raise CLIError("--idempotency-seconds must be > 0")
     for flag in ("snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
         if getattr(args, flag) < 1:

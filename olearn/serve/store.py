@@ -222,10 +222,12 @@ class Store:
             elif os.path.isdir(path):
                 try:
                     self.entries[name] = self._open(name, path)
-                except ModelDamage as exc:
+                except Exception as exc:  # noqa: BLE001 (one model never stops the others)
+                    why = str(exc) if isinstance(exc, ModelDamage) else \
+                        f"{path}: {type(exc).__name__}: {_message(exc, 300)}"
                     entry = self.entries[name] = self._entry(name, path)
-                    entry.unavailable = str(exc)
-                    self.report(f"olearn serve: model {name!r} is not served: {exc}")
+                    entry.unavailable = why
+                    self.report(f"olearn serve: model {name!r} is not served: {why}")
         self._stop = threading.Event()
         self._thread = None
         if background:

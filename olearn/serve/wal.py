@@ -550,12 +550,12 @@ class Log:
 
     def records(self):
         """The log's records as this process holds them: the file's up to the last
-        fsync, then the ones written since (from memory), as ``(seq, id, body)``."""
+        fsync, then the ones written since (from memory), as :class:`Record`."""
         with open(self.path, "rb") as f:
             data = f.read(self.synced_size)
         with self._cond:
             data += bytes(self.tail)
-        return [tuple(r) for r in scan(self.path, data).records]
+        return scan(self.path, data).records
 
     def truncate(self):
         """Empty the file: a snapshot (fsynced) now holds everything it held."""
