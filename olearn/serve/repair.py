@@ -24,7 +24,7 @@ import time
 
 from . import wal
 from .body import Limits, parse_learn
-from .store import ModelDamage, apply_learn, check_log, fsync_dir, read_meta
+from .store import NAME, ModelDamage, apply_learn, check_log, fsync_dir, read_meta
 
 
 class RepairError(Exception):
@@ -118,8 +118,8 @@ def repair(data_dir, name, keep=None, say=print):
     """Diagnose model ``name``'s log; with ``keep`` (``"prefix"`` or ``"valid"``)
     rewrite it.  Returns the exit code: 0 (whole, or repaired), 1 (damaged, diagnosis
     only)."""
-    folder = os.path.join(os.path.abspath(data_dir), "models", name)
-    if not name or name.startswith(".") or not os.path.isdir(folder):
+    folder = os.path.join(os.path.abspath(data_dir), "models", name or "")
+    if not NAME.match(name or "") or not os.path.isdir(folder):
         raise RepairError(f"no model named {name!r} in {data_dir}")
     meta_path, path = os.path.join(folder, "meta.json"), os.path.join(folder, "log.wal")
     try:
@@ -162,6 +162,10 @@ def repair(data_dir, name, keep=None, say=print):
             say(f"--keep {choice}: would keep {len(kept)} records ({_span(kept)})")
             for line in notes:
                 say(f"  {line}")
+            renumbered = _encode_all(kept, meta["seq"], data)[1]
+            if renumbered:
+                say(f"  would renumber {len(renumbered)} records so that seqs follow "
+                    f"each other (seq {renumbered[0][0]} would be {renumbered[0][1]})")
         say("nothing was changed; choose with --keep prefix or --keep valid")
         return 1
     kept, notes = plan(folder, meta, data, path, keep)
