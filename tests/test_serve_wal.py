@@ -532,12 +532,13 @@ def fill(folder):
     return path
 
 
-def disk_full_cycles(tmp_path, cycles):
+def disk_full_cycles(tmp_path, cycles, fsync="always"):
     disk = tmp_path / "disk"
     mount_tmpfs(disk)
     srv = None
     try:
-        srv = Server(disk / "d", "--snapshot-seconds", "3600", "--snapshot-rows", "10000000")
+        srv = Server(disk / "d", "--snapshot-seconds", "3600", "--snapshot-rows", "10000000",
+                     fsync=fsync)
         c = Client(srv.url, srv.token)
         c.create("m", "pa1")
         ledger, lock, rng = Ledger(), threading.Lock(), random.Random(11)
@@ -594,10 +595,11 @@ def disk_full_cycles(tmp_path, cycles):
         subprocess.run(["umount", str(disk)], capture_output=True, timeout=60)
 
 
-def test_a_full_disk_loses_nothing_acknowledged(tmp_path):
+@pytest.mark.parametrize("fsync", ["always", "group"])
+def test_a_full_disk_loses_nothing_acknowledged(tmp_path, fsync):
     """A 3 MB tmpfs filled while three writers learn: 503s (never 500), the snapshot a
     503 too, and after kill -9 every acknowledged request is there, once."""
-    stats = disk_full_cycles(tmp_path, 2)
+    stats = disk_full_cycles(tmp_path, 2, fsync)
     assert stats["refused"] >= 6 and stats["snapshot_503"] >= 1, stats
 
 
