@@ -125,6 +125,9 @@ def server_reference():
                 lines.append(f"| {method} | `{route.path}` |")
         with contextlib.suppress(Exception):
             inner.state.store.close()
+    service = GUIDE / "service.md"   # the log's contract
+    if service.exists():
+        lines += ["", "#" + service.read_text().strip()]
     lines += ["", "## Python client", "", "::: olearn.client", "",
               "## Server modules", "", api(["olearn.serve.app", "olearn.serve.store"])]
     return "\n".join(lines)

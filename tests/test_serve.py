@@ -178,8 +178,11 @@ def test_idempotency_and_retry_after_restart(tmp_path):
         c = Client(srv.url, srv.token)
         c.create("m", "pa1")
         first = c.learn("m", [{"a": 1.0}], [1], id="req-1")
-        again = c.learn("m", [{"a": 5.0}], [-1], id="req-1")
+        again = c.learn("m", [{"a": 1.0}], [1], id="req-1")
         assert again == {**first, "replayed": True}
+        with pytest.raises(ServerError) as err:  # the same id, another body: 409
+            c.learn("m", [{"a": 5.0}], [-1], id="req-1")
+        assert err.value.status == 409 and "'req-1'" in err.value.message
         assert c.info("m")["rows"] == 1
         c.learn("m", [{"b": 1.0}], [-1], id="req-2")
         srv.kill9()

@@ -5,7 +5,9 @@ create models, learn, predict, download and upload model files.  Every acknowled
 learn request is in the model's write-ahead log first (fsynced before the answer with
 --fsync always).  On the first start with no token, an admin token is made and printed
 once; 'olearn serve token add|list|revoke --data-dir DIR' manages tokens, also while
-the server runs.
+the server runs.  A model whose files are damaged is not served (503, the reason on
+stderr); 'olearn serve repair --data-dir DIR --model M' diagnoses it and, with --keep,
+repairs its log.
 """
 import os
 import sys
@@ -32,7 +34,25 @@ def add_parser(subparsers):
                    help="rows per request (default 100,000)")
     p.add_argument("--max-features", type=int, default=100_000, metavar="N",
                    help="features per row (default 100,000)")
-    sub = p.add_subparsers(dest="serve_command", metavar="token")
+    p.add_argument("--idempotency-ids", type=int, default=100_000, metavar="N",
+                   help="a learn request's id is remembered (a retry is answered with "
+                        "its first acknowledgement) for the last N ids of a model "
+                        "(default 100,000) ...")
+    p.add_argument("--idempotency-seconds", type=float, default=86_400.0, metavar="T",
+                   help="... and at most T seconds (default 86,400); kept across restarts")
+    sub = p.add_subparsers(dest="serve_command", metavar="token|repair")
+    rp = sub.add_parser("repair", help="diagnose a model whose log is damaged; rewrite "
+                                       "it keeping the good prefix or every whole record",
+                        description=(
+                            "Diagnose model M's log (the damage: file, byte offset, seq; "
+                            "what each choice keeps) and change nothing; with --keep, "
+                            "rewrite it: 'prefix' keeps the records before the first "
+                            "damage, 'valid' every record whose CRC holds (naming each "
+                            "skipped byte range). The damaged file is kept aside as "
+                            "log.wal.damaged-TIME."))
+    rp.add_argument("--data-dir", metavar="DIR", required=True)
+    rp.add_argument("--model", metavar="M", required=True)
+    rp.add_argument("--keep", choices=("prefix", "valid"))
     t = sub.add_parser("token", help="add, list or revoke tokens")
     tsub = t.add_subparsers(dest="token_command", metavar="add|list|revoke")
     add = tsub.add_parser("add", help="add a token; prints it alone, once")
@@ -49,13 +69,21 @@ def add_parser(subparsers):
 
 def run(args):
     from ..serve.tokens import Tokens
+    if args.serve_command == "repair":
+        from ..serve.repair import RepairError, repair
+        try:
+            return repair(args.data_dir, args.model, args.keep)
+        except RepairError as exc:
+            raise CLIError(str(exc)) from None
     if args.serve_command == "token":
         if args.token_command is None:
             raise CLIError("olearn serve token: say add, list or revoke")
         return _token(args, Tokens(args.data_dir))
     if not args.data_dir:
         raise CLIError("--data-dir DIR is needed")
-    for flag in ("snapshot_rows", "max_body", "max_rows", "max_features"):
+    if not args.idempotency_seconds > 0:  # (NaN too)
+        raise CLIError("--idempotency-seconds must be > 0")
+    for flag in ("snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
         if getattr(args, flag) < 1:
             raise CLIError(f"--{flag.replace('_', '-')} must be >= 1")
     if not (0 < args.port < 65536):
@@ -76,7 +104,8 @@ def run(args):
           f"(fsync {args.fsync})", file=sys.stderr, flush=True)
     serve(args.data_dir, args.host, args.port, args.fsync,
           limits=Limits(args.max_body, args.max_rows, args.max_features),
-          snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds)
+          snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
+          ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds)
     return 0
 
 

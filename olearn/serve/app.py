@@ -5,7 +5,9 @@ token the answer is 401 whatever the path and method; a token whose scope or mod
 not allow the route gets 403.  Bodies are read up to the size limit (413 beyond) and
 handed with the work to a thread pool, so the event loop never learns, waits for a
 lock or for an fsync (a predict of a small body runs on the loop when the model is
-free: it costs less than the hop to the pool).  Every error is a 4xx with ``{"error": "one line"}``.
+free: it costs less than the hop to the pool).  Every error is a 4xx, or a 503 (a
+model that is not served, a log or snapshot that could not be written), with
+``{"error": "one line"}``.
 """
 import contextlib
 import json
@@ -21,7 +23,7 @@ from starlette.routing import Route
 
 from .body import Limits, ServeError
 from .metrics import Metrics
-from .store import Store
+from .store import IDS_COUNT, IDS_SECONDS, Store
 from .tokens import Tokens, allows
 
 #: a predict body up to this size runs on the event loop when no writer holds the model
@@ -92,9 +94,13 @@ class Guard:
 
 
 def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_000,
-               snapshot_seconds=60.0, store=None):
-    """The ASGI app serving the models of ``data_dir``."""
-    store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits)
+               snapshot_seconds=60.0, store=None, ids_count=IDS_COUNT,
+               ids_seconds=IDS_SECONDS):
+    """The ASGI app serving the models of ``data_dir``.  A model that cannot be served
+    (damaged files) and a torn log tail that was cut are each one line on stderr."""
+    store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits,
+                           ids_count=ids_count, ids_seconds=ids_seconds,
+                           report=lambda line: print(line, file=sys.stderr, flush=True))
     tokens, metrics = Tokens(data_dir), Metrics()
 
     def permit(request, scope, name, any_model):

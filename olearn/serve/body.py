@@ -6,9 +6,11 @@ numbers, 413 for more rows or features than the limits allow.
 """
 import json
 import math
+import re
 from typing import NamedTuple
 
 _ROW_KEYS = {"x", "y", "w"}
+_SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 MAX_ID = 200
 MAX_LABEL = 200
 
@@ -56,6 +58,12 @@ def parse_json(body):
         raise ServeError(400, f"malformed JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise ServeError(400, f"the body must be a JSON object, got {type(doc).__name__}")
+    if isinstance(body, (bytes, bytearray)) and _SURROGATE.search(body):  # an escape
+        try:
+            json.dumps(doc, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            raise ServeError(400, "the body holds a lone UTF-16 surrogate (an escape "
+                                  "like \\udc80 that is not half of a pair): not text")
     return doc
 
 

@@ -53,5 +53,5 @@ class Metrics:
         for metric, kind, text, value in gauges:
             out += [f"# HELP {metric} {text}", f"# TYPE {metric} {kind}"]
             out += [f'{metric}{{model="{name}"}} {value(e)}' for name, e in entries
-                    if not e.deleted]
+                    if not e.deleted and e.unavailable is None]
         return "\n".join(out) + "\n"

@@ -9,13 +9,27 @@ Layout of the data folder::
     models/NAME/snapshot-*.olm      the model at that seq (olearn's safe format)
     models/NAME/log.wal             learn requests after it (olearn.serve.wal)
 
-A learn request is checked whole, applied to the model under the model's lock (a dict
-row by ``learn_one``, rows of numbers by one ``partial_fit``), given the next ``seq``
-and appended to the log, all under that lock; the lock is released before waiting for
-the fsync, so that concurrent requests share one.  A request that fails while being
-applied (a label the learner cannot take, a divergence) leaves the model as the log
-says: it is rebuilt from the snapshot and the log, which do not hold that request.
-A prediction takes the same lock, so it sees every request whole or not at all.
+A learn request is checked whole and, under the model's lock, given the next ``seq`` and
+encoded as its log record before the model changes; then it is applied (a dict row by
+``learn_one``, rows of numbers by one ``partial_fit``) and appended to the log; the lock
+is released before waiting for the fsync, so that concurrent requests share one.  Any
+exception after the model started changing (a label the learner cannot take, a
+divergence, a failed write) leaves the model as the log says: it is rebuilt from the
+snapshot and the log, which do not hold that request.  So nothing is applied that is not
+logged, and an error answer never leaves a changed model.  A prediction takes the same
+lock, so it sees every request whole or not at all.
+
+Idempotency: a request's ``id`` is remembered with its seq, its row count, its time and
+a hash of its body, for the last ``ids_count`` ids and at most ``ids_seconds`` seconds
+(``--idempotency-ids``, ``--idempotency-seconds``); the ids are in ``meta.json`` and in
+the log's records, so the window survives restarts.  The same id again with the same
+body is answered with its first acknowledgement; with another body, 409.
+
+A model whose files are damaged (see :mod:`.wal` for the log's contract; also an
+unreadable ``meta.json``, a snapshot that does not load, a record that cannot be
+replayed) is not served: it is listed, every other request on it is a 503 naming the
+file, and its files are left as they are for ``olearn serve repair``.  The other models
+are served.
 
 A snapshot (every ``snapshot_rows`` rows or ``snapshot_seconds`` seconds, or when
 asked) writes the model file (temporary file, fsync, rename), then ``meta.json`` the
@@ -25,6 +39,7 @@ code as a live request; so the recovered model is an offline replay of the ackno
 requests in seq order.
 """
 import collections
+import hashlib
 import json
 import os
 import re
@@ -34,10 +49,21 @@ import threading
 import time
 
 from .body import ServeError, Limits, parse_create, parse_learn, parse_predict
-from .wal import GROUP_MS, FileIO, Log, encode
+from .wal import GROUP_MS, Log, LogDamage, LogFailed, default_io, encode, scan_log
 
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
-MAX_IDS = 4096
+#: the idempotency window's defaults: the last IDS_COUNT ids, at most IDS_SECONDS old
+IDS_COUNT = 100_000
+IDS_SECONDS = 24 * 3600.0
+_SNAPSHOT_SEQ = re.compile(r"snapshot-(\d+)-")
+
+
+class ModelDamage(Exception):
+    """A served model's files cannot be trusted: one line naming the file."""
+
+
+def body_hash(body):
+    return hashlib.blake2b(body, digest_size=8).hexdigest()
 
 
 def check_name(name):
@@ -55,14 +81,22 @@ def fsync_dir(path):
 
 
 def write_atomic(path, data):
-    """``data`` to ``path``: temporary file, fsync, rename, fsync of the folder."""
+    """``data`` to ``path``: temporary file, fsync, rename, fsync of the folder (a
+    failure removes the temporary file)."""
     folder = os.path.dirname(path)
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     fsync_dir(folder)
 
 
@@ -133,7 +167,9 @@ class Entry:
         self.name, self.folder = name, folder
         self.lock = threading.RLock()
         self.deleted = False
-        self.ids = collections.OrderedDict()  # id -> (seq, n, log position)
+        self.unavailable = None  # why the model is not served (damaged files)
+        self.ids = collections.OrderedDict()  # id -> (seq, n, log position, time, hash)
+        self.ids_count, self.ids_seconds = IDS_COUNT, IDS_SECONDS
         self.model = self.log = None
         self.meta = {}
         self.seq = self.rows = 0
@@ -144,24 +180,39 @@ class Entry:
     def meta_path(self):
         return os.path.join(self.folder, "meta.json")
 
-    def remember(self, rid, seq, n, position):
+    def remember(self, rid, seq, n, position, when, digest):
         if rid is not None:
-            self.ids[rid] = (seq, n, position)
-            while len(self.ids) > MAX_IDS:
-                self.ids.popitem(last=False)
+            self.ids.pop(rid, None)
+            self.ids[rid] = (seq, n, position, when, digest)
+            self.forget()
+
+    def forget(self, now=None):
+        """The ids beyond the window (by count, then by age) are forgotten."""
+        while len(self.ids) > self.ids_count:
+            self.ids.popitem(last=False)
+        oldest = (time.time() if now is None else now) - self.ids_seconds
+        while self.ids:
+            when = next(iter(self.ids.values()))[3]
+            if when is None or when >= oldest:
+                break
+            self.ids.popitem(last=False)
 
 
 class Store:
     """Every model of a data folder (see the module docstring).  Methods are
-    synchronous and thread-safe; the app calls them from a thread pool."""
+    synchronous and thread-safe; the app calls them from a thread pool.  ``report``
+    receives one line per model that is not served or whose log had a torn tail cut."""
 
     def __init__(self, data_dir, fsync="always", snapshot_rows=1_000_000,
-                 snapshot_seconds=60.0, limits=Limits(), io=FileIO, background=True):
+                 snapshot_seconds=60.0, limits=Limits(), io=None, background=True,
+                 ids_count=IDS_COUNT, ids_seconds=IDS_SECONDS, report=None):
         self.root = os.path.abspath(data_dir)
         self.models_dir = os.path.join(self.root, "models")
         os.makedirs(self.models_dir, exist_ok=True)
-        self.policy, self.io, self.limits = fsync, io, limits
+        self.policy, self.io, self.limits = fsync, io or default_io(), limits
         self.snapshot_rows, self.snapshot_seconds = snapshot_rows, snapshot_seconds
+        self.ids_count, self.ids_seconds = ids_count, ids_seconds
+        self.report = report or (lambda line: None)
         self.entries = {}
         self._lock = threading.Lock()
         for name in sorted(os.listdir(self.models_dir)):
@@ -169,7 +220,14 @@ class Store:
             if name.startswith("."):  # a create or delete a crash interrupted
                 shutil.rmtree(path, ignore_errors=True)
             elif os.path.isdir(path):
-                self.entries[name] = self._open(name, path)
+                try:
+                    self.entries[name] = self._open(name, path)
+                except Exception as exc:  # noqa: BLE001 (one model never stops the others)
+                    why = str(exc) if isinstance(exc, ModelDamage) else \
+                        f"{path}: {type(exc).__name__}: {_message(exc, 300)}"
+                    entry = self.entries[name] = self._entry(name, path)
+                    entry.unavailable = why
+                    self.report(f"olearn serve: model {name!r} is not served: {why}")
         self._stop = threading.Event()
         self._thread = None
         if background:
@@ -178,46 +236,102 @@ class Store:
             self._thread.start()
 
     # ------------------------------------------------------------ recovery
-    def _open(self, name, folder):
+    def _entry(self, name, folder):
         entry = Entry(name, folder)
-        with open(entry.meta_path, "rb") as f:
-            entry.meta = json.loads(f.read())
-        entry.log = Log(os.path.join(folder, "log.wal"), self.policy, self.io)
-        self._rebuild(entry, entry.log.recovered)
+        entry.ids_count, entry.ids_seconds = self.ids_count, self.ids_seconds
+        return entry
+
+    def _open(self, name, folder):
+        """The model of ``folder``, or :class:`ModelDamage` having changed nothing on disk
+        (but for a torn tail of the log, cut once the model is rebuilt)."""
+        entry = self._entry(name, folder)
+        entry.meta = read_meta(entry.meta_path)
+        path = os.path.join(folder, "log.wal")
+        scan = check_log(scan_log(path, entry.meta["seq"]), entry.meta, entry.meta_path)
+        self._rebuild(entry, scan.records, replaying=path)
+        entry.log = Log(path, self.policy, self.io, scan)
+        if scan.torn:
+            self.report(f"olearn serve: model {name!r}: {scan.torn}")
         entry.snap_seq, entry.snap_rows = entry.meta["seq"], entry.meta["rows"]
         return entry
 
-    def _rebuild(self, entry, records, position=0):
+    def _rebuild(self, entry, records, position=0, replaying=None):
         """The model as its snapshot plus the log's records after it (``position``: the
-        log position that covers them, for ``wait_durable``)."""
+        log position that covers them, for ``wait_durable``).  With ``replaying`` (the
+        log's path, at a start) a failure is a :class:`ModelDamage` naming the file."""
         from .. import load, make
         meta = entry.meta
         snap = meta.get("snapshot")
-        entry.model = (load(os.path.join(entry.folder, snap)) if snap
-                       else make(meta["algo"], **meta["params"]))
+        try:
+            entry.model = (load(os.path.join(entry.folder, snap)) if snap
+                           else make(meta["algo"], **meta["params"]))
+        except Exception as exc:  # noqa: BLE001 (whatever a damaged file causes)
+            if replaying is None:
+                raise
+            where = os.path.join(entry.folder, snap) if snap else entry.meta_path
+            raise ModelDamage(f"{where}: the model cannot be made from it: "
+                              f"{_message(exc, 300)}") from None
         entry.seq, entry.rows = meta["seq"], meta["rows"]
         entry.ids.clear()
-        for rid, seq, n in meta.get("ids", []):
-            entry.remember(rid, seq, n, position)
-        for seq, rid, body in records:
+        now = time.time()
+        for item in meta.get("ids", []):
+            rid, seq, n = item[:3]
+            when, digest = (item[3], item[4]) if len(item) >= 5 else (now, None)
+            entry.remember(rid, seq, n, position, when, digest)
+        for rec in records:
+            seq, rid, body = tuple(rec)[:3]
             if seq <= entry.seq:
                 continue  # already in the snapshot (a crash before the log was emptied)
-            req = parse_learn(body, Limits(1 << 62, 1 << 62, 1 << 62))
-            apply_learn(entry.model, req)
+            try:
+                req = parse_learn(body, Limits(1 << 62, 1 << 62, 1 << 62))
+                apply_learn(entry.model, req)
+            except Exception as exc:  # noqa: BLE001
+                if replaying is None:
+                    raise
+                offset = getattr(rec, "offset", "?")
+                raise ModelDamage(f"{replaying}: byte {offset}, seq {seq}: the record "
+                                  f"cannot be replayed: {_message(exc, 300)}") from None
             entry.seq, entry.rows = seq, entry.rows + len(req.X)
-            entry.remember(rid, seq, len(req.X), position)
+            when = getattr(rec, "time", None) or now
+            entry.remember(rid, seq, len(req.X), position, when, body_hash(body))
 
     def _rollback(self, entry):
-        """After a request failed half-way: the model as the log says."""
-        from .wal import read_log
-        self._rebuild(entry, read_log(entry.log.path)[0], entry.log.written)
+        """After a request failed once the model started changing: the log recovered if
+        a write failed (see ``wal.Log.recover``), then the model as the log says.  When
+        the model cannot be rebuilt it is not served until a restart."""
+        log = entry.log
+        try:
+            log.recover()
+        except OSError:
+            pass  # still broken: learn requests get a 503 until it recovers
+        try:
+            self._rebuild(entry, log.records(), log.written)
+        except Exception as exc:  # noqa: BLE001
+            entry.unavailable = (f"{log.path}: the model could not be rebuilt after a "
+                                 f"failed request ({_message(exc, 300)}); restart the server")
+            self.report(f"olearn serve: model {entry.name!r} is not served: "
+                        f"{entry.unavailable}")
+
+    def _recover(self, entry):
+        """Under the lock, before a learn request: a broken log recovered (the model
+        rebuilt when records were dropped), or a 503."""
+        log = entry.log
+        if log.broken is None:
+            return
+        drops = log.drops
+        try:
+            log.recover()
+        except OSError as exc:
+            raise ServeError(503, f"the log could not be written ({_message(exc, 200)}); "
+                                  "the model acknowledges nothing until a write and an "
+                                  "fsync succeed") from None
+        finally:
+            if log.drops != drops:
+                self._rollback(entry)
 
     # ------------------------------------------------------------ models
     def entry(self, name):
-        e = self.entries.get(name)
-        if e is None or e.deleted:
-            raise ServeError(404, f"no model named {name!r}")
-        return e
+        return live(self.entries.get(name), name)
 
     def create(self, name, body):
         check_name(name)
@@ -242,10 +356,15 @@ class Store:
             if name in self.entries and not self.entries[name].deleted:
                 raise ServeError(409, f"a model named {name!r} exists")
             tmp = os.path.join(self.models_dir, f".new-{name}-{secrets.token_hex(4)}")
-            os.makedirs(tmp)
-            if model_file is not None:
-                os.replace(model_file, os.path.join(tmp, meta["snapshot"]))
-            write_atomic(os.path.join(tmp, "meta.json"), json.dumps(meta).encode())
+            try:
+                os.makedirs(tmp)
+                if model_file is not None:
+                    os.replace(model_file, os.path.join(tmp, meta["snapshot"]))
+                write_atomic(os.path.join(tmp, "meta.json"), json.dumps(meta).encode())
+            except OSError as exc:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise ServeError(503, f"the model could not be written: "
+                                      f"{_message(exc, 200)}") from None
             folder = os.path.join(self.models_dir, name)
             os.replace(tmp, folder)
             fsync_dir(self.models_dir)
@@ -270,6 +389,9 @@ class Store:
 
     def describe(self, entry):
         with entry.lock:
+            if entry.unavailable is not None:
+                raise ServeError(503, f"model {entry.name!r} is not served: "
+                                      f"{entry.unavailable}")
             return {"name": entry.name, "algo": entry.meta["algo"],
                     "params": entry.meta["params"], "rows": entry.rows, "seq": entry.seq,
                     "snapshot_seq": entry.snap_seq,
@@ -284,33 +406,58 @@ class Store:
         """Apply a learn (or predict_learn) body; returns the acknowledgement once the
         fsync policy makes it durable."""
         req = parse_learn(body, self.limits)
+        digest = body_hash(body) if req.id is not None else None
         entry = self.entry(name)
         out = {}
         with entry.lock:
-            if entry.deleted:
-                raise ServeError(404, f"no model named {name!r}")
+            live(entry, name)  # (deleted, or found damaged, while we waited)
+            entry.forget()
             first = entry.ids.get(req.id) if req.id is not None else None
             if first is not None:
-                seq, n, position = first
+                seq, n, position, _, seen = first
+                if seen is not None and seen != digest:
+                    raise ServeError(409, f"id {req.id!r} was used by another request "
+                                          f"(seq {seq}) with a different body")
                 out["replayed"] = True
             else:
+                self._recover(entry)
+                seq, n = entry.seq + 1, len(req.X)
+                try:  # the record, whole, before the model changes
+                    record = encode(seq, req.id, body)
+                except UnicodeError:
+                    raise ServeError(400, "'id' must be text (it holds a lone "
+                                          "surrogate)") from None
                 try:
                     made = apply_learn(entry.model, req, predict)
                 except Exception as exc:
-                    if getattr(exc, "rows_done", 1):
-                        self._rollback(entry)
-                    raise ServeError(400, _message(exc)) from None
-                seq, n = entry.seq + 1, len(req.X)
-                try:
-                    position = entry.log.append(encode(seq, req.id, body))
-                except OSError as exc:
                     self._rollback(entry)
-                    raise ServeError(503, f"the log could not be written: {exc}") from None
-                entry.seq, entry.rows = seq, entry.rows + n
-                entry.remember(req.id, seq, n, position)
-                if predict:
-                    out["predictions"] = _plain(made)
-        entry.log.wait_durable(position)
+                    raise ServeError(400, _message(exc)) from None
+                try:
+                    position = entry.log.append(record)
+                    entry.seq, entry.rows = seq, entry.rows + n
+                    entry.remember(req.id, seq, n, position, time.time(), digest)
+                    if predict:
+                        out["predictions"] = _plain(made)
+                except BaseException as exc:
+                    self._rollback(entry)
+                    if isinstance(exc, OSError):
+                        raise ServeError(503, f"the log could not be written "
+                                              f"({_message(exc, 200)}); the request is not "
+                                              "applied") from None
+                    raise
+        try:
+            entry.log.wait_durable(position)
+        except LogFailed as exc:
+            with entry.lock:
+                if entry.log.broken is not None and entry.unavailable is None:
+                    try:
+                        self._recover(entry)
+                    except ServeError:
+                        pass
+                if not entry.log.durable(position):
+                    raise ServeError(503, f"the log could not be synced "
+                                          f"({_message(exc, 200)}); the request is not "
+                                          "applied") from None
         return {"acknowledged": n, "seq": seq, **out}
 
     def predict(self, name, body, wait=True):
@@ -321,6 +468,7 @@ class Store:
         if not entry.lock.acquire(blocking=wait):
             return None
         try:
+            live(entry, name)
             return predict_rows(entry.model, req)
         except ServeError:
             raise
@@ -332,28 +480,39 @@ class Store:
     # ------------------------------------------------------------ files
     def snapshot(self, name):
         entry = self.entry(name)
-        self._snapshot(entry)
+        try:
+            self._snapshot(entry)
+        except OSError as exc:
+            raise ServeError(503, f"the snapshot could not be written "
+                                  f"({_message(exc, 200)}); the model is kept by its log"
+                             ) from None
         return self.describe(entry)
 
     def _snapshot(self, entry, force=False):
         with entry.lock:
-            if entry.deleted or (entry.seq == entry.snap_seq and not force):
+            if entry.deleted or entry.unavailable is not None or (
+                    entry.seq == entry.snap_seq and not force):
                 entry.snap_time = time.time()
                 return
             old = entry.meta.get("snapshot")
             snap = f"snapshot-{entry.seq:012d}-{secrets.token_hex(3)}.olm"
             entry.model.save(os.path.join(entry.folder, snap))  # temp, fsync, rename
             meta = dict(entry.meta, seq=entry.seq, rows=entry.rows, snapshot=snap,
-                        ids=[[rid, s, n] for rid, (s, n, _) in entry.ids.items()])
-            write_atomic(entry.meta_path, json.dumps(meta).encode())  # fsyncs the folder
+                        ids=[[rid, s, n, when, h]
+                             for rid, (s, n, _, when, h) in entry.ids.items()])
+            try:
+                write_atomic(entry.meta_path, json.dumps(meta).encode())  # fsyncs the folder
+            except BaseException:
+                _unlink(os.path.join(entry.folder, snap))
+                raise
             entry.meta = meta
-            entry.log.truncate()
             entry.snap_seq, entry.snap_rows, entry.snap_time = entry.seq, entry.rows, time.time()
             if old and old != snap:
-                try:
-                    os.unlink(os.path.join(entry.folder, old))
-                except OSError:
-                    pass
+                _unlink(os.path.join(entry.folder, old))
+            try:
+                entry.log.truncate()
+            except OSError:
+                pass  # the log stays broken, recovered before the next write
 
     def download(self, name):
         entry = self.entry(name)
@@ -361,7 +520,11 @@ class Store:
         with entry.lock:
             if getattr(entry.model, "n_features_in_", None) is None:
                 raise ServeError(409, "the model has not learned anything yet")
-            entry.model.save(tmp)
+            try:
+                entry.model.save(tmp)
+            except OSError as exc:
+                raise ServeError(503, f"the model file could not be written "
+                                      f"({_message(exc, 200)})") from None
         try:
             with open(tmp, "rb") as f:
                 return f.read()
@@ -374,9 +537,17 @@ class Store:
         from .. import load
         from ..persistence import ModelFileError
         check_name(name)
+        existing = self.entries.get(name)
+        if existing is not None and not existing.deleted:
+            self.entry(name)  # a damaged model is repaired, not replaced: 503
         tmp = os.path.join(self.models_dir, f".upload-{secrets.token_hex(6)}.olm")
-        with open(tmp, "wb") as f:
-            f.write(data)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            _unlink(tmp)
+            raise ServeError(503, f"the upload could not be written "
+                                  f"({_message(exc, 200)})") from None
         try:
             try:
                 model = load(tmp)
@@ -397,19 +568,25 @@ class Store:
                         "snapshot": snap, "ids": [], "created": time.time()}
                 return self._install(name, meta, tmp)
             with entry.lock:
+                live(entry, name)
+                previous = entry.model, entry.meta
                 entry.model = model
                 entry.meta = dict(entry.meta, algo=algo, params=params)
-                self._snapshot(entry, force=True)
+                try:
+                    self._snapshot(entry, force=True)
+                except OSError as exc:
+                    entry.model, entry.meta = previous
+                    raise ServeError(503, f"the model could not be written "
+                                          f"({_message(exc, 200)})") from None
             return self.describe(entry)
         finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            _unlink(tmp)
 
     # ------------------------------------------------------------ background
     def _background(self):
         last = time.monotonic()
         while not self._stop.wait(GROUP_MS / 1000):
-            entries = list(self.entries.values())
+            entries = [e for e in list(self.entries.values()) if e.unavailable is None]
             if self.policy == "group":
                 for e in entries:
                     if not e.deleted:
@@ -436,10 +613,72 @@ class Store:
             self._thread.join()
         for e in list(self.entries.values()):
             with e.lock:
-                if not e.deleted:
+                if not e.deleted and e.log is not None:
                     if self.policy != "none":
                         e.log.sync_if_dirty()
                     e.log.close()
+
+
+def live(entry, name):
+    """``entry`` when it is served, else the 404 or 503 that says why not."""
+    if entry is None or entry.deleted:
+        raise ServeError(404, f"no model named {name!r}")
+    if entry.unavailable is not None:
+        raise ServeError(503, f"model {name!r} is not served: {entry.unavailable}")
+    return entry
+
+
+def read_meta(path):
+    """``meta.json``, checked: its fields, and the seq of its snapshot's file name."""
+    try:
+        with open(path, "rb") as f:
+            meta = json.loads(f.read())
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+        seq, rows, snap = meta["seq"], meta["rows"], meta.get("snapshot")
+        if not (isinstance(seq, int) and isinstance(rows, int) and seq >= 0 and rows >= 0):
+            raise ValueError("seq and rows must be integers >= 0")
+        if not isinstance(meta.get("algo"), str) or not isinstance(meta.get("params", {}), dict):
+            raise ValueError("algo and params are missing")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelDamage(f"{path}: unreadable ({_message(exc, 200)})") from None
+    if snap is None:
+        if seq or rows:
+            raise ModelDamage(f"{path}: seq {seq} and {rows} rows, but no snapshot")
+    else:
+        m = _SNAPSHOT_SEQ.match(str(snap))
+        if m is None or os.path.basename(snap) != snap:
+            raise ModelDamage(f"{path}: snapshot {snap!r} is not a snapshot's file name")
+        if int(m.group(1)) != seq:
+            raise ModelDamage(f"{path}: seq {seq}, but its snapshot {snap} holds seq "
+                              f"{int(m.group(1))}")
+    return meta
+
+
+def check_log(scan, meta, meta_path):
+    """``scan`` when the log is whole and agrees with the snapshot (``meta``), else
+    :class:`ModelDamage` naming the file, the byte offset and the seq."""
+    if scan.damage is not None:
+        raise ModelDamage(str(scan.damage))
+    snap_seq = meta["seq"]
+    if scan.records:
+        first, last = scan.records[0], scan.records[-1]
+        if first.seq > snap_seq + 1:
+            raise ModelDamage(f"{scan.path}: damaged at byte 0 (seq {first.seq}): the "
+                              f"log starts at seq {first.seq} but the snapshot "
+                              f"({meta_path}) ends at seq {snap_seq}: seqs "
+                              f"{snap_seq + 1}..{first.seq - 1} are missing")
+        if last.seq < snap_seq:
+            raise ModelDamage(f"{meta_path}: seq {snap_seq} is ahead of its log "
+                              f"({scan.path} ends at byte {last.end} with seq {last.seq})")
+    return scan
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _plain(values):
