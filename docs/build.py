@@ -51,6 +51,7 @@ TOPICS = {
     "river": "River and scikit-learn",
     "service": "Serving models over HTTP",
     "distributed": "Scale-out on Dask",
+    "internals": "Internals",
 }
 
 #: the core API page: the protocol, making, saving, mixing, evaluating, data, client
