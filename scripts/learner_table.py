@@ -4,9 +4,11 @@
     python scripts/learner_table.py --check   # exit 1, saying why, if it is stale
 
 The table sits between the two marker comments of README.md.  It has one row per
-class of ``olearn.registry.LEARNERS``: the names that make it (in the table's order),
-the class, its task and the first sentence of its docstring.  A learner added to
-the registry appears after a rerun; ``tests/test_docs.py`` fails until then.
+class that a registered name makes (``olearn.registry.LEARNERS``, and the models
+without a target where the registry has a table of them): the names that make it (in
+the table's order), the class, its task and the first sentence of its docstring.  A
+name added to the registry appears after a rerun; ``tests/test_docs.py`` fails until
+then, and fails for a name in the table that is not registered.
 """
 import re
 import sys
@@ -33,19 +35,33 @@ def _summary(cls):
     return text.replace("``", "`").replace("|", "\\|").strip() + "."
 
 
+def registered():
+    """``{name: ("module:Class", task)}`` of every name the registry's tables give
+    ``olearn.make``: the learners of labelled rows (``LEARNERS``), then any table of
+    models without a target (``UNLABELLED_MODELS``), in the tables' order."""
+    sys.path.insert(0, str(ROOT))
+    from olearn import registry
+    out = {name: (where, None) for name, (where, _) in registry.LEARNERS.items()}
+    for name, (where, _) in getattr(registry, "UNLABELLED_MODELS", {}).items():
+        out[name] = (where, "unlabelled")
+    return out
+
+
 def rows():
     """``[(names, "olearn.package.Class", task, summary)]``, one per class, in the
-    order of the registry's table."""
-    sys.path.insert(0, str(ROOT))
-    from olearn.registry import LEARNERS, describe, lookup
+    order of the registry's tables."""
+    from olearn.registry import describe_class, lookup
     by_class = {}
-    for name in LEARNERS:
-        where = LEARNERS[name][0]
-        by_class.setdefault(where, []).append(name)
+    for name, (where, task) in registered().items():
+        by_class.setdefault((where, task), []).append(name)
     out = []
-    for where, names in by_class.items():
-        d = describe(names[0])
-        out.append((names, d.cls, d.kind, _summary(lookup(names[0])[0])))
+    for (where, task), names in by_class.items():
+        cls, defaults = lookup(names[0])
+        d = describe_class(names[0], cls, defaults, task or "")
+        if task is None:
+            from olearn.registry import learner_kind
+            task = learner_kind(names[0])
+        out.append((names, d.cls, task, _summary(cls)))
     return out
 
 
@@ -80,13 +96,13 @@ def listed(text):
 def problems(text=None):
     """What is wrong with the README's table: names missing, names not registered,
     or a table that differs from what the registry writes now (empty list: none)."""
-    from olearn.registry import LEARNERS
+    names = registered()
     text = README.read_text() if text is None else text
     shown = listed(text)
     out = [f"registered but not in the README's table: {n}"
-           for n in LEARNERS if n not in shown]
+           for n in names if n not in shown]
     out += [f"in the README's table but not registered: {n}"
-            for n in shown if n not in LEARNERS]
+            for n in shown if n not in names]
     if not out and split(text)[1] != table():
         out.append("the README's learner table is stale")
     return out
