@@ -3,11 +3,11 @@
     python docs/build.py [--out DIR] [--serve]
 
 The pages are assembled in a temporary folder, never in the checkout: the hand-written
-guides of docs/guide/ (each followed by the API reference of its family, read from the
-docstrings by mkdocstrings; the names come from each package's ``__all__`` and its lazy
-table, so a new learner appears without an edit here), the CLI reference (the
-``--help`` of every ``olearn`` parser, so it stays true), the server reference (the
-README's section and the routes of the app itself), and the committed benchmark tables
+guides of docs/guide/ (a family's page followed by the API reference of its family, read
+from the docstrings by mkdocstrings; the names come from each package's ``__all__`` and
+its lazy table, so a new learner appears without an edit here; the pages of ``TOPICS``
+as written), the CLI reference (the ``--help`` of every ``olearn`` parser, so it stays
+true), the server reference (the routes of the app itself), and the committed benchmark tables
 (benchmarks/*.md with their plots).  ``mkdocs build --strict``: any warning fails.
 Needs the ``docs`` extra (``pip install '.[docs]'``) and, for the server's routes,
 the ``serve`` extra.
@@ -17,7 +17,6 @@ import contextlib
 import importlib
 import io
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +40,18 @@ FAMILIES = {
     "ensemble": ("Ensembles and experts", ["olearn.ensemble"]),
     "drift": ("Drift detection", ["olearn.drift"]),
     "readers": ("Readers", ["olearn.io", "olearn.preprocessing"]),
+}
+
+#: guide page -> title, for the pages on a use rather than a family (no API section);
+#: the README's quick starts point to them
+TOPICS = {
+    "models": "Models: protocol, mixing, threads, files",
+    "evaluation": "Evaluation",
+    "cli": "The command line in practice",
+    "river": "River and scikit-learn",
+    "service": "Serving models over HTTP",
+    "distributed": "Scale-out on Dask",
+    "internals": "Internals",
 }
 
 #: the core API page: the protocol, making, saving, mixing, evaluating, data, client
@@ -109,11 +120,9 @@ def _subparser(parser, name):
 
 
 def server_reference():
-    """The README's section on ``olearn serve`` and the routes of the app."""
-    readme = (ROOT / "README.md").read_text()
-    match = re.search(r"^## Serving models over HTTP.*?(?=^## )", readme, re.S | re.M)
-    section = match.group(0).split("\n", 1)[1] if match else ""
-    lines = ["# Server", "", section.strip(), "", "## Routes", "",
+    """The routes of the app and the client's API (the guide page says how to run it)."""
+    lines = ["# Server", "", "How to run it, tokens, durability and measurements: "
+             "[Serving models over HTTP](guide/service.md).", "", "## Routes", "",
              "Read from the app that `olearn serve` runs:", "",
              "| method | path |", "| --- | --- |"]
     from olearn.serve.app import create_app
@@ -125,9 +134,6 @@ def server_reference():
                 lines.append(f"| {method} | `{route.path}` |")
         with contextlib.suppress(Exception):
             inner.state.store.close()
-    service = GUIDE / "service.md"   # the log's contract
-    if service.exists():
-        lines += ["", "#" + service.read_text().strip()]
     lines += ["", "## Python client", "", "::: olearn.client", "",
               "## Server modules", "", api(["olearn.serve.app", "olearn.serve.store"])]
     return "\n".join(lines)
@@ -145,6 +151,9 @@ def assemble(src):
         (src / "guide").mkdir(exist_ok=True)
         (src / "guide" / f"{page}.md").write_text(
             f"{text}\n\n## API\n{api(objects)}")
+        guides.append({title: f"guide/{page}.md"})
+    for page, title in TOPICS.items():
+        shutil.copy(GUIDE / f"{page}.md", src / "guide" / f"{page}.md")
         guides.append({title: f"guide/{page}.md"})
     nav.append({"User guide": guides})
     (src / "api.md").write_text("# Core API\n\n## Models, files, mixing\n" + api(CORE) +

@@ -35,7 +35,7 @@ updates like any other feature; a linear model's ``coef_`` excludes it and
 ``intercept_`` is ``c`` times its weight: ``c = 1`` is the seed texts' convention,
 LIBLINEAR's ``intercept_scaling`` is the same device; the PA, OGD and COCOB classifiers
 default to ``c = 0.1``, so that on normalised sparse rows the constant does not weigh as
-much as the whole row in ``||x||^2``: see README, "Learners"), ``epochs`` (passes of
+much as the whole row in ``||x||^2``: see docs/guide/linear.md), ``epochs`` (passes of
 ``fit``), ``shuffle`` (default True: ``fit`` visits the rows in a random order each
 epoch, as scikit-learn's SGD does; ``partial_fit``, ``predict_learn`` and the
 one-example methods always keep the stream's order) and ``random_state`` (seeds that

@@ -15,7 +15,7 @@ base gives the Python side that every such model shares:
 
 A model defines ``features(X)`` (the (n, m) features of validated rows, numpy), or
 ``feature_scores(X)`` when its scores are not ``features(X) W'`` (NOGD before its map is
-built).  See ``ARCHITECTURE.md``, "A new non-linear model", and ``tests/test_protocol.py``
+built).  See ``ARCHITECTURE.md``, "A model over a feature map", and ``tests/test_protocol.py``
 (a one-hidden-layer network written on this base).
 """
 import numpy as np

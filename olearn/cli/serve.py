@@ -1,6 +1,6 @@
 """``olearn serve --data-dir DIR [--host H] [--port P] [--fsync always|group|none]``
 
-Serves the models of DIR over HTTP (JSON; see the README's 'olearn serve' section):
+Serves the models of DIR over HTTP (JSON; see docs/guide/service.md):
 create models, learn, predict, download and upload model files.  Every acknowledged
 learn request is in the model's write-ahead log first (fsynced before the answer with
 --fsync always).  On the first start with no token, an admin token is made and printed
