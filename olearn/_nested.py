@@ -5,9 +5,11 @@ format of :mod:`olearn.persistence` (npz + JSON, no pickle, no code run on load)
 A parameter that is an olearn model (or a list of them) is written as its class name and
 its own parameters, ``{"__model__": "olearn.linear.pa.PAClassifier", "params": {...}}``,
 recursively; on load a class is accepted only if it is a registered learner, a
-``@persistable`` olearn class, or one of the meta-models here (:func:`nested`), and it is
-looked up, never imported from outside olearn.  A fitted member is stored the same way
-with its ``_export()`` metadata, its arrays under a prefix of the archive.
+``@persistable`` olearn class, or a registered meta-model (:func:`register`: every
+:class:`olearn.wrapper.Wrapper` subclass of a module that ``load`` may import, done when
+the class is made), and it is looked up, never imported from outside olearn's model
+packages (``olearn.persistence.loadable_module``).  A fitted member is stored the same
+way with its ``export_state()`` metadata, its arrays under a prefix of the archive.
 
 The model file names :class:`Nested` as its class: ``Nested.get_params`` gives the encoded
 parameters and ``Nested._import`` rebuilds the meta-model, so ``olearn.load`` returns the
@@ -23,14 +25,24 @@ from .protocol import NotMixable, Saves
 _NESTED = {}
 
 
-def nested(cls):
-    """Class decorator: a meta-model whose parameters may hold olearn models (of a
-    module in ``olearn.persistence.PERSISTABLE_MODULES``, the only ones ``load`` imports)."""
-    from .persistence import PERSISTABLE_MODULES
-    if cls.__module__ not in PERSISTABLE_MODULES:
-        raise TypeError(f"{_qualname(cls)}: add its module to "
-                        "olearn.persistence.PERSISTABLE_MODULES")
+def register(cls):
+    """Make the meta-model ``cls`` loadable when its module is one ``load`` may import
+    (``olearn.persistence.loadable_module``: the static table, or a module of olearn's
+    learner packages); a class defined anywhere else is not registered, and saving one
+    is refused (its file could not be loaded).  Returns whether it was registered."""
+    from .persistence import loadable_module
+    if not loadable_module(cls.__module__):
+        return False
     _NESTED[_qualname(cls)] = cls
+    return True
+
+
+def nested(cls):
+    """Class decorator (round 3's): a meta-model whose parameters may hold olearn models,
+    of a module ``load`` may import.  A :class:`olearn.wrapper.Wrapper` needs none."""
+    if not register(cls):
+        raise TypeError(f"{_qualname(cls)}: only a class of olearn's model packages "
+                        "(olearn.persistence.loadable_module) can be loaded")
     return cls
 
 
@@ -158,6 +170,9 @@ class SavesNested(Saves, NotMixable):
     protocol's default)."""
 
     def _saved_form(self):
+        if _NESTED.get(_qualname(type(self))) is not type(self):
+            raise TypeError(f"{_qualname(type(self))} is not defined in olearn's model "
+                            "packages: olearn.load would refuse its file")
         return Nested(self)
 
     # round 2's names of the protocol's ``export_state`` / ``from_state``
