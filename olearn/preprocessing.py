@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._compiled import njit
+from ._estimator import available_if
 from ._locking import locked
 from .wrapper import Wrapper
 
@@ -97,6 +98,7 @@ class Scaled(Wrapper):
     """
     members = {"learner": "model_"}
     own_labels = False  # (its learner's labels, in its order: its scores' columns)
+    row_first = True  # (a row is scaled with statistics that include it)
 
     def __init__(self, learner=None, with_mean=True):
         self.learner = learner
@@ -116,6 +118,9 @@ class Scaled(Wrapper):
     def _stats(self, n_features):
         if "_count" not in self.__dict__:
             self._count, self._mean, self._m2 = (np.zeros(n_features) for _ in range(3))
+        elif not self._count.flags.writeable:  # (unpickled from a read-only buffer)
+            self._count, self._mean, self._m2 = (a.copy() for a in
+                                                 (self._count, self._mean, self._m2))
         elif self._count.shape[0] != n_features:
             raise ValueError(f"X has {n_features} features, but Scaled was fed "
                              f"{self._count.shape[0]} before")
@@ -183,6 +188,7 @@ class Scaled(Wrapper):
         Xs = self._scaled(X, update=False)
         return self.model_.decision_function(Xs) if return_scores else self.model_.predict(Xs)
 
+    @available_if(lambda self: hasattr(self.learner, "predict_proba"))
     @locked
     def predict_proba(self, X):
         self._fitted()

@@ -58,6 +58,10 @@ class Wrapper(Progressive, SavesNested, Estimator):
     own_labels = True
     #: whether a classifier's ``predict_rows`` gives scores (``decision_function``)
     gives_scores = True
+    #: whether the wrapper's own statistics take a row before it is predicted (``Scaled``:
+    #: River's learn-then-transform), so that ``predict_learn``'s prediction of a row is
+    #: ``predict_learn_one``'s, not ``predict``'s before the row
+    row_first = False
     _tags = {"wrapper": True}
 
     def __init_subclass__(cls, **kwargs):
@@ -142,8 +146,12 @@ class Wrapper(Progressive, SavesNested, Estimator):
         self.t_ = 0
 
     def _forget(self):
+        """Drop what was learned: every attribute but the parameters, the lock and what
+        scikit-learn's callbacks set around ``fit`` (``_skl_callbacks``,
+        ``_parent_callback_ctx``)."""
         keep = set(self._get_param_names()) | {"_lock"}
-        for name in [k for k in self.__dict__ if k not in keep]:
+        for name in [k for k in self.__dict__ if k not in keep
+                     and not k.startswith(("_skl", "_parent_callback"))]:
             del self.__dict__[name]
 
     def __sklearn_is_fitted__(self):
@@ -273,6 +281,8 @@ class Wrapper(Progressive, SavesNested, Estimator):
         ``epochs`` parameter that many passes, shuffled by ``shuffle``."""
         self._check()
         X, y, sample_weight = validate_batch(self, X, y, sample_weight, reset=True)
+        if sample_weight is not None and not np.any(sample_weight):
+            raise ValueError("Sample weights must contain at least one non-zero number.")
         width = X.shape[1]
         self._forget()
         self.n_features_in_ = width
@@ -471,7 +481,8 @@ def vote(model, outs, fresh, return_scores=False):
         return np.where(fresh, 0.0, outs).astype(np.float64).mean(axis=1)
     classes = model.classes_
     n, M = outs.shape
-    idx = np.minimum(np.searchsorted(classes, outs), len(classes) - 1)
+    labels = np.where(fresh, classes[0], outs)  # (a fresh member's entry: any label)
+    idx = np.minimum(np.searchsorted(classes, labels), len(classes) - 1)
     share = np.zeros((n, len(classes)))
     np.add.at(share, (np.repeat(np.arange(n), M), idx.ravel()),
               (~fresh).ravel().astype(np.float64) / M)

@@ -80,20 +80,19 @@ class OnDrift(Wrapper):
 
     def learn_rows(self, X, y, sample_weight, classes, return_scores):
         """The pre-update prediction of each row, learning as it goes (``sample_weight``
-        goes to the learner); the detector reads the errors up to its first drift, the
-        learner is reset there and the rows after it run again."""
+        and ``classes`` to the learner); the detector reads the errors up to its first
+        drift, the learner is reset there and the rows after it run again."""
         if return_scores:
             raise ValueError("OnDrift gives the learner's predictions, not scores: call "
                              "predict_learn with return_scores=False")
-        if classes is not None:
-            raise ValueError("OnDrift takes no classes: its learner starts afresh at a "
-                             "drift and learns the classes it meets")
         n = X.shape[0]
         out = None
         start = 0
         while start < n:
             Xs, ys = X[start:], y[start:]
             kw = {} if sample_weight is None else {"sample_weight": sample_weight[start:]}
+            if classes is not None:
+                kw["classes"] = classes
             try:
                 pred = self.model_.predict_learn(Xs, ys, **kw)
             except DivergenceError as exc:  # its row counted in this batch
@@ -107,9 +106,6 @@ class OnDrift(Wrapper):
             if k and flags[-1] == 2:
                 self._reset_at(self.t_ + start - 1)
         return out
-
-    def fit_rows(self, X, y, sample_weight, classes):
-        super().fit_rows(X, y, sample_weight, None)  # (the classes are met, not declared)
 
     def predict_rows(self, X, return_scores=False):
         return self.model_.predict(X)

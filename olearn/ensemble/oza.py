@@ -16,9 +16,9 @@ from ..wrapper import Wrapper, learn_repeated, vote
 
 
 class OzaBagging(Wrapper):
-    """Online bagging: ``n_models`` copies of ``base``, each row learned Poisson(1)
-    times by each (see the module docstring).  ``members_``: the copies."""
+    """Online bagging over ``n_models`` copies of ``base`` (``members_``)."""
     members = {"base": "members_"}
+    _tags = {"multiclass": "members"}
 
     def __init__(self, base=None, n_models=10, random_state=0):
         self.base, self.n_models, self.random_state = base, n_models, random_state
