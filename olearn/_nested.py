@@ -170,8 +170,10 @@ class SavesNested(Saves, NotMixable):
     protocol's default)."""
 
     def _saved_form(self):
-        if _NESTED.get(_qualname(type(self))) is not type(self):
-            raise TypeError(f"{_qualname(type(self))} is not defined in olearn's model "
+        name = _qualname(type(self))
+        if _NESTED.get(name) is not type(self) and \
+                persistence._known_class(name) is not type(self):
+            raise TypeError(f"{name} is not defined in olearn's model "
                             "packages: olearn.load would refuse its file")
         return Nested(self)
 

@@ -101,7 +101,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
         return value.clone()
 
     # ------------------------------------------------------------ the members
-    def learners(self):
+    def held_learners(self):
         """The learners the wrapper holds now (its fitted members, else its parameters),
         flattened; detectors and other held models left out."""
         d = self.__dict__
@@ -123,7 +123,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
                                 f"{'a list of ' if isinstance(value, list) else ''}olearn "
                                 f"learner (or model){'s' * isinstance(value, list)}, got "
                                 f"{value!r:.80}")
-        kinds = {estimator_kind(m) for m in self.learners()}
+        kinds = {estimator_kind(m) for m in self.held_learners()}
         if len(kinds) > 1:
             raise ValueError(f"{type(self).__name__}: its learners must be all classifiers "
                              "or all regressors")
@@ -166,14 +166,14 @@ class Wrapper(Progressive, SavesNested, Estimator):
 
     def _estimator_kind(self):
         try:
-            learners = self.learners()
+            learners = self.held_learners()
         except Exception:
             return None
         return estimator_kind(learners[0]) if learners else None
 
     def _instance_tags(self):
         from ._tags import tags
-        own = [tags(m) for m in self.learners() if hasattr(m, "_estimator_kind")]
+        own = [tags(m) for m in self.held_learners() if hasattr(m, "_estimator_kind")]
         return {"sparse_input": all(t.sparse_input for t in own),
                 "one_example": all(t.one_example for t in own) and
                 type(self).learn_example is not Wrapper.learn_example}
@@ -192,7 +192,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
             if "classes_" not in d:
                 raise AttributeError("classes_: no label learned yet")
             return d["classes_"]
-        learners = self.learners()
+        learners = self.held_learners()
         if len(learners) != 1:
             raise AttributeError("classes_")
         return learners[0].classes_
@@ -217,7 +217,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
     @property
     def n_updates_(self):
         """The members' updates, summed."""
-        return int(sum(getattr(m, "n_updates_", 0) for m in self.learners()
+        return int(sum(getattr(m, "n_updates_", 0) for m in self.held_learners()
                        if m.__sklearn_is_fitted__()))
 
     # ------------------------------------------------------------ batches
@@ -234,7 +234,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
             out[k] = v
         return out
 
-    def _atomic(self, run):
+    def _atomically(self, run):
         kept = self._kept()
         try:
             return run()
@@ -255,7 +255,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
             out = self.learn_rows(X, y, sample_weight, classes, return_scores)
             self.t_ += X.shape[0]
             return out
-        return self._atomic(run)
+        return self._atomically(run)
 
     def _progressive(self, X, y, classes, sample_weight, return_scores):
         out = self._learn(X, y, classes, sample_weight, return_scores)
@@ -333,7 +333,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
         width, None before learning."""
         if not self._started():
             return None
-        widths = [_widen(m, n_features) for m in self.learners()
+        widths = [_widen(m, n_features) for m in self.held_learners()
                   if m.__sklearn_is_fitted__()]
         width = max([w for w in widths if w is not None] +
                     [self.__dict__.get("n_features_in_", 0)])

@@ -61,12 +61,12 @@ def state_of(est):
     """The model's state as the protocol gives it: ``explicit_state()`` (the lazy parts
     made explicit: a lazy sparse learner's raw arrays depend on which rows touched
     which weights, its model does not); for a wrapper (which cannot be mixed) its
-    learners' (``olearn.wrapper.Wrapper.learners``), its own statistics being compared
+    learners' (``olearn.wrapper.Wrapper.held_learners``), its own statistics being compared
     by what the model does (``assert_same_model``)."""
     try:
         return est.explicit_state()
     except CannotMixError:
-        return {f"{j}.{k}": v for j, m in enumerate(est.learners())
+        return {f"{j}.{k}": v for j, m in enumerate(est.held_learners())
                 if m.__sklearn_is_fitted__() for k, v in state_of(m).items()}
 
 
@@ -157,10 +157,11 @@ def check_input_paths_agree(est, n_classes=2):
     order = {"classes": dense.classes_} if declared(est, y) else {}  # (discovery's order)
     for lo in range(0, len(y), 37):
         chunked.partial_fit(X[lo:lo + 37], y[lo:lo + 37], **order)
-    # (an ensemble's members meet the labels in their own streams, in their own order:
-    # the whole batch declares them too)
-    ensemble = olearn.tags(est).multiclass == "members"
-    assert_same_model(clone(est).partial_fit(X, y, **(order if ensemble else {})), chunked,
+    # (a learner's classes declared in discovery order are those it discovers; a
+    # wrapper's members take declared classes from row 1, or meet them in their own
+    # streams: the whole batch declares them too)
+    wrapper = olearn.tags(est).wrapper
+    assert_same_model(clone(est).partial_fit(X, y, **(order if wrapper else {})), chunked,
                       X, y)
     pl = clone(est)
     scores = progressive(pl, X, y)
@@ -208,7 +209,9 @@ def check_input_paths_agree(est, n_classes=2):
 def check_progressive_predictions_are_pre_update(est):
     X, y = problem(est, n=60)
     model = clone(est)
-    got = model.predict_learn(X, y)
+    # (the reference declares the classes at its first row; a wrapper's members take
+    # declared classes from row 1, so the batch declares them too)
+    got = model.predict_learn(X, y, **(declared(est, y) if olearn.tags(est).wrapper else {}))
     step = clone(est)
     want = []
     for i in range(len(y)):
