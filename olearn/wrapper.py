@@ -119,9 +119,9 @@ class Wrapper(Progressive, SavesNested, Estimator):
             many = value if isinstance(value, (list, tuple)) else [value]
             if not many or any(not (hasattr(m, "clone") and hasattr(m, "get_params"))
                                for m in many):
-                raise TypeError(f"{type(self).__name__}: {param} must be "
-                                f"{'a list of ' if isinstance(value, list) else ''}olearn "
-                                f"learner (or model){'s' * isinstance(value, list)}, got "
+                what = "a list of olearn learners (or models)" if isinstance(
+                    value, list) else "an olearn learner (or model)"
+                raise TypeError(f"{type(self).__name__}: {param} must be {what}, got "
                                 f"{value!r:.80}")
         kinds = {estimator_kind(m) for m in self.held_learners()}
         if len(kinds) > 1:

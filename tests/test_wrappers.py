@@ -136,3 +136,28 @@ def test_round_three_files_load_and_predict_as_they_did(name):
 def test_a_round_three_scaled_model_fed_dicts_loads():
     model = olearn.load(f"{R3}/scaled_dict.olm")
     assert model.n_seen_ == model.t_ == 200 and model.predict_one({"a": 1.0, "b": -1.0}) == 1
+
+
+@pytest.mark.parametrize("name", ["oza", "scaled", "on-drift"])
+def test_a_wrapper_shared_by_threads_loses_no_row(name):
+    """The base's calls hold the wrapper's lock (before its members'): threads learning
+    and predicting on one wrapper lose no row and see no half-done call."""
+    import threading
+    model = WRAPPERS[name]()
+    X, y = generic.problem(model, n=400)
+    errors = []
+
+    def work(lo):
+        try:
+            for i in range(lo, 400, 4):
+                model.predict_one({"a": float(X[i, 0]), "b": float(X[i, 1])})
+                model.learn_one({"a": float(X[i, 0]), "b": float(X[i, 1])}, y[i])
+        except Exception as exc:  # (reported below)
+            errors.append(exc)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and model.t_ == 400
+    assert model.n_updates_ == sum(m.n_updates_ for m in model.held_learners())

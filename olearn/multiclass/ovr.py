@@ -424,12 +424,6 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
         return self.classes_[int(_masked_argmax(scores, seen))]
 
     @locked
-    def learn_one(self, x, y, sample_weight=1.0, w=None):
-        """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
-        self.predict_learn_one(x, y, sample_weight, w=w)
-        return self
-
-    @locked
     def predict_one(self, x):
         """Prediction for one example from the current model (None before any class)."""
         if self._is_fresh() or not self._n_classes():
