@@ -37,15 +37,6 @@ def register(cls):
     return True
 
 
-def nested(cls):
-    """Class decorator (round 3's): a meta-model whose parameters may hold olearn models,
-    of a module ``load`` may import.  A :class:`olearn.wrapper.Wrapper` needs none."""
-    if not register(cls):
-        raise TypeError(f"{_qualname(cls)}: only a class of olearn's model packages "
-                        "(olearn.persistence.loadable_module) can be loaded")
-    return cls
-
-
 def _qualname(cls):
     return f"{cls.__module__}.{cls.__qualname__}"
 
@@ -128,16 +119,6 @@ def import_model(info, prefix, arrays, like=None):
         return cls(**params)
     sub = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
     return persistence.imported(cls, params, info["fitted"], sub)
-
-
-def import_wrapper(cls, params, meta, arrays):
-    """A wrapper of one learner (parameter ``learner``, fitted copy ``model_``) rebuilt
-    from its file: its parameters checked, then the saved learner, which must be of the
-    parameter's class."""
-    model = cls(**params)
-    model._check()
-    model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
-    return model
 
 
 @persistable

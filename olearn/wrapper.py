@@ -133,10 +133,11 @@ class Wrapper(Progressive, SavesNested, Estimator):
         return "t_" in self.__dict__
 
     def _begin(self):
-        """The members cloned and the statistics made, at first use."""
-        self._check()
+        """The members cloned and the statistics made, at first use (the parameters
+        checked then; a batch call checks them each time)."""
         if self._started():
             return
+        self._check()
         for param, attr in self.members.items():
             setattr(self, attr, self.make_members(param, getattr(self, param)))
         if "random_state" in self._get_param_names():
