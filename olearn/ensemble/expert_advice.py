@@ -256,7 +256,7 @@ class ExpertAdvice(Wrapper):
                 return a[s:stop] if a.shape[0] == n else a
             oc, ov, sc = self._combine(rows(votes), rows(values), losses[s:], True)
             err = (oc != yi[s:]).astype(np.float64) if classify else np.abs(ov - y[s:])
-            flags = det._flags(det._values(err), stop=True)
+            flags = det.detect(err, stop=True)
             k = flags.shape[0]
             if k and flags[-1] == 2:                          # a drift at row s + k - 1
                 self._L[:], self._Ltot[:], self._comb[:] = snap
