@@ -27,6 +27,7 @@ _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence"
               "warmup": "registry", "tags": "_tags", "Tags": "_tags", "mix": "mixing",
               "grid": "fused", "Grid": "fused",
               "expected_failed_checks": "_tags"}  # (scikit-learn's checks declared failed)
+_FUNCTIONS["Wrapper"] = "wrapper"  # the base of the models that hold models
 
 
 def __getattr__(name):

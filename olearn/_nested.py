@@ -5,9 +5,11 @@ format of :mod:`olearn.persistence` (npz + JSON, no pickle, no code run on load)
 A parameter that is an olearn model (or a list of them) is written as its class name and
 its own parameters, ``{"__model__": "olearn.linear.pa.PAClassifier", "params": {...}}``,
 recursively; on load a class is accepted only if it is a registered learner, a
-``@persistable`` olearn class, or one of the meta-models here (:func:`nested`), and it is
-looked up, never imported from outside olearn.  A fitted member is stored the same way
-with its ``_export()`` metadata, its arrays under a prefix of the archive.
+``@persistable`` olearn class, or a registered meta-model (:func:`register`: every
+:class:`olearn.wrapper.Wrapper` subclass of a module that ``load`` may import, done when
+the class is made), and it is looked up, never imported from outside olearn's model
+packages (``olearn.persistence.loadable_module``).  A fitted member is stored the same
+way with its ``export_state()`` metadata, its arrays under a prefix of the archive.
 
 The model file names :class:`Nested` as its class: ``Nested.get_params`` gives the encoded
 parameters and ``Nested._import`` rebuilds the meta-model, so ``olearn.load`` returns the
@@ -23,15 +25,16 @@ from .protocol import NotMixable, Saves
 _NESTED = {}
 
 
-def nested(cls):
-    """Class decorator: a meta-model whose parameters may hold olearn models (of a
-    module in ``olearn.persistence.PERSISTABLE_MODULES``, the only ones ``load`` imports)."""
-    from .persistence import PERSISTABLE_MODULES
-    if cls.__module__ not in PERSISTABLE_MODULES:
-        raise TypeError(f"{_qualname(cls)}: add its module to "
-                        "olearn.persistence.PERSISTABLE_MODULES")
+def register(cls):
+    """Make the meta-model ``cls`` loadable when its module is one ``load`` may import
+    (``olearn.persistence.loadable_module``: the static table, or a module of olearn's
+    learner packages); a class defined anywhere else is not registered, and saving one
+    is refused (its file could not be loaded).  Returns whether it was registered."""
+    from .persistence import loadable_module
+    if not loadable_module(cls.__module__):
+        return False
     _NESTED[_qualname(cls)] = cls
-    return cls
+    return True
 
 
 def _qualname(cls):
@@ -118,16 +121,6 @@ def import_model(info, prefix, arrays, like=None):
     return persistence.imported(cls, params, info["fitted"], sub)
 
 
-def import_wrapper(cls, params, meta, arrays):
-    """A wrapper of one learner (parameter ``learner``, fitted copy ``model_``) rebuilt
-    from its file: its parameters checked, then the saved learner, which must be of the
-    parameter's class."""
-    model = cls(**params)
-    model._check()
-    model.model_ = import_model(meta["model"], "model.", arrays, like=model.learner)
-    return model
-
-
 @persistable
 class Nested:
     """What a model file holds for a meta-model (see the module docstring)."""
@@ -158,6 +151,11 @@ class SavesNested(Saves, NotMixable):
     protocol's default)."""
 
     def _saved_form(self):
+        name = _qualname(type(self))
+        if _NESTED.get(name) is not type(self) and \
+                persistence._known_class(name) is not type(self):
+            raise TypeError(f"{name} is not defined in olearn's model "
+                            "packages: olearn.load would refuse its file")
         return Nested(self)
 
     # round 2's names of the protocol's ``export_state`` / ``from_state``

@@ -101,6 +101,8 @@ def expected_failed_checks(model_or_class):
     (or to ``parametrize_with_checks``)."""
     cls = model_or_class if isinstance(model_or_class, type) else type(model_or_class)
     merged = {}
+    for member in getattr(model_or_class, "held_learners", lambda: ())():
+        merged.update(expected_failed_checks(member))  # (a wrapper: its learners' too)
     for klass in reversed(cls.__mro__):
         merged.update(klass.__dict__.get("_expected_failed_checks") or {})
     return merged

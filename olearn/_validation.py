@@ -150,3 +150,10 @@ def validate_batch(estimator, X, y, sample_weight, reset):
             raise ValueError(f"sample_weight must hold numbers in [0, {MAX_WEIGHT:g}] "
                              "(finite, non-negative)")
     return X, y, sample_weight
+
+
+def check_int(name, value, low):
+    """A count parameter: an integer (not a bool) >= ``low``; returns it as int."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)

@@ -47,13 +47,15 @@ class ModelFileError(ValueError):
 #: (portfolio strategies, recommenders, detectors ...): qualified name -> class
 _PERSISTABLE: dict[str, type] = {}
 
-#: the modules that hold them (and the meta-models of ``olearn._nested``): the only
-#: modules ``load`` may import for a class a file names, a static table; a file naming
-#: any other module (``olearn.__main__``, which runs the command line) is refused
-#: without importing it.  ``persistable`` refuses a class of a module not listed here.
+#: the modules outside olearn's learner packages that hold them (portfolio
+#: strategies, recommenders, detectors, decompositions, two wrappers): with the modules
+#: of ``olearn.registry.LEARNER_PACKAGES`` (every one of which ``tests/test_registry.py``
+#: imports), the only modules ``load`` may import for a class a file names
+#: (:func:`loadable_module`); a file naming any other module (``olearn.__main__``, which
+#: runs the command line) is refused without importing it.  A new wrapper in a learner
+#: package (``olearn.ensemble``, ``olearn.multiclass``, ...) needs no line here.
 PERSISTABLE_MODULES = frozenset({
-    "olearn._nested", "olearn.preprocessing", "olearn.multiclass.ovr",
-    "olearn.ensemble.expert_advice", "olearn.drift.on_drift",
+    "olearn._nested", "olearn.preprocessing", "olearn.drift.on_drift",
     "olearn.decomposition.incremental_svd", "olearn.decomposition.online_pca",
     "olearn.drift.adwin", "olearn.drift.ddm", "olearn.drift.eddm", "olearn.drift.page_hinkley",
     "olearn.recommend.pmf", "olearn.recommend.brand_svd", "olearn.recommend.mf",
@@ -62,13 +64,27 @@ PERSISTABLE_MODULES = frozenset({
 })
 
 
+def loadable_module(module: str) -> bool:
+    """Whether ``load`` may import ``module`` to find a class a file names: a module of
+    the static table, or a module (a plain dotted name, no ``__main__``) of one of
+    olearn's learner packages, which define classes and run nothing when imported."""
+    if module in PERSISTABLE_MODULES:
+        return True
+    from .registry import LEARNER_PACKAGES
+    parts = module.split(".") if isinstance(module, str) else []
+    return len(parts) >= 3 and all(p.isidentifier() and not p.startswith("__")
+                                   for p in parts) and \
+        any(module.startswith(package + ".") for package in LEARNER_PACKAGES)
+
+
 def persistable(cls: _C) -> _C:
     """Class decorator: ``save``/``load`` accept instances of ``cls`` (an olearn class
     with ``get_params``, ``_export()`` and ``cls._import(params, metadata, arrays)``)."""
     name = f"{cls.__module__}.{cls.__qualname__}"
-    if cls.__module__ not in PERSISTABLE_MODULES:
-        raise TypeError(f"{name}: only olearn's own classes, of the modules listed in "
-                        "olearn.persistence.PERSISTABLE_MODULES, can be made persistable")
+    if not loadable_module(cls.__module__):
+        raise TypeError(f"{name}: only olearn's own classes, of the modules load may "
+                        "import (olearn.persistence.loadable_module), can be made "
+                        "persistable")
     _PERSISTABLE[name] = cls
     return cls
 
@@ -91,8 +107,8 @@ def imported(cls: Any, params: dict[str, Any], meta: dict[str, Any],
 
 def _known_class(name):
     """The class a model file names, or None: a registered learner (its own module
-    imported, no other learner's) or a persistable class, whose module is imported on
-    demand, but only a module of the static table ``PERSISTABLE_MODULES``."""
+    imported, no other learner's) or a persistable class or meta-model, whose module is
+    imported on demand, but only a module :func:`loadable_module` allows."""
     from .registry import learner_class
     if not isinstance(name, str):
         return None
@@ -100,8 +116,11 @@ def _known_class(name):
     if learner is not None:
         return learner
     module = name.rpartition(".")[0]
-    if name not in _PERSISTABLE and module in PERSISTABLE_MODULES:
-        importlib.import_module(module)
+    if name not in _PERSISTABLE and loadable_module(module):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return None
     return _PERSISTABLE.get(name)
 
 

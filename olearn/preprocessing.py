@@ -29,12 +29,11 @@ The stage saves and loads with its learner (``model.save(path)``, ``olearn.load`
 """
 import numpy as np
 import scipy.sparse as sp
-from ._estimator import Estimator, clone, estimator_kind, widen
 
 from ._compiled import njit
-from ._nested import SavesNested, nested
+from ._estimator import available_if
 from ._locking import locked
-from .protocol import Progressive
+from .wrapper import Wrapper
 
 
 @njit(cache=True, nogil=True)
@@ -81,8 +80,7 @@ def _scale_dense(X, n, count, mean, m2, update, center, out):
     return n
 
 
-@nested
-class Scaled(Progressive, SavesNested, Estimator):
+class Scaled(Wrapper):
     """Standardise each feature with running statistics before ``learner`` sees it.
 
     Parameters
@@ -98,48 +96,45 @@ class Scaled(Progressive, SavesNested, Estimator):
     n_seen_ : rows that have updated the statistics.
     mean_, var_ : the running mean and variance of each feature (zeros counted).
     """
-    _tags = {"wrapper": True}
+    members = {"learner": "model_"}
+    own_labels = False  # (its learner's labels, in its order: its scores' columns)
+    row_first = True  # (a row is scaled with statistics that include it)
 
     def __init__(self, learner=None, with_mean=True):
         self.learner = learner
         self.with_mean = with_mean
 
     # ------------------------------------------------------------ statistics
-    def __sklearn_is_fitted__(self):
-        """Whether the stage has learned: its learner has (the protocol's question)."""
-        model = self.__dict__.get("model_")
-        return model is not None and model.__sklearn_is_fitted__()
-
-    def _check(self, n_features=None):
-        if self.learner is None or not hasattr(self.learner, "predict_learn"):
+    def check_params(self):
+        if not hasattr(self.learner, "predict_learn"):
             raise TypeError("Scaled needs an olearn learner (with predict_learn)")
         if not isinstance(self.with_mean, (bool, np.bool_)):
             raise ValueError(f"with_mean must be True or False, got {self.with_mean!r}")
-        if "model_" not in self.__dict__:
-            self.model_ = clone(self.learner)
-            self.n_seen_ = 0
-            self._dict_stats = {}
-        if n_features is not None:
-            if "_count" not in self.__dict__:
-                self._count = np.zeros(n_features)
-                self._mean = np.zeros(n_features)
-                self._m2 = np.zeros(n_features)
-            elif self._count.shape[0] != n_features:
-                raise ValueError(f"X has {n_features} features, but Scaled was fed "
-                                 f"{self._count.shape[0]} before")
+
+    def start(self):
+        self.n_seen_ = 0
+        self._dict_stats = {}
+
+    def _stats(self, n_features):
+        if "_count" not in self.__dict__:
+            self._count, self._mean, self._m2 = (np.zeros(n_features) for _ in range(3))
+        elif not self._count.flags.writeable:  # (unpickled from a read-only buffer)
+            self._count, self._mean, self._m2 = (a.copy() for a in
+                                                 (self._count, self._mean, self._m2))
+        elif self._count.shape[0] != n_features:
+            raise ValueError(f"X has {n_features} features, but Scaled was fed "
+                             f"{self._count.shape[0]} before")
 
     @locked
     def widen(self, n_features):
         """More columns from now on (see ``olearn._estimator.widen``): the statistics of
         the new ones start empty, as the learner's weights do."""
-        if "model_" not in self.__dict__:
-            return None
         count = self.__dict__.get("_count")
         if count is not None and n_features > count.shape[0]:
             extra = np.zeros(n_features - count.shape[0])
             self._count, self._mean, self._m2 = (np.concatenate([a, extra]) for a in
                                                  (self._count, self._mean, self._m2))
-        width = widen(self.model_, n_features)
+        width = super().widen(n_features)
         return width if count is None else self._count.shape[0]
 
     _widen = widen  # round 2's name
@@ -155,104 +150,55 @@ class Scaled(Progressive, SavesNested, Estimator):
         return (self._m2 + self._mean ** 2 * self._count * (n - self._count) / n) / n
 
     def _scaled(self, X, update):
-        """``X`` (dense or sparse) scaled; statistics updated row by row if ``update``."""
+        """Validated rows ``X`` (dense or CSR) scaled; the statistics updated row by row
+        if ``update``."""
+        self._stats(X.shape[1])
         if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64)
-            X.sum_duplicates()
-            self._check(X.shape[1])
+            if not X.has_canonical_format:
+                X = X.copy()
+                X.sum_duplicates()
             out = X.copy()
             n = _scale_rows(X.indptr, X.indices, X.data, self.n_seen_, self._count,
                             self._mean, self._m2, update, out.data)
         else:
-            X = np.asarray(X, dtype=np.float64)
-            if X.ndim != 2:
-                raise ValueError(f"X must be 2-D, got shape {X.shape}")
-            self._check(X.shape[1])
             out = np.empty_like(X)
-            n = _scale_dense(np.ascontiguousarray(X), self.n_seen_, self._count,
-                             self._mean, self._m2, update, bool(self.with_mean), out)
+            n = _scale_dense(X, self.n_seen_, self._count, self._mean, self._m2, update,
+                             bool(self.with_mean), out)
         if update:
             self.n_seen_ = int(n)
-        if sp.issparse(out) and not np.all(np.isfinite(out.data)) or \
-                not sp.issparse(out) and not np.all(np.isfinite(out)):
-            raise ValueError("X contains NaN or infinity")
         return out
 
-    def _snapshot(self):
-        return {k: (v.copy() if isinstance(v, np.ndarray) else v)
-                for k, v in self.__dict__.items() if k in ("n_seen_", "_count", "_mean", "_m2")}
-
-    def _batch(self, X, method, *args, **kwargs):
-        """Scale with updates, then the learner's batch call; a failure changes nothing."""
-        self._check()
-        saved = self._snapshot()
-        try:
-            Xs = self._scaled(X, update=True)
-            return getattr(self.model_, method)(Xs, *args, **kwargs)
-        except BaseException:
-            self.__dict__.update(saved)
-            raise
-
-    # ------------------------------------------------------------ batches
-    @locked
-    def partial_fit(self, X, y, **kwargs):
-        """Scale each row with the statistics including it, then learn it, in order."""
-        self._batch(X, "partial_fit", y, **kwargs)
-        return self
-
-    def _progressive(self, X, y, classes, sample_weight, return_scores):
-        """``predict_learn``'s pass (``olearn.protocol.Progressive``): the learner's
-        pre-update predictions (or scores) of the scaled rows, learning as it goes."""
+    # ------------------------------------------------------------ the wrapper's hooks
+    def learn_rows(self, X, y, sample_weight, classes, return_scores):
+        """Scale each row with the statistics including it, then the learner's
+        ``predict_learn`` (pre-update predictions or scores of the scaled rows)."""
         kwargs = {k: v for k, v in (("classes", classes), ("sample_weight", sample_weight))
                   if v is not None}
-        out = self._batch(X, "predict_learn", y, return_scores=return_scores, **kwargs)
-        if isinstance(return_scores, str) and return_scores == "both":
-            return out[1], out[0]
-        return out, out
+        return self.model_.predict_learn(self._scaled(X, update=True), y,
+                                         return_scores=return_scores, **kwargs)
 
-    def _progressive_output(self, scores, pred, return_scores):
-        return scores if return_scores else pred
-
-    @locked
-    def fit(self, X, y, **kwargs):
-        """Start afresh: the statistics of all of ``X``, then the learner's ``fit``."""
-        for name in ("model_", "n_seen_", "_dict_stats", "_count", "_mean", "_m2"):
-            self.__dict__.pop(name, None)
-        self._check()
+    def fit_rows(self, X, y, sample_weight, classes):
+        """``fit``: the statistics of all of ``X``, then the learner's ``fit``."""
         self._scaled(X, update=True)
+        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
         self.model_.fit(self._scaled(X, update=False), y, **kwargs)
-        return self
+        self.t_ += X.shape[0]
 
-    def _fitted(self):
-        if "model_" not in self.__dict__:
-            from sklearn.exceptions import NotFittedError
-            raise NotFittedError("this Scaled model has not learned anything yet")
-        return self.model_
+    def predict_rows(self, X, return_scores=False):
+        Xs = self._scaled(X, update=False)
+        return self.model_.decision_function(Xs) if return_scores else self.model_.predict(Xs)
 
-    @locked
-    def predict(self, X):
-        return self._fitted().predict(self._scaled(X, update=False))
-
-    @locked
-    def decision_function(self, X):
-        return self._fitted().decision_function(self._scaled(X, update=False))
-
+    @available_if(lambda self: hasattr(self.learner, "predict_proba"))
     @locked
     def predict_proba(self, X):
-        return self._fitted().predict_proba(self._scaled(X, update=False))
+        self._fitted()
+        return self.model_.predict_proba(self._scaled(self._validate_X(X, False), False))
 
-    @locked
-    def score(self, X, y):
-        return self._fitted().score(self._scaled(X, update=False), y)
-
-    # ------------------------------------------------------------ one example
     def _scaled_one(self, x, update):
         """One example (dict, or 1-D array of the model's width) scaled."""
-        self._check()
         if isinstance(x, dict):
             return self._scaled_dict(x, update)
-        row = np.asarray(x, dtype=np.float64).reshape(1, -1)
-        return self._scaled(row, update)[0]
+        return self._scaled(x.reshape(1, -1), update)[0]
 
     def _scaled_dict(self, x, update):
         """A dict example: the statistics of each name, an absent name a zero."""
@@ -261,8 +207,6 @@ class Scaled(Progressive, SavesNested, Estimator):
         out = {}
         for name, value in x.items():
             value = float(value)
-            if not np.isfinite(value):
-                raise ValueError(f"feature {name!r} has value {value!r}, not a finite number")
             c, mean, m2 = stats.get(name, (0.0, 0.0, 0.0))
             if update and value != 0.0:
                 c += 1.0
@@ -276,55 +220,37 @@ class Scaled(Progressive, SavesNested, Estimator):
             self.n_seen_ = n
         return out
 
-    @locked
-    def predict_one(self, x):
+    def predict_example(self, x):
         """The learner's prediction of ``x`` scaled with the statistics as they are."""
-        self._check()
         return self.model_.predict_one(self._scaled_one(x, update=False))
 
-    @locked
-    def learn_one(self, x, y, **kwargs):
-        self.predict_learn_one(x, y, **kwargs)
-        return self
-
-    @locked
-    def predict_learn_one(self, x, y, **kwargs):
+    def learn_example(self, x, y, sample_weight):
         """Update the statistics with ``x``, scale it, predict it, then learn it."""
-        self._check()
-        saved = self._snapshot()
-        saved["_dict_stats"] = dict(self._dict_stats)
+        saved = self._kept()
         try:
             return self.model_.predict_learn_one(self._scaled_one(x, update=True), y,
-                                                 **kwargs)
+                                                 sample_weight)
         except BaseException:
             self.__dict__.update(saved)
             raise
 
     # ------------------------------------------------------------ persistence
-    def export_state(self):
-        from ._nested import export_model
-        self._check()
+    def own_state(self):
+        meta = {"n_seen_": int(self.n_seen_), "dict_names": list(self._dict_stats),
+                "dict_stats": [[float(v) for v in st] for st in self._dict_stats.values()]}
         arrays = {}
-        meta = {"n_seen_": int(self.n_seen_),
-                "model": export_model(self.model_, "model.", arrays),
-                "dict_names": [], "dict_stats": []}
-        for name, st in self._dict_stats.items():
-            meta["dict_names"].append(name)
-            meta["dict_stats"].append([float(v) for v in st])
         if "_count" in self.__dict__:
-            arrays["scaler.count"] = self._count
-            arrays["scaler.mean"] = self._mean
-            arrays["scaler.m2"] = self._m2
+            arrays = {"scaler.count": self._count, "scaler.mean": self._mean,
+                      "scaler.m2": self._m2}
         return meta, arrays
 
-    @classmethod
-    def from_state(cls, params, meta, arrays):
-        from ._nested import import_wrapper
-        model = import_wrapper(cls, params, meta, arrays)
+    def load_own_state(self, meta, arrays):
         n = meta["n_seen_"]
         if not isinstance(n, int) or n < 0:
             raise ValueError("n_seen_ must be a non-negative integer")
-        model.n_seen_ = n
+        self.n_seen_ = n
+        if "t_" not in meta:  # (round 3's file: the rows learned are the rows seen)
+            self.t_ = n
         names, stats = meta["dict_names"], meta["dict_stats"]
         if not isinstance(names, list) or not isinstance(stats, list) or \
                 len(names) != len(stats):
@@ -333,32 +259,11 @@ class Scaled(Progressive, SavesNested, Estimator):
             if not isinstance(st, list) or len(st) != 3 or \
                     not all(isinstance(v, (int, float)) and np.isfinite(v) for v in st):
                 raise ValueError("damaged dict statistics")
-            model._dict_stats[name] = tuple(float(v) for v in st)
+            self._dict_stats[name] = tuple(float(v) for v in st)
         parts = [arrays.get(f"scaler.{k}") for k in ("count", "mean", "m2")]
         if any(p is not None for p in parts):
             if any(p is None or p.dtype != np.float64 or p.ndim != 1
                    or p.shape != parts[0].shape or not np.all(np.isfinite(p))
                    for p in parts) or np.any(parts[0] < 0) or np.any(parts[0] > n):
                 raise ValueError("damaged scaler statistics")
-            model._count, model._mean, model._m2 = (p.copy() for p in parts)
-        return model
-
-    @property
-    def n_updates_(self):
-        return getattr(self.__dict__.get("model_"), "n_updates_", 0)
-
-    @property
-    def classes_(self):
-        return self._fitted().classes_
-
-    @property
-    def n_features_in_(self):
-        return self._fitted().n_features_in_
-
-    def _estimator_kind(self):
-        return None if self.learner is None else estimator_kind(self.learner)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
+            self._count, self._mean, self._m2 = (p.copy() for p in parts)

@@ -113,6 +113,7 @@ LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
 UNNAMED = {
     "olearn.multiclass.ovr:OneVsRest": "a reduction over a binary learner (base=...)",
     "olearn.ensemble.expert_advice:ExpertAdvice": "an ensemble of given learners",
+    "olearn.ensemble.oza:OzaBagging": "copies of a given learner (base=...)",
 }
 
 #: kind -> (what they are, where their table is: "module:attribute", how to make one);

@@ -323,3 +323,97 @@ def test_reweight_sets_uniform_weights_and_restarts_the_rate():
     L = m._Ltot
     w = np.exp(-math.sqrt(8 * math.log(4)) * (L - L.min()))
     np.testing.assert_allclose(m.weights_, w / w.sum())
+
+
+# ---------------------------------------------------------------- online bagging
+def _oza_reference(make, X, y, n_models, seed, regression=False):
+    """Oza and Russell's online bagging written plainly, one example at a time: each
+    member's prediction (a member that has learned nothing does not vote), the majority
+    (the lowest label on ties) or the mean, then k ~ Poisson(1) updates of each member,
+    k drawn per member per row from one numpy generator."""
+    rng = np.random.default_rng(seed)
+    members = [make() for _ in range(n_models)]
+    preds = []
+    for x, t in zip(X, y):
+        k = rng.poisson(1.0, n_models)
+        votes = [m.predict_one(x) for m in members]
+        if regression:
+            preds.append(float(np.mean(votes)))
+        else:
+            known = [v for v in votes if v is not None]
+            preds.append(min(set(known), key=lambda c: (-known.count(c), c))
+                         if known else None)
+        for m, kj in zip(members, k):
+            for _ in range(kj):
+                m.learn_one(x, t)
+    return members, preds
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_oza_bagging_is_the_plain_loop(regression):
+    from olearn.ensemble import OzaBagging
+    X, y = _stream(n=300, seed=3)
+    if regression:
+        y = X @ np.arange(1.0, 7.0) + 0.1
+    name = "pa1-reg" if regression else "pa1"
+    members, ref = _oza_reference(lambda: olearn.make(name), X, y, 5, 11, regression)
+    one = OzaBagging(olearn.make(name), n_models=5, random_state=11)
+    got = [one.predict_learn_one(x, t) for x, t in zip(X, y)]
+    if regression:
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    else:
+        assert got == ref
+    for form in (X, sp.csr_matrix(X)):  # the batch path: the same draws, the same members
+        bag = OzaBagging(olearn.make(name), n_models=5, random_state=11)
+        pred = bag.predict_learn(form, y)
+        for m, r in zip(bag.members_, members):
+            np.testing.assert_allclose(m.coef_, r.coef_, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(m.intercept_, r.intercept_, rtol=1e-10, atol=1e-12)
+            assert m.n_updates_ == r.n_updates_
+        # (a member that knows one class predicts it one example at a time, and by the
+        # sign of its score in a batch, which registers both labels first: the first
+        # rows may differ, then every member knows both)
+        late = slice(20, None)
+        if regression:
+            np.testing.assert_allclose(pred, ref, rtol=1e-10, atol=1e-10)
+        else:
+            assert list(pred[late]) == ref[late]
+        assert bag.t_ == len(y) and bag.n_updates_ == sum(r.n_updates_ for r in members)
+    # each member learns about n rows (Poisson(1) has mean 1), not all the same ones
+    counts = [m.n_updates_ for m in bag.members_]
+    assert len(set(counts)) > 1
+
+
+def test_oza_bagging_batches_chunks_and_a_saved_file_learn_the_same(tmp_path):
+    from olearn.ensemble import OzaBagging
+    X, y = _stream(n=400, seed=5, noise=0.5)
+    whole = OzaBagging(olearn.make("pa1"), random_state=2)
+    p_whole = whole.predict_learn(X, y)
+    parts = OzaBagging(olearn.make("pa1"), random_state=2)
+    p_parts = np.concatenate([parts.predict_learn(sp.csr_matrix(X[i:i + 57]), y[i:i + 57])
+                              for i in range(0, 400, 57)])
+    np.testing.assert_array_equal(p_whole, p_parts)
+    saved = OzaBagging(olearn.make("pa1"), random_state=2).partial_fit(X[:150], y[:150])
+    saved.save(tmp_path / "bag.olm")
+    back = olearn.load(tmp_path / "bag.olm")  # its generator's state comes back with it
+    assert type(back) is OzaBagging and back.t_ == 150
+    np.testing.assert_array_equal(back.predict_learn(X[150:], y[150:]), p_whole[150:])
+    np.testing.assert_array_equal(back.decision_function(X), whole.decision_function(X))
+    other = OzaBagging(olearn.make("pa1"), random_state=3).fit(X, y)
+    assert not np.array_equal(other.decision_function(X), whole.decision_function(X))
+
+
+def test_oza_bagging_refuses_bad_parameters_and_holds_one_kind():
+    from olearn.ensemble import OzaBagging
+    X, y = _stream(n=20)
+    for bad in (0, 2.5, True, "10"):
+        with pytest.raises(ValueError, match="n_models must be an integer >= 1"):
+            OzaBagging(olearn.make("pa1"), n_models=bad).partial_fit(X, y)
+    with pytest.raises(TypeError, match="base must be an olearn learner"):
+        OzaBagging(None).partial_fit(X, y)
+    bag = OzaBagging(olearn.make("pa1-reg"), n_models=3)
+    assert olearn.tags(bag).task == "regressor" and olearn.tags(bag).wrapper
+    bag.fit(X, y.astype(float))
+    with pytest.raises(olearn.protocol.CannotMixError, match="OzaBagging cannot be mixed"):
+        olearn.mix([bag, olearn.ensemble.OzaBagging(olearn.make("pa1-reg"), n_models=3)
+                    .fit(X, -y.astype(float))])

@@ -163,3 +163,20 @@ def test_olearn_does_not_import_river():
             "m.predict_one({'a': 1.0}); hasattr(m, '_last_step'); "
             "assert 'river' not in sys.modules, 'river imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_oza_bagging_in_river_gives_the_bare_loop(phishing):
+    """``OzaBagging`` (online bagging, as River's ``BaggingClassifier``) in River's
+    progressive validation: River's predictions are the bare loop's; ``w=`` is its weight."""
+    from olearn.ensemble import OzaBagging
+    preds, _ = through_river(OzaBagging(olearn.make("ftrl"), n_models=3, random_state=7),
+                             phishing, metrics.Accuracy())
+    assert preds == bare(OzaBagging(olearn.make("ftrl"), n_models=3, random_state=7),
+                         phishing)
+    a = OzaBagging(olearn.make("pa1"), n_models=3)
+    b = OzaBagging(olearn.make("pa1"), n_models=3)
+    for x, y in phishing[:40]:
+        a.learn_one(x, y, w=2.0)
+        b.learn_one(x, y, sample_weight=2.0)
+    assert [a.predict_one(x) for x, _ in phishing[40:80]] == \
+        [b.predict_one(x) for x, _ in phishing[40:80]]

@@ -151,6 +151,13 @@ class DriftDetector(Saves):
             return drifts, np.flatnonzero(flags == WARNING)
         return drifts
 
+    @locked
+    def detect(self, values, stop=False):
+        """Feed values in order (validated as ``update_many``'s); returns the int8 flags
+        of the values read (0 none, 1 warning, 2 drift): all of them, or with ``stop``
+        up to and including the first drift (what a wrapper reacting to it reads)."""
+        return self._flags(self._values(values), stop=bool(stop))
+
     @staticmethod
     def _values(values):
         try:

@@ -31,16 +31,13 @@ Reactions to a drift, and which to choose:
 the learner and the detector are written as nested olearn models, with their state.
 """
 import numpy as np
-from .._estimator import Estimator, clone, estimator_kind, is_classifier, widen
 
-from .._nested import SavesNested, nested
-from .._locking import locked
-from ..protocol import Progressive
+from .._estimator import is_classifier
 from ..base import DivergenceError
+from ..wrapper import Wrapper
 
 
-@nested
-class OnDrift(Progressive, SavesNested, Estimator):
+class OnDrift(Wrapper):
     """Reset ``learner`` whenever ``detector`` detects a drift in its progressive errors.
 
     Parameters
@@ -56,143 +53,86 @@ class OnDrift(Progressive, SavesNested, Estimator):
     drifts_ : list of the row numbers (0-based, over every row learned) where a drift was
         detected and the learner reset.
     """
-    _tags = {"wrapper": True}
+    members = {"learner": "model_", "detector": "detector_"}
+    gives_scores = False  # (a reset learner's scores would not line up)
 
     def __init__(self, learner=None, detector=None):
         self.learner = learner
         self.detector = detector
 
-    def __sklearn_is_fitted__(self):
-        """Whether the wrapper has learned (the protocol's question)."""
-        return "model_" in self.__dict__
-
-    def _check(self):
-        if self.learner is None or not hasattr(self.learner, "predict_learn"):
+    def check_params(self):
+        if not hasattr(self.learner, "predict_learn"):
             raise TypeError("OnDrift needs an olearn learner (with predict_learn)")
-        if self.detector is None or not hasattr(self.detector, "update_many"):
+        if not hasattr(self.detector, "detect"):
             raise TypeError("OnDrift needs an olearn.drift detector")
-        if "model_" not in self.__dict__:
-            self.model_ = clone(self.learner)
-            self.detector_ = self.detector.clone()
-            self.drifts_ = []
-            self.t_ = 0
+
+    def start(self):
+        self.drifts_ = []
 
     def _errors(self, pred, y):
         if is_classifier(self.learner):
             return (np.asarray(pred) != np.asarray(y)).astype(np.float64)
         return np.abs(np.asarray(pred, dtype=np.float64) - np.asarray(y, dtype=np.float64))
 
-    @locked
-    def widen(self, n_features):
-        """More columns from now on (see ``olearn._estimator.widen``)."""
-        model = self.__dict__.get("model_")
-        return None if model is None else widen(model, n_features)
+    def _reset_at(self, row):
+        self.drifts_.append(int(row))
+        self.model_ = self.learner.clone()
 
-    _widen = widen  # round 2's name
-
-    def _progressive(self, X, y, classes, sample_weight, return_scores):
-        """``predict_learn``'s pass (``olearn.protocol.Progressive``): the pre-update
-        prediction of each row, learning as it goes (``sample_weight`` goes to the
-        learner).  Predictions only: a reset learner's scores would not line up."""
+    def learn_rows(self, X, y, sample_weight, classes, return_scores):
+        """The pre-update prediction of each row, learning as it goes (``sample_weight``
+        and ``classes`` to the learner); the detector reads the errors up to its first
+        drift, the learner is reset there and the rows after it run again."""
         if return_scores:
             raise ValueError("OnDrift gives the learner's predictions, not scores: call "
                              "predict_learn with return_scores=False")
-        if classes is not None:
-            raise ValueError("OnDrift takes no classes: its learner starts afresh at a "
-                             "drift and learns the classes it meets")
-        self._check()
         n = X.shape[0]
-        y = np.asarray(y)
-        w = None if sample_weight is None else np.broadcast_to(
-            np.asarray(sample_weight, dtype=np.float64), (n,))
         out = None
         start = 0
         while start < n:
             Xs, ys = X[start:], y[start:]
+            kw = {} if sample_weight is None else {"sample_weight": sample_weight[start:]}
+            if classes is not None:
+                kw["classes"] = classes
             try:
-                pred = self.model_.predict_learn(Xs, ys) if w is None else \
-                    self.model_.predict_learn(Xs, ys, sample_weight=w[start:])
+                pred = self.model_.predict_learn(Xs, ys, **kw)
             except DivergenceError as exc:  # its row counted in this batch
                 raise exc.moved(start) from None
-            flags = self.detector_._flags(self.detector_._values(self._errors(pred, ys)),
-                                          stop=True)
+            flags = self.detector_.detect(self._errors(pred, ys), stop=True)
             k = flags.shape[0]
             if out is None:
                 out = np.empty(n, dtype=np.asarray(pred).dtype)
             out[start:start + k] = pred[:k]
-            self.t_ += k
             start += k
             if k and flags[-1] == 2:
-                self.drifts_.append(self.t_ - 1)
-                self.model_ = clone(self.learner)
-        return None, out
+                self._reset_at(self.t_ + start - 1)
+        return out
 
-    def _progressive_output(self, scores, pred, return_scores):
-        return pred
-
-    @locked
-    def partial_fit(self, X, y, **kwargs):
-        self.predict_learn(X, y)
-        return self
-
-    @locked
-    def fit(self, X, y):
-        for name in ("model_", "detector_", "drifts_", "t_"):
-            self.__dict__.pop(name, None)
-        return self.partial_fit(X, y)
-
-    @locked
-    def predict(self, X):
+    def predict_rows(self, X, return_scores=False):
         return self.model_.predict(X)
 
-    @locked
-    def predict_one(self, x):
-        self._check()
+    def predict_example(self, x):
         return self.model_.predict_one(x)
 
-    @locked
-    def learn_one(self, x, y):
-        self.predict_learn_one(x, y)
-        return self
-
-    @locked
-    def predict_learn_one(self, x, y):
+    def learn_example(self, x, y, sample_weight):
         """Predict ``x``, feed the error to the detector, learn ``x`` (reset on a drift)."""
-        self._check()
-        pred = self.model_.predict_learn_one(x, y)
+        pred = self.model_.predict_learn_one(x, y, sample_weight)
         if is_classifier(self.learner):
             err = float(pred != y)
         else:
             err = abs(float(pred) - float(y))
-        self.t_ += 1
         if self.detector_.update(err):
-            self.drifts_.append(self.t_ - 1)
-            self.model_ = clone(self.learner)
+            self._reset_at(self.t_)
         return pred
 
     # ------------------------------------------------------------ persistence
-    def export_state(self):
-        from .._nested import export_model
-        self._check()
-        arrays = {}
-        meta = {"t_": int(self.t_), "drifts_": [int(i) for i in self.drifts_],
-                "model": export_model(self.model_, "model.", arrays),
-                "detector": export_model(self.detector_, "detector.", arrays)}
-        return meta, arrays
+    def own_state(self):
+        return {"drifts_": [int(i) for i in self.drifts_]}, {}
 
-    @classmethod
-    def from_state(cls, params, meta, arrays):
-        from .._nested import import_model, import_wrapper
-        model = import_wrapper(cls, params, meta, arrays)
-        model.detector_ = import_model(meta["detector"], "detector.", arrays,
-                                       like=model.detector)
-        model.t_ = int(meta["t_"])
-        model.drifts_ = [int(i) for i in meta["drifts_"]]
-        return model
-
-    @property
-    def n_updates_(self):
-        return getattr(self.__dict__.get("model_"), "n_updates_", 0)
-
-    def _estimator_kind(self):
-        return None if self.learner is None else estimator_kind(self.learner)
+    def load_own_state(self, meta, arrays):
+        drifts = meta["drifts_"]
+        if not isinstance(drifts, list) or any(type(i) is not int for i in drifts):
+            raise ValueError("drifts_ must be a list of row numbers")
+        self.drifts_ = list(drifts)
+        if "classes_" not in arrays and is_classifier(self.learner) and \
+                self.model_.__sklearn_is_fitted__():  # (round 3's file)
+            self.classes_ = np.unique(self.model_.classes_)

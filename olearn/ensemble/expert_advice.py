@@ -57,24 +57,21 @@ at each detection and the rows after it re-combined, so the result does not depe
 how the stream is cut into calls.
 """
 import numpy as np
-from .._estimator import Estimator, check_is_fitted, clone, is_classifier, widen
-from .._validation import column_or_1d
+from .._estimator import Estimator, check_is_fitted, clone, is_classifier
 
 from .._params import store_params
-from .._validation import check_choice, check_number
+from .._validation import check_choice, check_number, validate_batch
 from .._validation import check_random_state as _rng
 from ..base import DivergenceError, OnlineLearner
-from .._nested import SavesNested, nested
 from .._locking import locked
-from ..protocol import Progressive
+from ..wrapper import Wrapper
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
 CLASSIFY_LOSSES = ("zero-one", "hinge")
 REGRESS_LOSSES = ("squared", "absolute")
 
 
-@nested
-class ExpertAdvice(Progressive, SavesNested, Estimator):
+class ExpertAdvice(Wrapper):
     """Prediction with expert advice: many online learners in one pass, weighted by their
     progressive losses (EWA, Hedge or follow the leader).
 
@@ -103,7 +100,8 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
     detector_, drifts_ : with ``detector``: the detector in use, and the rows (0-based)
         where a drift was detected and the ensemble re-weighted.
     """
-    _tags = {"multiclass": "members", "wrapper": True}
+    _tags = {"multiclass": "members"}
+    members = {"learners": "members_"}  # (the detector, optional, is held by hand)
 
     def __init__(self, learners=None, combine="ewa", eta=None, loss=None, epochs=1,
                  shuffle=True, random_state=0, detector=None):
@@ -168,21 +166,12 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
     def _is_fresh(self):
         return "members_" not in self.__dict__
 
-    def __sklearn_is_fitted__(self):
-        """Whether the model has learned (the protocol's, and scikit-learn's, question)."""
-        return not self._is_fresh()
-
     def _reset(self):
         for name in ("members_", "alive_", "_comb", "_L", "_Ltot", "t_", "classes_",
                      "n_features_in_", "state_", "detector_", "drifts_"):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------ fitted views
-    @property
-    def n_updates_(self):
-        check_is_fitted(self, "members_")
-        return int(sum(getattr(m, "n_updates_", 0) for m in self.members_))
-
     @property
     def cumulative_loss_(self):
         """Each member's loss over every row it learned (progressive)."""
@@ -220,13 +209,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         """The members' intercepts averaged with the ensemble's current weights."""
         check_is_fitted(self, "members_")
         return self._weighted("intercept_")
-
-    def _collect_state(self):
-        state = {"losses": self._L, "total_losses": self._Ltot, "combine": self._comb}
-        for j, m in enumerate(self.members_):
-            for k, v in getattr(m, "state_", {}).items():
-                state[f"m{j}.{k}"] = v
-        self.state_ = state
 
     # ------------------------------------------------------------ combining
     def _combine(self, votes, values, losses, learn, w_out=None):
@@ -274,7 +256,7 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
                 return a[s:stop] if a.shape[0] == n else a
             oc, ov, sc = self._combine(rows(votes), rows(values), losses[s:], True)
             err = (oc != yi[s:]).astype(np.float64) if classify else np.abs(ov - y[s:])
-            flags = det._flags(det._values(err), stop=True)
+            flags = det.detect(err, stop=True)
             k = flags.shape[0]
             if k and flags[-1] == 2:                          # a drift at row s + k - 1
                 self._L[:], self._Ltot[:], self._comb[:] = snap
@@ -310,16 +292,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         return err * err if loss == "squared" else np.abs(err)
 
     # ------------------------------------------------------------ a batch
-    def _validate(self, X, y, reset):
-        from .._validation import validate_X
-        X = validate_X(self, X, reset)
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
-        if X.shape[0] == 0:
-            raise ValueError("Found array with 0 sample(s): need at least one row")
-        return X, y
-
     def _register(self, y, classes):
         """The ensemble's sorted classes grow with the labels (as the members' do)."""
         labels = np.unique(y) if classes is None else np.unique(np.concatenate(
@@ -347,7 +319,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         fused = self._fused_pass(X, y, classes, sample_weight, combiner)
         if combiner is not None and combiner.done:     # combined in the fused pass
             self.t_ += n
-            self._collect_state()
             return combiner.out_cls, combiner.scores
         if classify:
             yi = np.searchsorted(self.classes_, y)
@@ -409,7 +380,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         out_cls, out_val, scores = self._combine_watched(votes, values, losses, yi,
                                                          None if classify else y)
         self.t_ += n
-        self._collect_state()
         return (out_cls if classify else out_val), scores
 
     def _fused_pass(self, X, y, classes, sample_weight, combiner=None):
@@ -454,24 +424,10 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
     def _partial(self, X, y, classes=None, sample_weight=None):
         fresh = self._is_fresh()
         self._params()
-        X, y = self._validate(X, y, reset=fresh)
+        X, y, sample_weight = validate_batch(self, X, y, sample_weight, reset=fresh)
         if fresh:
             self._start()
-        return self._pass(X, y, classes, self._weights(sample_weight, X.shape[0]))
-
-    @staticmethod
-    def _weights(sample_weight, n):
-        if sample_weight is None:
-            return None
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.ndim == 0:
-            sample_weight = np.full(n, float(sample_weight))
-        if sample_weight.shape != (n,):
-            raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected "
-                             f"({n},)")
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
-        return sample_weight
+        return self._pass(X, y, classes, sample_weight)
 
     @locked
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -484,8 +440,7 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         """Start afresh, then ``epochs`` passes (shuffled when ``shuffle``)."""
         self._reset()
         self._params()
-        X, y = self._validate(X, y, reset=True)
-        sample_weight = self._weights(sample_weight, X.shape[0])
+        X, y, sample_weight = validate_batch(self, X, y, sample_weight, reset=True)
         if sample_weight is not None and not np.any(sample_weight):
             raise ValueError("Sample weights must contain at least one non-zero number.")
         self._start()
@@ -499,19 +454,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
             else:
                 self._pass(X, y, classes, sample_weight)
         return self
-
-    @locked
-    def widen(self, n_features):
-        """More columns from now on, for every member (see ``olearn._estimator.widen``)."""
-        if "members_" not in self.__dict__:
-            return None
-        widths = [widen(m, n_features) for m in self.members_]
-        width = max((w for w in widths if w is not None), default=None)
-        if width is not None and "n_features_in_" in self.__dict__:
-            self.n_features_in_ = width
-        return width
-
-    _widen = widen  # round 2's name
 
     def _progressive(self, X, y, classes, sample_weight, return_scores):
         """``predict_learn``'s pass (``olearn.protocol.Progressive``): the ensemble's
@@ -546,19 +488,14 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
                 values[:, j] = m.predict(X)
         return votes, values
 
-    def _predict_raw(self, X):
-        check_is_fitted(self, "members_")
-        from .._validation import validate_X
-        X = validate_X(self, X, reset=False)
+    def predict_rows(self, X, return_scores=False):
+        """The ensemble's predictions (scores: each class's weight) with the current
+        weights, learning nothing."""
         votes, values = self._member_votes(X)
-        return self._combine(votes, values, np.zeros((X.shape[0], len(self.members_))),
-                             False)
-
-    @locked
-    def predict(self, X):
-        """The ensemble's predictions with the current weights (learns nothing)."""
-        out_cls, out_val, scores = self._predict_raw(X)
-        return self._output(out_cls if self._is_classifier() else out_val, scores, False)
+        out_cls, out_val, scores = self._combine(
+            votes, values, np.zeros((X.shape[0], len(self.members_))), False)
+        return self._output(out_cls if self._is_classifier() else out_val, scores,
+                            return_scores)
 
     # ------------------------------------------------------------ one at a time
     def _one(self, x, y, learn):
@@ -618,7 +555,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
             out, val, scores = self._combine(votes, values, losses, learn)
         if learn:
             self.t_ += 1
-            self._collect_state()
         if classify and (before is None or all(p is None for p in preds)):
             return None
         if classify:
@@ -688,7 +624,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
         if "detector" in meta:
             model.detector_ = import_model(meta["detector"], "detector.", arrays)
             model.drifts_ = [int(i) for i in meta["drifts_"]]
-        model._collect_state()
         return model
 
     def _estimator_kind(self):
@@ -696,11 +631,6 @@ class ExpertAdvice(Progressive, SavesNested, Estimator):
             return "classifier" if self._is_classifier() else "regressor"
         except (TypeError, ValueError):
             return None
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 class _Combiner:

@@ -47,17 +47,18 @@ import contextlib
 import numpy as np
 import scipy.sparse as sp
 
-from .._estimator import ClassifierMixin, Estimator, check_is_fitted, clone, is_classifier
+from .._estimator import ClassifierMixin, check_is_fitted, clone, is_classifier
 from .._estimator import widen as _widen_model
 from .._labels import LabelMixin, unique_labels
 from .._locking import locked
-from .._nested import SavesNested, export_model, import_model, nested
-from .._validation import check_weight, validate_batch, validate_X
+from .._nested import export_model, import_model
+from .._validation import check_weight, validate_batch
 from .._vocabulary import check_values
 from .._compiled.driver import MULTICLASS
 from ..base import DivergenceError, fit_passes
-from ..protocol import Model, Progressive
+from ..protocol import Model
 from .._river import weight
+from ..wrapper import Wrapper
 
 #: the binary labels every class model is declared with: -1 (the rest), +1 (its class)
 SIDES = np.array([-1, 1])
@@ -77,8 +78,7 @@ def _masked_argmax(scores, mask):
     return np.argmax(np.where(mask, scores, -np.inf), axis=-1)
 
 
-@nested
-class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator):
+class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
     """One-vs-rest over any binary olearn classifier (one clone per class).
 
     Parameters
@@ -94,7 +94,8 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
         rows for two classes).  ``decision_function`` gives the K binary scores, or for
         two classes their difference (scikit-learn's binary convention).
     """
-    _tags = {"multiclass": "ovr", "wrapper": True}
+    _tags = {"multiclass": "ovr"}
+    members = {"base": "estimators_"}  # (one per class, made at the class's first row)
 
     def _instance_tags(self):
         from .._tags import tags
@@ -168,10 +169,6 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
     def _is_fresh(self):
         return "estimators_" not in self.__dict__
 
-    def __sklearn_is_fitted__(self):
-        """Whether the model has learned (the protocol's, and scikit-learn's, question)."""
-        return not self._is_fresh()
-
     def _start(self, n_features, vocabulary=None):
         self.estimators_ = []
         self.t_ = 0
@@ -184,12 +181,6 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
                      "vocabulary_", "_width", "_class_index", "_classes_given",
                      "_classes_fixed", "_params_seen"):
             self.__dict__.pop(name, None)
-
-    @property
-    def n_updates_(self):
-        """Binary updates of every class model (up to K per row)."""
-        check_is_fitted(self, "estimators_")
-        return int(sum(m.n_updates_ for m in self.estimators_ if m is not None))
 
     @contextlib.contextmanager
     def _atomic(self):
@@ -212,9 +203,6 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
             if "estimators_" in keep:
                 d["estimators_"] = [None if m is None else _restored(*m) for m in models]
             raise
-
-    def _validate_X(self, X, reset):
-        return validate_X(self, X, reset)
 
     def _members_X(self, X):
         """A validated batch at the class models' width (wider than this model's after
@@ -436,12 +424,6 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
         return self.classes_[int(_masked_argmax(scores, seen))]
 
     @locked
-    def learn_one(self, x, y, sample_weight=1.0, w=None):
-        """Learn from one example ``x`` (a dict ``{name: value}`` or a 1-D array)."""
-        self.predict_learn_one(x, y, sample_weight, w=w)
-        return self
-
-    @locked
     def predict_one(self, x):
         """Prediction for one example from the current model (None before any class)."""
         if self._is_fresh() or not self._n_classes():
@@ -532,11 +514,6 @@ class OneVsRest(Progressive, SavesNested, LabelMixin, ClassifierMixin, Estimator
         if unknown:
             raise ValueError(f"unknown arrays {sorted(unknown)}")
         return model
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 def _kept(model):
