@@ -40,6 +40,12 @@ def add_parser(subparsers):
                         "(default 100,000) ...")
     p.add_argument("--idempotency-seconds", type=float, default=86_400.0, metavar="T",
                    help="... and at most T seconds (default 86,400); kept across restarts")
+    p.add_argument("--grace-seconds", type=float, default=5.0, metavar="T",
+                   help="at SIGTERM or SIGINT, wait at most T seconds for the requests "
+                        "in flight (default 5), then snapshot the changed models")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="only 1: one process owns a data folder (its models learn on "
+                        "threads); run one server per data folder")
     sub = p.add_subparsers(dest="serve_command", metavar="token|repair")
     rp = sub.add_parser("repair", help="diagnose a model whose log is damaged; rewrite "
                                        "it keeping the good prefix or every whole record",
@@ -86,6 +92,12 @@ def run(args):
     for flag in ("snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
         if getattr(args, flag) < 1:
             raise CLIError(f"--{flag.replace('_', '-')} must be >= 1")
+    if args.workers != 1:
+        raise CLIError("--workers: one process owns a data folder (a second would "
+                       "write the same logs); olearn serve runs 1, its models learn on "
+                       "threads; for more, run one server per data folder")
+    if not args.grace_seconds >= 0:
+        raise CLIError("--grace-seconds must be >= 0")
     if not (0 < args.port < 65536):
         raise CLIError(f"--port must be in 1..65535, got {args.port}")
     try:
@@ -95,18 +107,29 @@ def run(args):
         raise CLIError("olearn serve needs Starlette and uvicorn: "
                        "pip install 'olearn[serve]'") from None
     os.makedirs(args.data_dir, exist_ok=True)
+    from ..serve import FolderLocked, Limits, lock_data_dir, run as serve
+    try:
+        lock = lock_data_dir(args.data_dir)  # noqa: F841 (held until the process ends)
+    except FolderLocked as exc:
+        raise CLIError(str(exc)) from None
     tokens = Tokens(args.data_dir)
     if not tokens.current():
         _, token = tokens.add("admin")
         print(f"admin token (shown once; only its hash is kept): {token}", flush=True)
-    from ..serve import Limits, run as serve
     print(f"olearn serve: {args.data_dir} on http://{args.host}:{args.port} "
           f"(fsync {args.fsync})", file=sys.stderr, flush=True)
-    serve(args.data_dir, args.host, args.port, args.fsync,
-          limits=Limits(args.max_body, args.max_rows, args.max_features),
-          snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
-          ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds)
-    return 0
+    saved, failed = serve(
+        args.data_dir, args.host, args.port, args.fsync,
+        limits=Limits(args.max_body, args.max_rows, args.max_features),
+        snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
+        ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds,
+        grace_seconds=args.grace_seconds)
+    line = (f"olearn serve: stopped; {len(saved)} model(s) snapshotted"
+            + (f" ({', '.join(saved)})" if saved else "") + ", the others unchanged")
+    if failed:
+        line += f"; NOT snapshotted (their logs keep them): {'; '.join(failed)}"
+    print(line, file=sys.stderr, flush=True)
+    return 1 if failed else 0
 
 
 def _token(args, tokens):

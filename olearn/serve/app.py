@@ -60,6 +60,7 @@ class Guard:
 
     def __init__(self, app, tokens, metrics):
         self.app, self.tokens, self.metrics = app, tokens, metrics
+        self.stopped = None  # (saved, failed) once the lifespan has ended
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -95,7 +96,7 @@ class Guard:
 
 def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_000,
                snapshot_seconds=60.0, store=None, ids_count=IDS_COUNT,
-               ids_seconds=IDS_SECONDS):
+               ids_seconds=IDS_SECONDS, snapshot_at_stop=True):
     """The ASGI app serving the models of ``data_dir``.  A model that cannot be served
     (damaged files) and a torn log tail that was cut are each one line on stderr."""
     store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits,
@@ -184,9 +185,10 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
     @contextlib.asynccontextmanager
     async def lifespan(app):
         yield
-        store.close()
+        guard.stopped = store.close(snapshot=snapshot_at_stop)
 
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found})
     app.state.store = store
-    return Guard(app, tokens, metrics)
+    guard = Guard(app, tokens, metrics)
+    return guard

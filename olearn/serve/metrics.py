@@ -1,5 +1,7 @@
 """Prometheus text for ``GET /metrics``: requests and latencies by route and status,
-and per model rows learned, log bytes and snapshot age."""
+requests refused by reason, snapshots (count, seconds, failures), and per model rows
+learned, seq, log bytes, snapshot age (none before a first snapshot) and the replay of
+its log at the start (seconds, records)."""
 import threading
 import time
 
@@ -48,10 +50,17 @@ class Metrics:
                   ("olearn_log_bytes", "gauge", "Bytes in the model's write-ahead log.",
                    lambda e: e.log.size),
                   ("olearn_snapshot_age_seconds", "gauge", "Seconds since the last snapshot.",
-                   lambda e: round(now - e.snap_time, 3)))
+                   lambda e: None if e.snap_time is None else round(now - e.snap_time, 3)))
+        gauges += (("olearn_replay_seconds", "gauge",
+                    "Seconds the model's start took to replay its log.",
+                    lambda e: round(e.replay_seconds, 6)),
+                   ("olearn_replay_records", "gauge",
+                    "Log records the model's start replayed.", lambda e: e.replayed))
         entries = sorted(store.entries.items())
         for metric, kind, text, value in gauges:
             out += [f"# HELP {metric} {text}", f"# TYPE {metric} {kind}"]
-            out += [f'{metric}{{model="{name}"}} {value(e)}' for name, e in entries
-                    if not e.deleted and e.unavailable is None]
+            for name, e in entries:
+                v = value(e) if not e.deleted and e.unavailable is None else None
+                if v is not None:  # (no snapshot: no age, rather than a made-up one)
+                    out.append(f'{metric}{{model="{name}"}} {v}')
         return "\n".join(out) + "\n"

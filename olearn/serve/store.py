@@ -174,7 +174,9 @@ class Entry:
         self.meta = {}
         self.seq = self.rows = 0
         self.snap_seq = self.snap_rows = 0
-        self.snap_time = time.time()
+        self.snap_time = None  # when the current snapshot was written; None: no snapshot
+        self.opened = time.time()
+        self.replay_seconds, self.replayed = 0.0, 0  # the log's replay at the start
 
     @property
     def meta_path(self):
@@ -214,6 +216,8 @@ class Store:
         self.ids_count, self.ids_seconds = ids_count, ids_seconds
         self.report = report or (lambda line: None)
         self.entries = {}
+        #: snapshots written, their seconds, and those that failed (for /metrics)
+        self.snapshots, self.snapshot_seconds_total, self.snapshot_failures = 0, 0.0, 0
         self._lock = threading.Lock()
         for name in sorted(os.listdir(self.models_dir)):
             path = os.path.join(self.models_dir, name)
@@ -247,8 +251,12 @@ class Store:
         entry = self._entry(name, folder)
         entry.meta = read_meta(entry.meta_path)
         path = os.path.join(folder, "log.wal")
+        began = time.perf_counter()
         scan = check_log(scan_log(path, entry.meta["seq"]), entry.meta, entry.meta_path)
         self._rebuild(entry, scan.records, replaying=path)
+        entry.replay_seconds = time.perf_counter() - began
+        entry.replayed = sum(1 for r in scan.records if r.seq > entry.meta["seq"])
+        entry.snap_time = snapshot_time(entry)
         entry.log = Log(path, self.policy, self.io, scan)
         if scan.torn:
             self.report(f"olearn serve: model {name!r}: {scan.torn}")
@@ -395,7 +403,8 @@ class Store:
             return {"name": entry.name, "algo": entry.meta["algo"],
                     "params": entry.meta["params"], "rows": entry.rows, "seq": entry.seq,
                     "snapshot_seq": entry.snap_seq,
-                    "snapshot_age_s": round(time.time() - entry.snap_time, 3),
+                    "snapshot_age_s": (None if entry.snap_time is None
+                                       else round(time.time() - entry.snap_time, 3)),
                     "log_bytes": entry.log.size, "fsync": self.policy}
 
     def info(self, name):
@@ -492,12 +501,25 @@ class Store:
         with entry.lock:
             if entry.deleted or entry.unavailable is not None or (
                     entry.seq == entry.snap_seq and not force):
-                entry.snap_time = time.time()
-                return
+                return False
+            began = time.perf_counter()
+            try:
+                self._write_snapshot(entry)
+            except BaseException:
+                self.snapshot_failures += 1
+                raise
+            self.snapshots += 1
+            self.snapshot_seconds_total += time.perf_counter() - began
+            return True
+
+    def _write_snapshot(self, entry):
+        with entry.lock:
             old = entry.meta.get("snapshot")
             snap = f"snapshot-{entry.seq:012d}-{secrets.token_hex(3)}.olm"
             entry.model.save(os.path.join(entry.folder, snap))  # temp, fsync, rename
+            now = time.time()
             meta = dict(entry.meta, seq=entry.seq, rows=entry.rows, snapshot=snap,
+                        snapshot_time=now,
                         ids=[[rid, s, n, when, h]
                              for rid, (s, n, _, when, h) in entry.ids.items()])
             try:
@@ -506,7 +528,7 @@ class Store:
                 _unlink(os.path.join(entry.folder, snap))
                 raise
             entry.meta = meta
-            entry.snap_seq, entry.snap_rows, entry.snap_time = entry.seq, entry.rows, time.time()
+            entry.snap_seq, entry.snap_rows, entry.snap_time = entry.seq, entry.rows, now
             if old and old != snap:
                 _unlink(os.path.join(entry.folder, old))
             try:
@@ -600,23 +622,42 @@ class Store:
             last = now
             for e in entries:
                 due = e.rows - e.snap_rows >= self.snapshot_rows or (
-                    e.seq > e.snap_seq and time.time() - e.snap_time >= self.snapshot_seconds)
+                    e.seq > e.snap_seq and
+                    time.time() - (e.snap_time or e.opened) >= self.snapshot_seconds)
                 if due and not e.deleted:
                     try:
                         self._snapshot(e)
                     except Exception:  # noqa: BLE001 (retried at the next tick)
                         pass
 
-    def close(self):
+    def close(self, snapshot=False):
+        """Stop the background thread, sync and close every log.  With ``snapshot``
+        (a clean stop) first snapshot every model changed since its last snapshot, so
+        that the next start replays nothing; returns ``(saved, failed)``: the names
+        (with their seq) snapshotted, and one line per model whose snapshot failed (its
+        log still holds it)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        for e in list(self.entries.values()):
+        saved, failed = [], []
+        for name, e in sorted(self.entries.items()):
             with e.lock:
-                if not e.deleted and e.log is not None:
+                if e.deleted or e.log is None or e.unavailable is not None:
+                    continue
+                if snapshot and e.seq > e.snap_seq:
+                    try:
+                        self._snapshot(e)
+                        saved.append(f"{name} at seq {e.seq}")
+                    except Exception as exc:  # noqa: BLE001 (the log keeps the model)
+                        failed.append(f"{name}: {_message(exc, 200)}")
+                try:
                     if self.policy != "none":
                         e.log.sync_if_dirty()
-                    e.log.close()
+                except (OSError, ValueError) as exc:
+                    failed.append(f"{name}: the log could not be synced "
+                                  f"({_message(exc, 200)})")
+                e.log.close()
+        return saved, failed
 
 
 def live(entry, name):
@@ -626,6 +667,21 @@ def live(entry, name):
     if entry.unavailable is not None:
         raise ServeError(503, f"model {name!r} is not served: {entry.unavailable}")
     return entry
+
+
+def snapshot_time(entry):
+    """When ``entry``'s snapshot was written (``meta.json``, else the file's time), or
+    None when it has none."""
+    snap = entry.meta.get("snapshot")
+    if not snap:
+        return None
+    when = entry.meta.get("snapshot_time")
+    if isinstance(when, (int, float)):
+        return float(when)
+    try:
+        return os.stat(os.path.join(entry.folder, snap)).st_mtime
+    except OSError:
+        return None
 
 
 def read_meta(path):

@@ -1,0 +1,127 @@
+"""olearn serve as an operator runs it (issue 46): a clean stop under load, one process
+per data folder, the access log and metrics, versions and rollback, TLS and a config
+file.  Each server is a real process on a loopback port."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+import olearn  # noqa: E402
+from olearn.client import Client, ServerError  # noqa: E402
+from serve_support import Server  # noqa: E402
+
+ROWS = [({"a": 1.0, "b": -0.5}, 1), ({"a": -1.0, "c": 2.0}, -1), ({"b": 1.5}, 1),
+        ({"c": -0.3, "a": 0.2}, -1)]
+PROBE = [{"a": 0.5}, {"b": -1.0, "c": 1.0}, {"a": -2.0, "b": 0.1}]
+
+
+def scores(client, name):
+    return client.predict(name, PROBE, scores=True)
+
+
+# ------------------------------------------------------------------ a clean stop
+def test_sigterm_under_four_writers_saves_a_snapshot_and_loses_nothing(tmp_path):
+    srv = Server(tmp_path / "d")
+    admin = Client(srv.url, srv.token)
+    admin.create("m", "pa1")
+    acked, stop = {}, threading.Event()
+
+    def writer(i):
+        c = Client(srv.url, srv.token, retries=0, timeout=10)
+        for k in range(10 ** 6):
+            if stop.is_set():
+                return
+            rid = f"w{i}-{k}"
+            try:
+                acked[rid] = c.learn("m", [x for x, _ in ROWS], [y for _, y in ROWS],
+                                     id=rid)["seq"]
+            except Exception:  # noqa: BLE001 (the server stopped: not acknowledged)
+                return
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    began = time.monotonic()
+    srv.proc.send_signal(signal.SIGTERM)
+    code = srv.proc.wait(30)
+    took = time.monotonic() - began
+    stop.set()
+    for t in threads:
+        t.join()
+    err = srv.proc.stderr.read()
+    srv.proc.stdout.close()
+    srv.proc.stderr.close()
+    assert code == 0, err
+    assert took < 10, took
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("olearn serve: stopped; 1 model(s) snapshotted (m at seq"), err
+    assert "interrupted" not in err and "Traceback" not in err
+    assert acked, "no request was acknowledged before the stop"
+    seqs = sorted(acked.values())
+    assert seqs == list(range(1, len(seqs) + 1)), "an acknowledged seq is missing or twice"
+    assert os.path.getsize(tmp_path / "d" / "models" / "m" / "log.wal") == 0
+
+    began = time.monotonic()
+    srv.start()
+    assert time.monotonic() - began < 1 + 1  # (+1: the interpreter's own start)
+    info = admin.info("m")
+    assert info["seq"] == info["snapshot_seq"] == max(seqs)
+    assert info["rows"] == len(ROWS) * len(seqs)
+    assert info["snapshot_age_s"] is not None
+    _, text = srv.call("GET", "/metrics", token=srv.token)
+    assert b'olearn_replay_records{model="m"} 0' in text
+    # the model is the offline replay of every acknowledged request
+    model = olearn.make("pa1")
+    for _ in seqs:
+        for x, y in ROWS:
+            model.learn_one(x, y)
+    from olearn.io.dicts import dicts_to_csr
+    expected = model.decision_function(dicts_to_csr(PROBE, model.vocabulary_, grow=False))
+    assert scores(admin, "m")["scores"] == expected.tolist()
+    srv.stop()
+
+
+def test_no_snapshot_has_no_age_and_a_second_signal_stops_at_once(tmp_path):
+    srv = Server(tmp_path / "d")
+    admin = Client(srv.url, srv.token)
+    admin.create("m", "pa1")
+    assert admin.info("m")["snapshot_age_s"] is None
+    _, text = srv.call("GET", "/metrics", token=srv.token)
+    assert b"olearn_snapshot_age_seconds{" not in text
+    srv.proc.send_signal(signal.SIGINT)
+    code = srv.proc.wait(30)
+    err = srv.proc.stderr.read()
+    assert code == 0 and "0 model(s) snapshotted" in err, err
+    srv.proc.stdout.close()
+    srv.proc.stderr.close()
+
+
+# ------------------------------------------------------------------ one process per folder
+def test_a_second_server_on_the_same_folder_is_refused(tmp_path):
+    srv = Server(tmp_path / "d")
+    try:
+        Client(srv.url, srv.token).create("m", "pa1")
+        proc = subprocess.run([sys.executable, "-m", "olearn", "serve", "--data-dir",
+                               str(tmp_path / "d"), "--port", "1"], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 2 and proc.stdout == ""
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "served by another olearn serve" in lines[0], lines
+        assert str(srv.proc.pid) in lines[0]
+        proc = subprocess.run([sys.executable, "-m", "olearn", "serve", "--data-dir",
+                               str(tmp_path / "e"), "--workers", "4"], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 2 and "--workers" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert Client(srv.url, srv.token).models() == ["m"]
+    finally:
+        srv.stop()
