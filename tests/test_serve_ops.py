@@ -125,3 +125,80 @@ def test_a_second_server_on_the_same_folder_is_refused(tmp_path):
         assert Client(srv.url, srv.token).models() == ["m"]
     finally:
         srv.stop()
+
+
+# ------------------------------------------------------------------ access log, metrics
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_every_request_is_in_the_access_log_once(tmp_path, fmt):
+    log = tmp_path / "access.log"
+    srv = Server(tmp_path / "d", "--access-log", str(log), "--log-format", fmt)
+    admin = Client(srv.url, srv.token)
+    sent = [("GET", "/healthz", 200, None),  # (the start's own probe)
+            ("PUT", "/models/m", 200, 0)]  # (a model's description: its seq)
+    admin.create("m", "pa1")
+    for k in range(5):
+        seq = admin.learn("m", [ROWS[k % 4][0]], [ROWS[k % 4][1]])["seq"]
+        sent.append(("POST", "/models/m/learn", 200, seq))
+    admin.predict("m", PROBE)
+    sent.append(("POST", "/models/m/predict", 200, None))
+    for method, path, token, status, seq in (("GET", "/models", None, 401, None),
+                                             ("GET", "/models/nope", srv.token, 404, None),
+                                             ("GET", "/healthz", None, 200, None),
+                                             ("GET", "/models/m?x=%0A%22", srv.token, 200, 5)):
+        assert srv.call(method, path, token=token)[0] == status
+        sent.append((method, path, status, seq))
+    srv.stop()
+    lines = log.read_text().splitlines()
+    assert len(lines) == len(sent), lines
+    tid = "t1"
+    for line, (method, path, status, seq) in zip(lines, sent):
+        if fmt == "json":
+            doc = json.loads(line)
+            assert (doc["method"], doc["path"], doc["status"], doc["seq"]) == \
+                (method, path, status, seq)
+            assert doc["client"].startswith("127.0.0.1:") and doc["bytes"] > 0
+            assert doc["token"] == (None if status == 401 or path == "/healthz" else tid)
+            assert doc["model"] == ("m" if path.startswith("/models/m") else
+                                    "nope" if "nope" in path else None)
+        else:
+            f = line.split(" ")
+            assert len(f) == 10, line
+            assert (f[3], f[4], int(f[5])) == (method, path, status), line
+            assert f[9] == f"seq={'-' if seq is None else seq}"
+            assert f[1].startswith("127.0.0.1:") and f[7].endswith("ms")
+        assert srv.token not in line
+
+
+def test_metrics_parse_with_a_metrics_token_and_public(tmp_path):
+    parser = pytest.importorskip("prometheus_client.parser",
+                                 reason="prometheus_client (the test extra) parses /metrics")
+    srv = Server(tmp_path / "d", "--snapshot-seconds", "0.1")
+    admin = Client(srv.url, srv.token)
+    admin.create("m", "pa1")
+    admin.learn("m", [x for x, _ in ROWS], [y for _, y in ROWS])
+    code, token = srv.cli("token", "add", "--scope", "metrics")
+    token = token.strip()
+    assert code == 0 and token.startswith("olt_")
+    assert srv.call("GET", "/metrics")[0] == 401
+    assert srv.call("GET", "/models", token=token)[0] == 403
+    assert srv.call("POST", "/models/m/predict", {"X": PROBE}, token=token)[0] == 403
+    time.sleep(0.6)  # a snapshot
+    status, text = srv.call("GET", "/metrics", token=token)
+    assert status == 200
+    families = {f.name: f for f in parser.text_string_to_metric_families(text.decode())}
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for f in families.values() for s in f.samples}
+    assert samples[("olearn_snapshots_total", ())] >= 1
+    assert samples[("olearn_snapshot_failures_total", ())] == 0
+    assert samples[("olearn_refused_total", (("reason", "unauthenticated"),))] == 1
+    assert samples[("olearn_refused_total", (("reason", "forbidden"),))] == 2
+    assert samples[("olearn_replay_records", (("model", "m"),))] == 0
+    assert ("olearn_snapshot_age_seconds", (("model", "m"),)) in samples
+    srv.stop()
+    srv.options.append("--metrics-public")
+    srv.start()
+    status, text = srv.call("GET", "/metrics")
+    assert status == 200
+    list(parser.text_string_to_metric_families(text.decode()))
+    assert srv.call("GET", "/models")[0] == 401
+    srv.stop()

@@ -43,6 +43,14 @@ def add_parser(subparsers):
     p.add_argument("--grace-seconds", type=float, default=5.0, metavar="T",
                    help="at SIGTERM or SIGINT, wait at most T seconds for the requests "
                         "in flight (default 5), then snapshot the changed models")
+    p.add_argument("--access-log", metavar="FILE",
+                   help="one line per request (time, client, token id, method, path, "
+                        "status, bytes, ms, model, seq) appended to FILE; '-': stderr")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="the access log's lines: text, or one JSON object a line")
+    p.add_argument("--metrics-public", action="store_true",
+                   help="GET /metrics needs no token (a scraper on a trusted network); "
+                        "else a metrics or admin token")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="only 1: one process owns a data folder (its models learn on "
                         "threads); run one server per data folder")
@@ -63,7 +71,8 @@ def add_parser(subparsers):
     tsub = t.add_subparsers(dest="token_command", metavar="add|list|revoke")
     add = tsub.add_parser("add", help="add a token; prints it alone, once")
     add.add_argument("--data-dir", metavar="DIR", required=True)
-    add.add_argument("--scope", choices=("admin", "learn", "predict"), required=True)
+    add.add_argument("--scope", choices=("admin", "learn", "predict", "metrics"),
+                     required=True)
     add.add_argument("--model", metavar="NAME", help="restrict the token to this model")
     ls = tsub.add_parser("list", help="list tokens (never their secrets)")
     ls.add_argument("--data-dir", metavar="DIR", required=True)
@@ -118,12 +127,21 @@ def run(args):
         print(f"admin token (shown once; only its hash is kept): {token}", flush=True)
     print(f"olearn serve: {args.data_dir} on http://{args.host}:{args.port} "
           f"(fsync {args.fsync})", file=sys.stderr, flush=True)
+    access = None
+    if args.access_log == "-":
+        access = sys.stderr
+    elif args.access_log:
+        try:
+            access = open(args.access_log, "a", buffering=1, encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"--access-log {args.access_log}: {exc.strerror}") from None
     saved, failed = serve(
         args.data_dir, args.host, args.port, args.fsync,
         limits=Limits(args.max_body, args.max_rows, args.max_features),
         snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
         ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds,
-        grace_seconds=args.grace_seconds)
+        grace_seconds=args.grace_seconds, access_log=access, log_format=args.log_format,
+        metrics_public=args.metrics_public)
     line = (f"olearn serve: stopped; {len(saved)} model(s) snapshotted"
             + (f" ({', '.join(saved)})" if saved else "") + ", the others unchanged")
     if failed:

@@ -55,27 +55,59 @@ def error(status, message):
     return json_response({"error": message}, status)
 
 
-class Guard:
-    """ASGI middleware: authentication (401) before routing, and the metrics."""
+class AccessLog:
+    """One line per request to ``stream``: time, client address, token id (never the
+    token), method, path (as sent, percent-encoded: one line whatever it holds),
+    status, response bytes, milliseconds, model and seq (``-`` when none); ``text`` or
+    ``json`` (one object a line)."""
 
-    def __init__(self, app, tokens, metrics):
+    def __init__(self, stream, fmt="text"):
+        self.stream, self.fmt = stream, fmt
+
+    def write(self, when, client, token, method, path, status, size, ms, model, seq):
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + \
+            f".{int(when * 1000) % 1000:03d}Z"
+        if self.fmt == "json":
+            line = json.dumps({"time": stamp, "client": client, "token": token,
+                               "method": method, "path": path, "status": status,
+                               "bytes": size, "ms": round(ms, 3), "model": model,
+                               "seq": seq}, separators=(",", ":"))
+        else:
+            line = (f"{stamp} {client} {token or '-'} {method} {path} {status} {size} "
+                    f"{ms:.3f}ms model={model or '-'} seq={'-' if seq is None else seq}")
+        try:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass  # (a full disk or a closed stream never fails a request)
+
+
+class Guard:
+    """ASGI middleware: authentication (401) before routing, the metrics and the
+    access log."""
+
+    def __init__(self, app, tokens, metrics, access=None, metrics_public=False):
         self.app, self.tokens, self.metrics = app, tokens, metrics
+        self.access, self.metrics_public = access, metrics_public
         self.stopped = None  # (saved, failed) once the lifespan has ended
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         start = time.perf_counter()
-        route, _ = route_of(scope["path"])
-        status = [500]
+        route, model = route_of(scope["path"])
+        status, size = [500], [0]
+        state = scope.setdefault("state", {})
 
         async def sending(message):
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
+            elif message["type"] == "http.response.body":
+                size[0] += len(message.get("body", b""))
             await send(message)
 
         try:
-            if route != "/healthz":
+            if route != "/healthz" and not (route == "/metrics" and self.metrics_public):
                 token = None
                 for key, value in scope["headers"]:
                     if key == b"authorization":
@@ -87,24 +119,38 @@ class Guard:
                     await error(401, "a valid token is needed: Authorization: Bearer TOKEN"
                                 )(scope, receive, sending)
                     return
-                scope.setdefault("state", {})["token"] = record
+                state["token"] = record
             await self.app(scope, receive, sending)
         finally:
-            self.metrics.observe(route, scope["method"], status[0],
-                                 time.perf_counter() - start)
+            took = time.perf_counter() - start
+            self.metrics.observe(route, scope["method"], status[0], took)
+            if self.access is not None:
+                client = scope.get("client")
+                path = scope.get("raw_path") or scope["path"].encode("utf-8", "replace")
+                if scope.get("query_string"):
+                    path += b"?" + scope["query_string"]
+                self.access.write(time.time(), f"{client[0]}:{client[1]}" if client else "-",
+                                  (state.get("token") or {}).get("id"), scope["method"],
+                                  path.decode("latin-1"), status[0], size[0], took * 1000,
+                                  model, state.get("seq"))
 
 
 def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_000,
                snapshot_seconds=60.0, store=None, ids_count=IDS_COUNT,
-               ids_seconds=IDS_SECONDS, snapshot_at_stop=True):
+               ids_seconds=IDS_SECONDS, snapshot_at_stop=True, access_log=None,
+               log_format="text", metrics_public=False):
     """The ASGI app serving the models of ``data_dir``.  A model that cannot be served
-    (damaged files) and a torn log tail that was cut are each one line on stderr."""
+    (damaged files) and a torn log tail that was cut are each one line on stderr.
+    ``access_log``: a text stream for one line per request (``log_format`` text or
+    json), or None; ``metrics_public``: ``GET /metrics`` needs no token."""
     store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits,
                            ids_count=ids_count, ids_seconds=ids_seconds,
                            report=lambda line: print(line, file=sys.stderr, flush=True))
     tokens, metrics = Tokens(data_dir), Metrics()
 
     def permit(request, scope, name, any_model):
+        if scope is None:  # (a public route)
+            return
         if not allows(request.state.token, scope, name, any_model):
             raise ServeError(403, "this token does not allow that")
 
@@ -131,6 +177,8 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
                     out = inline(name, data)  # a small predict when no writer holds the model
                 if out is None:
                     out = await run_in_threadpool(work, request, name, data)
+                if isinstance(out, dict) and isinstance(out.get("seq"), int):
+                    request.state.seq = out["seq"]
                 return out if isinstance(out, Response) else json_response(out)
             except ServeError as exc:
                 return error(exc.status, exc.message)
@@ -152,7 +200,7 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
 
     routes = [
         Route("/healthz", healthz, methods=["GET"]),
-        Route("/metrics", endpoint("admin", lambda r, n, d: Response(
+        Route("/metrics", endpoint(None if metrics_public else "metrics", lambda r, n, d: Response(
             metrics.render(store), media_type="text/plain; version=0.0.4")),
             methods=["GET"]),
         Route("/models", endpoint("predict", listing, any_model=True), methods=["GET"]),
@@ -190,5 +238,6 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found})
     app.state.store = store
-    guard = Guard(app, tokens, metrics)
+    guard = Guard(app, tokens, metrics, None if access_log is None else
+                  AccessLog(access_log, log_format), metrics_public)
     return guard
