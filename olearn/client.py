@@ -131,12 +131,33 @@ class Client:
     def health(self) -> Any:
         return self.request("GET", "/healthz")
 
-    def create(self, name: str, algo: str, **params: Any) -> Any:
-        """A new model ``name`` made as ``olearn.make(algo, **params)``."""
-        return self.request("PUT", f"/models/{_q(name)}", {"algo": algo, "params": params})
+    def create(self, name: str, algo: str, replace: bool = False, **params: Any) -> Any:
+        """A new model ``name`` made as ``olearn.make(algo, **params)``; with
+        ``replace``, in place of the one served (which goes to the trash, restorable)."""
+        return self.request("PUT", f"/models/{_q(name)}" + ("?replace=true" if replace
+                                                              else ""),
+                            {"algo": algo, "params": params})
 
     def delete(self, name: str) -> Any:
+        """Model ``name`` moved to the server's trash (see :meth:`restore`)."""
         return self.request("DELETE", f"/models/{_q(name)}")
+
+    def restore(self, name: str) -> Any:
+        """The model ``name`` deleted last, back from the trash."""
+        return self.request("POST", f"/models/{_q(name)}/restore")
+
+    def versions(self, name: str) -> Any:
+        """``{"current": v, "versions": [{"version", "seq", "rows", "time"}, ...]}``:
+        the snapshots kept."""
+        return self.request("GET", f"/models/{_q(name)}/versions")
+
+    def version_file(self, name: str, version: int) -> bytes:
+        """The model file of one version (what ``olearn.load`` reads)."""
+        return self.request("GET", f"/models/{_q(name)}/versions/{int(version)}/file")
+
+    def rollback(self, name: str, version: int) -> Any:
+        """The model as it was at ``version``, saved as a new version."""
+        return self.request("POST", f"/models/{_q(name)}/rollback", {"version": version})
 
     def models(self) -> list[str]:
         return self.request("GET", "/models")["models"]

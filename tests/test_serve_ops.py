@@ -202,3 +202,92 @@ def test_metrics_parse_with_a_metrics_token_and_public(tmp_path):
     list(parser.text_string_to_metric_families(text.decode()))
     assert srv.call("GET", "/models")[0] == 401
     srv.stop()
+
+
+# ------------------------------------------------------------------ versions, rollback
+def local_scores(path):
+    from olearn.io.dicts import dicts_to_csr
+    model = olearn.load(path)
+    return model.decision_function(dicts_to_csr(PROBE, model.vocabulary_,
+                                                grow=False)).tolist()
+
+
+def test_rollback_replace_and_restore_predict_as_the_files(tmp_path):
+    srv = Server(tmp_path / "d", "--keep-versions", "3", "--snapshot-seconds", "3600")
+    c = Client(srv.url, srv.token)
+    c.create("m", "pa1", C=0.5)
+    for k in range(6):  # versions 1..6, 3 kept
+        c.learn("m", [ROWS[k % 4][0], ROWS[(k + 1) % 4][0]], [ROWS[k % 4][1], ROWS[(k + 1) % 4][1]])
+        assert c.snapshot("m")["version"] == k + 1
+    listed = c.versions("m")
+    assert listed["current"] == 6 and [v["version"] for v in listed["versions"]] == [4, 5, 6]
+    with pytest.raises(ServerError) as e:
+        c.version_file("m", 1)
+    assert e.value.status == 404 and "kept: 4, 5, 6" in e.value.message
+    v4 = tmp_path / "v4.olm"
+    v4.write_bytes(c.version_file("m", 4))
+    before = scores(c, "m")["scores"]
+    assert before != local_scores(v4)
+    info = c.rollback("m", 4)
+    assert info["version"] == 7 and c.versions("m")["versions"][-1]["rollback_of"] == 4
+    assert scores(c, "m")["scores"] == local_scores(v4)
+    # a restart (the rollback is in meta.json) and a kill -9 keep it
+    srv.kill9()
+    srv.start()
+    assert scores(c, "m")["scores"] == local_scores(v4)
+    for bad, status in (({"version": 99}, 404), ({"version": "4"}, 400), ([], 400)):
+        assert srv.call("POST", "/models/m/rollback", bad, token=srv.token)[0] == status
+    # a predict token reads versions, not their files, and rolls nothing back
+    code, tok = srv.cli("token", "add", "--scope", "learn")
+    assert srv.call("GET", "/models/m/versions", token=tok.strip())[0] == 200
+    assert srv.call("GET", "/models/m/versions/4/file", token=tok.strip())[0] == 403
+    assert srv.call("POST", "/models/m/rollback", {"version": 4}, token=tok.strip())[0] == 403
+
+    # replace: a new model in place; the old one restorable
+    c.learn("m", [ROWS[0][0]], [ROWS[0][1]])
+    old = tmp_path / "old.olm"
+    old.write_bytes(c.download("m"))
+    with pytest.raises(ServerError) as e:
+        c.create("m", "pa1")
+    assert e.value.status == 409
+    c.create("m", "pa1", replace=True, C=2.0)
+    assert c.info("m")["seq"] == 0 and c.info("m")["params"] == {"C": 2.0}
+    c.learn("m", [x for x, _ in ROWS], [y for _, y in ROWS])
+    fresh = olearn.make("pa1", C=2.0)
+    for x, y in ROWS:
+        fresh.learn_one(x, y)
+    fresh.save(tmp_path / "fresh.olm")
+    assert scores(c, "m")["scores"] == local_scores(tmp_path / "fresh.olm")
+    # delete the replacement, restore the one before it (the newest deleted is first)
+    c.delete("m")
+    assert c.models() == []
+    assert c.restore("m")["params"] == {"C": 2.0}
+    c.delete("m")
+    trash = sorted(os.listdir(tmp_path / "d" / "trash"))
+    assert len(trash) == 2
+    os.replace(tmp_path / "d" / "trash" / trash[-1], tmp_path / "kept-aside")
+    info = c.restore("m")
+    assert info["params"] == {"C": 0.5}
+    assert scores(c, "m")["scores"] == local_scores(old)
+    with pytest.raises(ServerError) as e:
+        c.restore("m")
+    assert e.value.status == 409
+    with pytest.raises(ServerError) as e:
+        c.restore("other")
+    assert e.value.status == 404
+    srv.stop()
+
+
+def test_the_trash_is_emptied_after_keep_deleted(tmp_path):
+    srv = Server(tmp_path / "d", "--keep-deleted", "0.5")
+    c = Client(srv.url, srv.token)
+    c.create("m", "pa1")
+    c.delete("m")
+    assert len(os.listdir(tmp_path / "d" / "trash")) == 1
+    srv.stop()
+    time.sleep(0.6)
+    srv.start()  # (a start purges; so does the running server, every 10 s)
+    assert os.listdir(tmp_path / "d" / "trash") == []
+    with pytest.raises(ServerError):
+        c.restore("m")
+    srv.stop()

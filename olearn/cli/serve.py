@@ -43,6 +43,11 @@ def add_parser(subparsers):
     p.add_argument("--grace-seconds", type=float, default=5.0, metavar="T",
                    help="at SIGTERM or SIGINT, wait at most T seconds for the requests "
                         "in flight (default 5), then snapshot the changed models")
+    p.add_argument("--keep-versions", type=int, default=5, metavar="N",
+                   help="each snapshot is a numbered version; keep the last N (default 5)")
+    p.add_argument("--keep-deleted", type=float, default=7 * 86400.0, metavar="T",
+                   help="a deleted model is kept in DIR/trash for T seconds (default "
+                        "604,800: a week), restorable")
     p.add_argument("--access-log", metavar="FILE",
                    help="one line per request (time, client, token id, method, path, "
                         "status, bytes, ms, model, seq) appended to FILE; '-': stderr")
@@ -98,7 +103,9 @@ def run(args):
         raise CLIError("--data-dir DIR is needed")
     if not args.idempotency_seconds > 0:  # (NaN too)
         raise CLIError("--idempotency-seconds must be > 0")
-    for flag in ("snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
+    if not args.keep_deleted >= 0:
+        raise CLIError("--keep-deleted must be >= 0")
+    for flag in ("keep_versions", "snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
         if getattr(args, flag) < 1:
             raise CLIError(f"--{flag.replace('_', '-')} must be >= 1")
     if args.workers != 1:
@@ -141,7 +148,8 @@ def run(args):
         snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
         ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds,
         grace_seconds=args.grace_seconds, access_log=access, log_format=args.log_format,
-        metrics_public=args.metrics_public)
+        metrics_public=args.metrics_public, keep_versions=args.keep_versions,
+        keep_deleted=args.keep_deleted)
     line = (f"olearn serve: stopped; {len(saved)} model(s) snapshotted"
             + (f" ({', '.join(saved)})" if saved else "") + ", the others unchanged")
     if failed:

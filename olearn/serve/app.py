@@ -23,14 +23,15 @@ from starlette.routing import Route
 
 from .body import Limits, ServeError
 from .metrics import Metrics
-from .store import IDS_COUNT, IDS_SECONDS, Store
+from .store import IDS_COUNT, IDS_SECONDS, KEEP_DELETED, KEEP_VERSIONS, Store
 from .tokens import Tokens, allows
 
 #: a predict body up to this size runs on the event loop when no writer holds the model
 #: (a few rows cost less than the hop to the thread pool); larger ones, and any that
 #: would wait for a writer, go to the pool
 INLINE_BYTES = 16_384
-_ROUTE = re.compile(r"/models(?:/([^/]+)(/(?:learn|predict_learn|predict|snapshot|file))?)?/?\Z")
+_ROUTE = re.compile(r"/models(?:/([^/]+)(/(?:learn|predict_learn|predict|snapshot|file|"
+                    r"versions|versions/[^/]+/file|rollback|restore))?)?/?\Z")
 
 
 def route_of(path):
@@ -43,6 +44,8 @@ def route_of(path):
     name, tail = m.groups()
     if name is None:
         return "/models", None
+    if tail and tail.startswith("/versions/"):
+        tail = "/versions/{v}/file"
     return "/models/{name}" + (tail or ""), name
 
 
@@ -138,13 +141,15 @@ class Guard:
 def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_000,
                snapshot_seconds=60.0, store=None, ids_count=IDS_COUNT,
                ids_seconds=IDS_SECONDS, snapshot_at_stop=True, access_log=None,
-               log_format="text", metrics_public=False):
+               log_format="text", metrics_public=False, keep_versions=KEEP_VERSIONS,
+               keep_deleted=KEEP_DELETED):
     """The ASGI app serving the models of ``data_dir``.  A model that cannot be served
     (damaged files) and a torn log tail that was cut are each one line on stderr.
     ``access_log``: a text stream for one line per request (``log_format`` text or
     json), or None; ``metrics_public``: ``GET /metrics`` needs no token."""
     store = store or Store(data_dir, fsync, snapshot_rows, snapshot_seconds, limits,
                            ids_count=ids_count, ids_seconds=ids_seconds,
+                           keep_versions=keep_versions, keep_deleted=keep_deleted,
                            report=lambda line: print(line, file=sys.stderr, flush=True))
     tokens, metrics = Tokens(data_dir), Metrics()
 
@@ -195,6 +200,21 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
     def download(request, name, data):
         return Response(store.download(name), media_type="application/octet-stream")
 
+    def put(request, name, data):
+        replace = request.query_params.get("replace", "false").lower()
+        if replace not in ("true", "false", "1", "0"):
+            raise ServeError(400, "replace must be true or false")
+        if replace in ("true", "1"):
+            return store.replace(name, data)
+        return store.create(name, data)
+
+    def version_file(request, name, data):
+        v = request.path_params["v"]
+        if not v.isdigit():
+            raise ServeError(400, f"a version is a number, not {v!r}")
+        return Response(store.version_file(name, int(v)),
+                        media_type="application/octet-stream")
+
     async def healthz(request):
         return json_response({"ok": True})
 
@@ -206,8 +226,15 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
         Route("/models", endpoint("predict", listing, any_model=True), methods=["GET"]),
         Route("/models/{name}", endpoint("predict", lambda r, n, d: store.info(n)),
               methods=["GET"]),
-        Route("/models/{name}", endpoint("admin", lambda r, n, d: store.create(n, d), True),
-              methods=["PUT"]),
+        Route("/models/{name}", endpoint("admin", put, True), methods=["PUT"]),
+        Route("/models/{name}/versions", endpoint("predict", lambda r, n, d: store.versions(n)),
+              methods=["GET"]),
+        Route("/models/{name}/versions/{v}/file", endpoint("admin", version_file),
+              methods=["GET"]),
+        Route("/models/{name}/rollback",
+              endpoint("admin", lambda r, n, d: store.rollback(n, d), True), methods=["POST"]),
+        Route("/models/{name}/restore", endpoint("admin", lambda r, n, d: store.restore(n)),
+              methods=["POST"]),
         Route("/models/{name}", endpoint("admin", lambda r, n, d: store.delete(n)),
               methods=["DELETE"]),
         Route("/models/{name}/learn",

@@ -55,6 +55,10 @@ NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
 #: the idempotency window's defaults: the last IDS_COUNT ids, at most IDS_SECONDS old
 IDS_COUNT = 100_000
 IDS_SECONDS = 24 * 3600.0
+#: snapshots kept as numbered versions, and seconds a deleted model is kept in trash/
+KEEP_VERSIONS = 5
+KEEP_DELETED = 7 * 24 * 3600.0
+_TRASH = re.compile(r"(.+)@(\d+)-[0-9a-f]+\Z")
 _SNAPSHOT_SEQ = re.compile(r"snapshot-(\d+)-")
 
 
@@ -207,10 +211,15 @@ class Store:
 
     def __init__(self, data_dir, fsync="always", snapshot_rows=1_000_000,
                  snapshot_seconds=60.0, limits=Limits(), io=None, background=True,
-                 ids_count=IDS_COUNT, ids_seconds=IDS_SECONDS, report=None):
+                 ids_count=IDS_COUNT, ids_seconds=IDS_SECONDS, report=None,
+                 keep_versions=KEEP_VERSIONS, keep_deleted=KEEP_DELETED):
         self.root = os.path.abspath(data_dir)
         self.models_dir = os.path.join(self.root, "models")
+        self.trash_dir = os.path.join(self.root, "trash")
         os.makedirs(self.models_dir, exist_ok=True)
+        os.makedirs(self.trash_dir, exist_ok=True)
+        self.keep_versions, self.keep_deleted = keep_versions, keep_deleted
+        self._purged = 0.0
         self.policy, self.io, self.limits = fsync, io or default_io(), limits
         self.snapshot_rows, self.snapshot_seconds = snapshot_rows, snapshot_seconds
         self.ids_count, self.ids_seconds = ids_count, ids_seconds
@@ -232,6 +241,7 @@ class Store:
                     entry = self.entries[name] = self._entry(name, path)
                     entry.unavailable = why
                     self.report(f"olearn serve: model {name!r} is not served: {why}")
+        self.purge()
         self._stop = threading.Event()
         self._thread = None
         if background:
@@ -380,17 +390,132 @@ class Store:
         return self.describe(entry)
 
     def delete(self, name):
+        """Model ``name`` moved whole (its snapshot, log, versions) to
+        ``trash/NAME@MILLISECONDS-HEX``, kept ``keep_deleted`` seconds for
+        :meth:`restore`."""
         with self._lock:
             entry = self.entry(name)
             with entry.lock:
+                if self.policy != "none":
+                    try:
+                        entry.log.sync_if_dirty()
+                    except (OSError, ValueError):
+                        pass
                 entry.deleted = True
                 entry.log.close()
-                trash = os.path.join(self.models_dir, f".deleted-{name}-{secrets.token_hex(4)}")
+                trash = os.path.join(self.trash_dir, f"{name}@{int(time.time() * 1000)}-"
+                                                     f"{secrets.token_hex(3)}")
                 os.replace(entry.folder, trash)
                 fsync_dir(self.models_dir)
+                fsync_dir(self.trash_dir)
                 del self.entries[name]
-        shutil.rmtree(trash, ignore_errors=True)
-        return {"deleted": name}
+        return {"deleted": name, "kept_seconds": self.keep_deleted}
+
+    def trashed(self, name=None):
+        """``[(deleted at (s), model name, folder)]`` in trash/, oldest first."""
+        out = []
+        for item in os.listdir(self.trash_dir):
+            m = _TRASH.match(item)
+            if m and (name is None or m.group(1) == name):
+                out.append((int(m.group(2)) / 1000, m.group(1),
+                            os.path.join(self.trash_dir, item)))
+        return sorted(out)
+
+    def purge(self, now=None):
+        """Deleted models older than ``keep_deleted`` seconds removed from trash/."""
+        now = time.time() if now is None else now
+        for when, _, folder in self.trashed():
+            if now - when > self.keep_deleted:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def restore(self, name):
+        """The model ``name`` deleted last, back from trash/ (409 when ``name`` is
+        served, 404 when trash/ has none)."""
+        check_name(name)
+        with self._lock:
+            if name in self.entries and not self.entries[name].deleted:
+                raise ServeError(409, f"a model named {name!r} exists; delete it first or "
+                                      "restore under another name")
+            found = self.trashed(name)
+            if not found:
+                raise ServeError(404, f"no deleted model named {name!r} is kept")
+            folder = os.path.join(self.models_dir, name)
+            os.replace(found[-1][2], folder)
+            fsync_dir(self.trash_dir)
+            fsync_dir(self.models_dir)
+            try:
+                entry = self.entries[name] = self._open(name, folder)
+            except Exception as exc:  # noqa: BLE001 (as at a start: listed, not served)
+                entry = self.entries[name] = self._entry(name, folder)
+                entry.unavailable = str(exc) if isinstance(exc, ModelDamage) else \
+                    f"{folder}: {type(exc).__name__}: {_message(exc, 300)}"
+                raise ServeError(503, f"model {name!r} is not served: "
+                                      f"{entry.unavailable}") from None
+        return self.describe(entry)
+
+    def replace(self, name, body):
+        """A new model ``name`` (a create's body) in place of the one served, which goes
+        to trash/ as a delete sends it (restorable)."""
+        check_name(name)
+        parse_create(body)  # (checked before anything moves)
+        existing = self.entries.get(name)
+        if existing is not None and not existing.deleted:
+            self.delete(name)
+        return self.create(name, body)
+
+    def versions(self, name):
+        entry = self.entry(name)
+        with entry.lock:
+            return {"name": name, "current": entry.meta.get("last_version"),
+                    "keep": self.keep_versions,
+                    "versions": [{k: v[k] for k in ("version", "seq", "rows", "time",
+                                                    "rollback_of") if k in v}
+                                 for v in entry.meta.get("versions", [])]}
+
+    def _version(self, entry, version):
+        for v in entry.meta.get("versions", []):
+            if v["version"] == version:
+                return v
+        kept = [v["version"] for v in entry.meta.get("versions", [])]
+        raise ServeError(404, f"model {entry.name!r} has no version {version} (kept: "
+                              f"{', '.join(map(str, kept)) or 'none'})")
+
+    def version_file(self, name, version):
+        entry = self.entry(name)
+        with entry.lock:
+            path = os.path.join(entry.folder, self._version(entry, version)["file"])
+            with open(path, "rb") as f:
+                return f.read()
+
+    def rollback(self, name, body):
+        """The model as version ``v``'s file, written as a new version (``rollback_of``:
+        v) by a snapshot: its ``meta.json``, fsynced, is the commit point, so a crash
+        before it leaves the model as it was and a crash after it rolled back; the
+        log's records (all at or below the snapshot's seq) are skipped by a replay."""
+        from .. import load
+        try:
+            doc = json.loads(body or b"null")
+            version = doc["version"]
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise TypeError
+        except (ValueError, TypeError, KeyError):
+            raise ServeError(400, 'the body must be {"version": N}') from None
+        entry = self.entry(name)
+        with entry.lock:
+            live(entry, name)
+            path = os.path.join(entry.folder, self._version(entry, version)["file"])
+            previous = entry.model
+            try:
+                entry.model = load(path)
+                self._write_snapshot(entry, note={"rollback_of": version})
+            except Exception as exc:  # noqa: BLE001
+                entry.model = previous
+                self.snapshot_failures += 1
+                raise ServeError(503, f"the rollback could not be written "
+                                      f"({_message(exc, 200)}); the model is unchanged"
+                                 ) from None
+            self.snapshots += 1
+        return self.describe(entry)
 
     def list(self):
         return sorted(n for n, e in self.entries.items() if not e.deleted)
@@ -405,7 +530,8 @@ class Store:
                     "snapshot_seq": entry.snap_seq,
                     "snapshot_age_s": (None if entry.snap_time is None
                                        else round(time.time() - entry.snap_time, 3)),
-                    "log_bytes": entry.log.size, "fsync": self.policy}
+                    "log_bytes": entry.log.size, "fsync": self.policy,
+                    "version": entry.meta.get("last_version")}
 
     def info(self, name):
         return self.describe(self.entry(name))
@@ -512,14 +638,23 @@ class Store:
             self.snapshot_seconds_total += time.perf_counter() - began
             return True
 
-    def _write_snapshot(self, entry):
+    def _write_snapshot(self, entry, note=None):
+        """The model as a new numbered version: its file (temp, fsync, rename), then
+        ``meta.json`` the same way (the commit point), then the log emptied; versions
+        beyond ``keep_versions`` lose their files."""
         with entry.lock:
             old = entry.meta.get("snapshot")
             snap = f"snapshot-{entry.seq:012d}-{secrets.token_hex(3)}.olm"
             entry.model.save(os.path.join(entry.folder, snap))  # temp, fsync, rename
             now = time.time()
+            versions = list(entry.meta.get("versions", []))
+            number = 1 + max([v["version"] for v in versions] or
+                             [entry.meta.get("last_version", 0)])
+            versions.append(dict({"version": number, "file": snap, "seq": entry.seq,
+                                  "rows": entry.rows, "time": now}, **(note or {})))
+            dropped, versions = versions[:-self.keep_versions], versions[-self.keep_versions:]
             meta = dict(entry.meta, seq=entry.seq, rows=entry.rows, snapshot=snap,
-                        snapshot_time=now,
+                        snapshot_time=now, versions=versions, last_version=number,
                         ids=[[rid, s, n, when, h]
                              for rid, (s, n, _, when, h) in entry.ids.items()])
             try:
@@ -529,8 +664,9 @@ class Store:
                 raise
             entry.meta = meta
             entry.snap_seq, entry.snap_rows, entry.snap_time = entry.seq, entry.rows, now
-            if old and old != snap:
-                _unlink(os.path.join(entry.folder, old))
+            kept = {v["file"] for v in versions}
+            for gone in {old, *(v["file"] for v in dropped)} - kept - {None}:
+                _unlink(os.path.join(entry.folder, gone))
             try:
                 entry.log.truncate()
             except OSError:
@@ -620,6 +756,12 @@ class Store:
             if now - last < 0.25:
                 continue
             last = now
+            if now - self._purged > 10:
+                self._purged = now
+                try:
+                    self.purge()
+                except OSError:
+                    pass
             for e in entries:
                 due = e.rows - e.snap_rows >= self.snapshot_rows or (
                     e.seq > e.snap_seq and
