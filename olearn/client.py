@@ -21,6 +21,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import ssl
 import threading
 import time
 import urllib.parse
@@ -61,7 +62,8 @@ class Client:
     """A connection to an ``olearn serve`` at ``url`` with ``token``."""
 
     def __init__(self, url: str = "http://127.0.0.1:8470", token: str | None = None,
-                 timeout: float = 60.0, retries: int = 3) -> None:
+                 timeout: float = 60.0, retries: int = 3,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")
@@ -70,15 +72,19 @@ class Client:
         self.prefix = parts.path.rstrip("/")
         self.token = token if token is not None else os.environ.get("OLEARN_TOKEN")
         self.timeout, self.retries = timeout, retries
+        self.ssl_context = ssl_context  # https: None verifies with the system's CAs
         self._local = threading.local()
 
     # ------------------------------------------------------------ transport
     def _connection(self):
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            kind = (http.client.HTTPSConnection if self.scheme == "https"
-                    else http.client.HTTPConnection)
-            conn = self._local.conn = kind(self.host, self.port, timeout=self.timeout)
+            if self.scheme == "https":
+                conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout,
+                                                   context=self.ssl_context)
+            else:
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self._local.conn = conn
         return conn
 
     def close(self) -> None:

@@ -291,3 +291,148 @@ def test_the_trash_is_emptied_after_keep_deleted(tmp_path):
     with pytest.raises(ServerError):
         c.restore("m")
     srv.stop()
+
+
+# ------------------------------------------------------------------ TLS, a config file
+def self_signed(folder):
+    """A certificate for 127.0.0.1 and its key, made here: with the cryptography package
+    when installed, else the openssl command; None when neither is there."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    try:
+        import datetime
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+        import ipaddress
+        k = ec.generate_private_key(ec.SECP256R1())
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        c = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+             .public_key(k.public_key()).serial_number(x509.random_serial_number())
+             .not_valid_before(now - datetime.timedelta(minutes=5))
+             .not_valid_after(now + datetime.timedelta(days=1))
+             .add_extension(x509.SubjectAlternativeName(
+                 [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+             .sign(k, hashes.SHA256()))
+        cert.write_bytes(c.public_bytes(serialization.Encoding.PEM))
+        key.write_bytes(k.private_bytes(serialization.Encoding.PEM,
+                                        serialization.PrivateFormat.PKCS8,
+                                        serialization.NoEncryption()))
+        return cert, key
+    except ImportError:
+        pass
+    import shutil
+    if shutil.which("openssl") is None:
+        return None
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+def start_process(argv, url, ctx=None, timeout=120):
+    import urllib.request
+    proc = subprocess.Popen([sys.executable, "-m", "olearn", "serve", *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    token = proc.stdout.readline().split()[-1]
+    deadline = time.monotonic() + timeout
+    while True:
+        assert proc.poll() is None, proc.stderr.read()
+        try:
+            with urllib.request.urlopen(url + "/healthz", context=ctx, timeout=5) as r:
+                if r.status == 200:
+                    return proc, token
+        except OSError:
+            pass
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def stop_process(proc):
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(30)
+    err = proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    return code, err
+
+
+def test_tls_with_a_self_signed_certificate(tmp_path):
+    import ssl
+    from serve_support import free_port
+    made = self_signed(tmp_path)
+    if made is None:
+        pytest.skip("neither the cryptography package nor the openssl command is here "
+                    "to make a certificate")
+    cert, key = made
+    port = free_port()
+    url = f"https://127.0.0.1:{port}"
+    ctx = ssl.create_default_context(cafile=str(cert))
+    proc, token = start_process(["--data-dir", str(tmp_path / "d"), "--port", str(port),
+                                 "--ssl-certfile", str(cert), "--ssl-keyfile", str(key)],
+                                url, ctx)
+    try:
+        c = Client(url, token, ssl_context=ctx)
+        c.create("m", "pa1")
+        assert c.learn("m", [x for x, _ in ROWS], [y for _, y in ROWS])["seq"] == 1
+        assert len(c.predict("m", PROBE)) == 3
+        # a client that does not trust the certificate gets nothing
+        with pytest.raises(ssl.SSLError):
+            Client(url, token, retries=0).models()
+        # plain http on the https port gets no answer either
+        with pytest.raises(Exception):  # noqa: B017 (a reset or a bad status line)
+            Client(f"http://127.0.0.1:{port}", token, retries=0).models()
+    finally:
+        code, err = stop_process(proc)
+    assert code == 0 and "on https://" in err, err
+    # a key that is not the certificate's: one line, exit 2
+    bad = subprocess.run([sys.executable, "-m", "olearn", "serve", "--data-dir",
+                          str(tmp_path / "e"), "--ssl-certfile", str(cert), "--ssl-keyfile",
+                          str(cert)], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_a_config_file_and_the_command_line_over_it(tmp_path):
+    from serve_support import free_port
+    port, other = free_port(), free_port()
+    log = tmp_path / "access.log"
+    config = tmp_path / "serve.toml"
+    config.write_text(f'data_dir = "{tmp_path / "d"}"\nport = {other}\n'
+                      f'metrics_public = true\naccess-log = "{log}"\nlog_format = "json"\n'
+                      'keep_versions = 2\n')
+    url = f"http://127.0.0.1:{port}"
+    proc, token = start_process(["--config", str(config), "--port", str(port)], url)
+    try:
+        c = Client(url, token)
+        c.create("m", "pa1")
+        for _ in range(3):
+            c.learn("m", [ROWS[0][0]], [ROWS[0][1]])
+            c.snapshot("m")
+        assert [v["version"] for v in c.versions("m")["versions"]] == [2, 3]
+        import urllib.request
+        with urllib.request.urlopen(url + "/metrics", timeout=5) as r:  # public
+            assert r.status == 200
+    finally:
+        code, err = stop_process(proc)
+    assert code == 0, err
+    assert json.loads(log.read_text().splitlines()[-1])["path"] == "/metrics"
+    for text, says in (('port = "80"\n', "port must be int"),
+                       ("colour = 1\n", "unknown option 'colour'"),
+                       ('fsync = "sometimes"\n', "fsync must be one of"),
+                       ("port = \n", "not TOML")):
+        config.write_text(text)
+        bad = subprocess.run([sys.executable, "-m", "olearn", "serve", "--config",
+                              str(config)], capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1 and says in bad.stderr, bad.stderr
+
+
+def test_a_config_file_on_python_310_without_tomli(tmp_path, monkeypatch):
+    from olearn.cli import serve as cli_serve
+    from olearn.cli._common import CLIError
+    monkeypatch.setitem(sys.modules, "tomllib", None)
+    monkeypatch.setitem(sys.modules, "tomli", None)
+    with pytest.raises(CLIError, match="tomllib.*tomli"):
+        cli_serve.read_config(tmp_path / "x.toml")

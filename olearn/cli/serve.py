@@ -14,6 +14,69 @@ import sys
 
 from ._common import CLIError
 
+#: the server's options, which a --config file may set too
+OPTIONS = ("data_dir", "host", "port", "fsync", "snapshot_rows", "snapshot_seconds",
+           "max_body", "max_rows", "max_features", "idempotency_ids",
+           "idempotency_seconds", "grace_seconds", "keep_versions", "keep_deleted",
+           "access_log", "log_format", "metrics_public", "ssl_certfile", "ssl_keyfile",
+           "workers")
+DEFAULTS, CHOICES = {}, {}
+
+
+def read_config(path):
+    """The options of a TOML file, as ``{dest: value}``, checked (unknown keys, types,
+    choices), or a :class:`CLIError` of one line."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise CLIError("--config needs Python 3.11+ (tomllib) or, on 3.10, "
+                           "'pip install tomli'") from None
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as exc:
+        raise CLIError(f"--config {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CLIError(f"--config {path}: not TOML: {exc}") from None
+    doc = doc.get("serve", doc)  # (the options may sit under [serve])
+    out = {}
+    for key, value in doc.items():
+        dest = key.replace("-", "_")
+        if dest not in OPTIONS:
+            raise CLIError(f"--config {path}: unknown option {key!r} (known: "
+                           f"{', '.join(OPTIONS)})")
+        default = DEFAULTS.get(dest)
+        if isinstance(default, bool) or dest == "metrics_public":
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            raise CLIError(f"--config {path}: {key} must be "
+                           f"{type(default).__name__ if default is not None else 'a string'}"
+                           f", got {value!r}")
+        if CHOICES.get(dest) and value not in CHOICES[dest]:
+            raise CLIError(f"--config {path}: {key} must be one of "
+                           f"{', '.join(CHOICES[dest])}, got {value!r}")
+        out[dest] = value
+    return out
+
+
+def resolve(args):
+    """Each server option from the command line, else the config file, else its
+    default."""
+    config = read_config(args.config) if args.config else {}
+    for dest in OPTIONS:
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, config.get(dest, DEFAULTS.get(dest)))
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser("serve", help="serve models over HTTP (learn, predict)",
@@ -56,9 +119,22 @@ def add_parser(subparsers):
     p.add_argument("--metrics-public", action="store_true",
                    help="GET /metrics needs no token (a scraper on a trusted network); "
                         "else a metrics or admin token")
+    p.add_argument("--ssl-certfile", metavar="FILE",
+                   help="serve https with this certificate (PEM; with --ssl-keyfile)")
+    p.add_argument("--ssl-keyfile", metavar="FILE", help="the certificate's private key")
+    p.add_argument("--config", metavar="FILE",
+                   help="a TOML file of these options (data_dir = \"/srv/olearn\", port = "
+                        "8470, metrics_public = true, ...); the command line overrides it")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="only 1: one process owns a data folder (its models learn on "
                         "threads); run one server per data folder")
+    # every option's default is None, so that run() tells what the command line gave
+    # from what the config file gives (DEFAULTS: the defaults when neither does)
+    for action in p._actions:
+        if action.dest in OPTIONS:
+            DEFAULTS[action.dest] = action.default
+            CHOICES[action.dest] = action.choices
+            action.default = None
     sub = p.add_subparsers(dest="serve_command", metavar="token|repair")
     rp = sub.add_parser("repair", help="diagnose a model whose log is damaged; rewrite "
                                        "it keeping the good prefix or every whole record",
@@ -99,8 +175,24 @@ def run(args):
         if args.token_command is None:
             raise CLIError("olearn serve token: say add, list or revoke")
         return _token(args, Tokens(args.data_dir))
+    resolve(args)
     if not args.data_dir:
         raise CLIError("--data-dir DIR is needed")
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        raise CLIError("--ssl-certfile and --ssl-keyfile go together")
+    for flag in ("ssl_certfile", "ssl_keyfile"):
+        path = getattr(args, flag)
+        if path is not None and not os.access(path, os.R_OK):
+            raise CLIError(f"--{flag.replace('_', '-')} {path}: not a readable file")
+    if args.ssl_certfile:
+        import ssl
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                args.ssl_certfile, args.ssl_keyfile)
+        except (ssl.SSLError, OSError) as exc:
+            raise CLIError(f"--ssl-certfile {args.ssl_certfile} --ssl-keyfile "
+                           f"{args.ssl_keyfile}: not a certificate and its key "
+                           f"({getattr(exc, 'reason', None) or exc})") from None
     if not args.idempotency_seconds > 0:  # (NaN too)
         raise CLIError("--idempotency-seconds must be > 0")
     if not args.keep_deleted >= 0:
@@ -132,7 +224,8 @@ def run(args):
     if not tokens.current():
         _, token = tokens.add("admin")
         print(f"admin token (shown once; only its hash is kept): {token}", flush=True)
-    print(f"olearn serve: {args.data_dir} on http://{args.host}:{args.port} "
+    scheme = "https" if args.ssl_certfile else "http"
+    print(f"olearn serve: {args.data_dir} on {scheme}://{args.host}:{args.port} "
           f"(fsync {args.fsync})", file=sys.stderr, flush=True)
     access = None
     if args.access_log == "-":
@@ -149,7 +242,8 @@ def run(args):
         ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds,
         grace_seconds=args.grace_seconds, access_log=access, log_format=args.log_format,
         metrics_public=args.metrics_public, keep_versions=args.keep_versions,
-        keep_deleted=args.keep_deleted)
+        keep_deleted=args.keep_deleted, ssl_certfile=args.ssl_certfile,
+        ssl_keyfile=args.ssl_keyfile)
     line = (f"olearn serve: stopped; {len(saved)} model(s) snapshotted"
             + (f" ({', '.join(saved)})" if saved else "") + ", the others unchanged")
     if failed:
