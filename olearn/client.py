@@ -172,19 +172,24 @@ class Client:
         """Algorithm, parameters, rows, last seq, snapshot age, log size."""
         return self.request("GET", f"/models/{_q(name)}")
 
-    def _learn_doc(self, X, y, sample_weight, id):
+    def _learn_doc(self, X, y, sample_weight, id, pipeline=None):
         rows = [{"x": x, "y": label} for x, label in zip(rows_of(X), _labels(y))]
         if sample_weight is not None:
             for row, w in zip(rows, _labels(sample_weight)):
                 row["w"] = w
-        return {"rows": rows, "id": id or uuid.uuid4().hex}
+        doc = {"rows": rows, "id": id or uuid.uuid4().hex}
+        if pipeline is not None:
+            doc["pipeline"] = pipeline
+        return doc
 
     def learn(self, name: str, X: Matrix, y: Vector, sample_weight: Vector | None = None,
-              id: str | None = None) -> Any:
+              id: str | None = None, pipeline: dict | None = None) -> Any:
         """Learn rows ``X`` with labels ``y``; returns ``{"acknowledged", "seq"}`` once
-        the server made them durable."""
+        the server made them durable.  ``pipeline`` says how the rows were read
+        (``{"format": "libsvm", "width": 123}``, ``{"format": "vw", "hash_bits": 18}``):
+        a model refuses rows of another shape than the first it learned (409)."""
         return self.request("POST", f"/models/{_q(name)}/learn",
-                            self._learn_doc(X, y, sample_weight, id))
+                            self._learn_doc(X, y, sample_weight, id, pipeline))
 
     def predict_learn(self, name: str, X: Matrix, y: Vector,
                       sample_weight: Vector | None = None, id: str | None = None) -> Any:

@@ -134,6 +134,74 @@ def apply_learn(model, req, predict=False):
     return None
 
 
+def shape_of(pipe):
+    """A pipeline in words: ``libsvm rows of 123 columns``, ``vw rows hashed to 2^18
+    columns (-q ab)``."""
+    if not pipe:
+        return "rows of no stated shape"
+    fmt, width, bits = pipe.get("format") or "rows", pipe.get("width"), pipe.get("hash_bits")
+    text = f"{fmt} rows" if fmt != "rows" else "rows"
+    if bits is not None:
+        text += f" hashed to 2^{bits} columns"
+    elif width is not None:
+        text += (f" of {width} columns" if pipe.get("fixed", True)
+                 else f" of {width} columns so far (growing)")
+    if pipe.get("features"):
+        text += f" ({pipe['features']})"
+    return text
+
+
+def merge_pipeline(have, new, name):
+    """The model's pipeline once a request that read its rows as ``new`` is learned, or
+    a 409 naming both.  The format, the hashing bits and the feature options must be
+    the model's; a fixed width must be the model's width; a growing (LIBSVM without
+    --n-features) width is at most a fixed model's width and widens a growing one."""
+    if new is None:
+        return have
+    if not have:
+        return dict(new)
+    merged = dict(have)
+    for key in ("format", "hash_bits", "features"):
+        if have.get(key) != new.get(key) and (key in have or new.get(key) is not None):
+            refuse(have, new, name)
+    w, nw = have.get("width"), new.get("width")
+    if nw is not None:
+        if w is None:
+            merged["width"], merged["fixed"] = nw, new.get("fixed", True)
+        elif have.get("fixed", True):
+            if nw > w or (new.get("fixed", True) and nw != w):
+                refuse(have, new, name)
+        elif new.get("fixed", True):
+            if nw != w:
+                refuse(have, new, name)
+            merged["fixed"] = True
+        else:
+            merged["width"] = max(w, nw)
+    return merged
+
+
+def refuse(have, new, name):
+    raise ServeError(409, f"model {name!r} reads {shape_of(have)}; these are "
+                          f"{shape_of(new)}")
+
+
+def check_columns(pipe, X, dicts, name):
+    """Rows of a fixed-width model's shape: lists of its width, or objects whose
+    column-number names are below it (a 409 naming both)."""
+    if not pipe or pipe.get("width") is None or not pipe.get("fixed", True):
+        return
+    width = pipe["width"]
+    for k, x in enumerate(X):
+        if dicts:
+            for key in x:
+                if key.isdigit() and int(key) >= width:
+                    raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} "
+                                          f"has column {key}")
+        elif len(x) != width:
+            raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} has "
+                                  f"{len(x)} values")
+
+
 def predict_rows(model, req):
     """``{"predictions": [...]}`` (and ``scores``/``proba`` when asked)."""
     import numpy as np
@@ -175,6 +243,7 @@ class Entry:
         self.ids = collections.OrderedDict()  # id -> (seq, n, log position, time, hash)
         self.ids_count, self.ids_seconds = IDS_COUNT, IDS_SECONDS
         self.model = self.log = None
+        self.pipeline = None  # the shape of the rows it reads (see merge_pipeline)
         self.meta = {}
         self.seq = self.rows = 0
         self.snap_seq = self.snap_rows = 0
@@ -290,6 +359,7 @@ class Store:
             raise ModelDamage(f"{where}: the model cannot be made from it: "
                               f"{_message(exc, 300)}") from None
         entry.seq, entry.rows = meta["seq"], meta["rows"]
+        entry.pipeline = meta.get("pipeline")
         entry.ids.clear()
         now = time.time()
         for item in meta.get("ids", []):
@@ -302,7 +372,9 @@ class Store:
                 continue  # already in the snapshot (a crash before the log was emptied)
             try:
                 req = parse_learn(body, Limits(1 << 62, 1 << 62, 1 << 62))
+                pipeline = merge_pipeline(entry.pipeline, req.pipeline, entry.name)
                 apply_learn(entry.model, req)
+                entry.pipeline = pipeline
             except Exception as exc:  # noqa: BLE001
                 if replaying is None:
                     raise
@@ -354,6 +426,7 @@ class Store:
     def create(self, name, body):
         check_name(name)
         algo, params = parse_create(body)
+        pipeline = json.loads(body).get("pipeline")
         from ..registry import make
         try:
             model = make(algo, **params)
@@ -365,7 +438,7 @@ class Store:
         if not hasattr(model, "learn_one"):
             raise ServeError(400, f"{algo} does not learn from labelled rows")
         meta = {"algo": algo, "params": params, "seq": 0, "rows": 0, "snapshot": None,
-                "ids": [], "created": time.time()}
+                "ids": [], "created": time.time(), "pipeline": pipeline}
         return self._install(name, meta, None)
 
     def _install(self, name, meta, model_file):
@@ -531,7 +604,8 @@ class Store:
                     "snapshot_age_s": (None if entry.snap_time is None
                                        else round(time.time() - entry.snap_time, 3)),
                     "log_bytes": entry.log.size, "fsync": self.policy,
-                    "version": entry.meta.get("last_version")}
+                    "version": entry.meta.get("last_version"),
+                    "pipeline": entry.pipeline}
 
     def info(self, name):
         return self.describe(self.entry(name))
@@ -557,6 +631,8 @@ class Store:
             else:
                 self._recover(entry)
                 seq, n = entry.seq + 1, len(req.X)
+                pipeline = merge_pipeline(entry.pipeline, req.pipeline, name)
+                check_columns(pipeline, req.X, req.dicts, name)
                 try:  # the record, whole, before the model changes
                     record = encode(seq, req.id, body)
                 except UnicodeError:
@@ -570,6 +646,7 @@ class Store:
                 try:
                     position = entry.log.append(record)
                     entry.seq, entry.rows = seq, entry.rows + n
+                    entry.pipeline = pipeline
                     entry.remember(req.id, seq, n, position, time.time(), digest)
                     if predict:
                         out["predictions"] = _plain(made)
@@ -604,6 +681,7 @@ class Store:
             return None
         try:
             live(entry, name)
+            check_columns(entry.pipeline, req.X, req.dicts, name)
             return predict_rows(entry.model, req)
         except ServeError:
             raise
@@ -655,6 +733,7 @@ class Store:
             dropped, versions = versions[:-self.keep_versions], versions[-self.keep_versions:]
             meta = dict(entry.meta, seq=entry.seq, rows=entry.rows, snapshot=snap,
                         snapshot_time=now, versions=versions, last_version=number,
+                        pipeline=entry.pipeline,
                         ids=[[rid, s, n, when, h]
                              for rid, (s, n, _, when, h) in entry.ids.items()])
             try:
