@@ -7,7 +7,11 @@ learn request is in the model's write-ahead log first (fsynced before the answer
 once; 'olearn serve token add|list|revoke --data-dir DIR' manages tokens, also while
 the server runs.  A model whose files are damaged is not served (503, the reason on
 stderr); 'olearn serve repair --data-dir DIR --model M' diagnoses it and, with --keep,
-repairs its log.
+repairs its log.  SIGTERM or SIGINT stops cleanly: the requests in flight finish, every
+changed model is snapshotted (the next start replays nothing); a second signal stops at
+once.  One process owns DIR (a lock file).  Every snapshot is a numbered version (GET
+/models/M/versions, POST /models/M/rollback); a deleted model is kept in DIR/trash.
+Options may come from a TOML file (--config); the command line overrides it.
 """
 import os
 import sys
@@ -79,8 +83,9 @@ def resolve(args):
 
 
 def add_parser(subparsers):
+    # (no abbreviations: 'serve repair --keep' must not be read as --keep-versions)
     p = subparsers.add_parser("serve", help="serve models over HTTP (learn, predict)",
-                              description=__doc__.split("\n\n", 1)[1])
+                              description=__doc__.split("\n\n", 1)[1], allow_abbrev=False)
     p.add_argument("--data-dir", metavar="DIR", help="the folder of models, logs, tokens")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8470)
