@@ -105,6 +105,90 @@ def test_no_snapshot_has_no_age_and_a_second_signal_stops_at_once(tmp_path):
     srv.proc.stderr.close()
 
 
+def held_request(srv, body):
+    """A learn request on a raw socket whose body is sent but for its last byte: in
+    flight until :func:`finish` sends it."""
+    import socket
+    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=30)
+    sock.sendall(f"POST /models/m/learn HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                 f"{srv.token}\r\nContent-Type: application/json\r\nContent-Length: "
+                 f"{len(body)}\r\n\r\n".encode() + body[:-1])
+    return sock
+
+
+def finish(sock, body):
+    sock.sendall(body[-1:])
+    answer = b""
+    while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        answer += chunk
+    sock.close()
+    return answer
+
+
+def test_a_request_in_flight_at_sigterm_finishes_and_is_snapshotted(tmp_path):
+    srv = Server(tmp_path / "d", "--grace-seconds", "20")
+    Client(srv.url, srv.token).create("m", "pa1")
+    body = json.dumps({"rows": [{"x": x, "y": y} for x, y in ROWS]}).encode()
+    sock = held_request(srv, body)
+    time.sleep(0.3)
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert srv.proc.poll() is None  # waiting for the request in flight
+    answer = finish(sock, body)
+    assert answer.startswith(b"HTTP/1.1 200") and b'"seq":1' in answer, answer
+    assert srv.proc.wait(10) == 0
+    err = srv.proc.stderr.read()
+    assert "(m at seq 1)" in err, err
+    srv.proc.stdout.close()
+    srv.proc.stderr.close()
+    srv.start()
+    info = Client(srv.url, srv.token).info("m")
+    assert (info["seq"], info["snapshot_seq"], info["log_bytes"]) == (1, 1, 0)
+    srv.stop()
+
+
+def test_the_wait_is_bounded_and_a_second_signal_stops_at_once(tmp_path):
+    srv = Server(tmp_path / "d", "--grace-seconds", "1")
+    c = Client(srv.url, srv.token)
+    c.create("m", "pa1")
+    c.learn("m", [x for x, _ in ROWS], [y for _, y in ROWS])
+    body = json.dumps({"rows": [{"x": x, "y": y} for x, y in ROWS]}).encode()
+    sock = held_request(srv, body)
+    began = time.monotonic()
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(10) == 0 and time.monotonic() - began < 1 + 2
+    err = srv.proc.stderr.read()
+    assert "(m at seq 1)" in err and "Traceback" not in err, err
+    answer = sock.recv(65536)  # the request cut off by the stop: a one-line 503
+    assert answer.startswith(b"HTTP/1.1 503") and b"retry with the same id" in answer, answer
+    sock.close()
+    srv.proc.stdout.close()
+    srv.proc.stderr.close()
+    # a second signal: at once, exit 128 + 15; the log keeps what was acknowledged
+    srv.options[srv.options.index("1")] = "30"
+    srv.start()
+    c.learn("m", [x for x, _ in ROWS], [y for _, y in ROWS])
+    sock = held_request(srv, body)
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert srv.proc.poll() is None
+    began = time.monotonic()
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(10) == 128 + signal.SIGTERM and time.monotonic() - began < 1
+    err = srv.proc.stderr.read()
+    assert err.strip().splitlines()[-1].startswith("olearn serve: stopped at once"), err
+    sock.close()
+    srv.proc.stdout.close()
+    srv.proc.stderr.close()
+    srv.start()
+    info = c.info("m")
+    assert (info["seq"], info["snapshot_seq"]) == (2, 1)  # seq 2 from the log
+    srv.stop()
+
+
 # ------------------------------------------------------------------ one process per folder
 def test_a_second_server_on_the_same_folder_is_refused(tmp_path):
     srv = Server(tmp_path / "d")

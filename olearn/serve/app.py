@@ -9,6 +9,7 @@ free: it costs less than the hop to the pool).  Every error is a 4xx, or a 503 (
 model that is not served, a log or snapshot that could not be written), with
 ``{"error": "one line"}``.
 """
+import asyncio
 import contextlib
 import json
 import re
@@ -124,6 +125,17 @@ class Guard:
                     return
                 state["token"] = record
             await self.app(scope, receive, sending)
+        except asyncio.CancelledError:
+            # a stop whose wait (--grace-seconds) ran out: a one-line 503 where the
+            # answer had not started, instead of uvicorn's traceback (the request may
+            # have been applied: a retry with the same id is applied once)
+            if status[0] == 500 and size[0] == 0:
+                try:
+                    await error(503, "the server stopped before answering; retry with "
+                                     "the same id (a retry is applied once)"
+                                )(scope, receive, sending)
+                except Exception:  # noqa: BLE001 (the connection is gone)
+                    pass
         finally:
             took = time.perf_counter() - start
             self.metrics.observe(route, scope["method"], status[0], took)
