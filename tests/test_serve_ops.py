@@ -79,6 +79,9 @@ def test_sigterm_under_four_writers_saves_a_snapshot_and_loses_nothing(tmp_path)
     assert info["snapshot_age_s"] is not None
     _, text = srv.call("GET", "/metrics", token=srv.token)
     assert b'olearn_replay_records{model="m"} 0' in text
+    replay = [line for line in text.decode().splitlines()
+              if line.startswith('olearn_replay_seconds{model="m"}')]
+    assert float(replay[0].split()[-1]) < 1, replay
     # the model is the offline replay of every acknowledged request
     model = olearn.make("pa1")
     for _ in seqs:

@@ -71,8 +71,11 @@ class Metrics:
                   ("olearn_snapshot_age_seconds", "gauge", "Seconds since the last snapshot.",
                    lambda e: None if e.snap_time is None else round(now - e.snap_time, 3)))
         gauges += (("olearn_replay_seconds", "gauge",
-                    "Seconds the model's start took (its snapshot loaded, its log replayed).",
+                    "Seconds the model's start took to read and replay its log.",
                     lambda e: round(e.replay_seconds, 6)),
+                   ("olearn_snapshot_load_seconds", "gauge",
+                    "Seconds the model's start took to load its snapshot.",
+                    lambda e: round(e.load_seconds, 6)),
                    ("olearn_replay_records", "gauge",
                     "Log records the model's start replayed.", lambda e: e.replayed))
         entries = sorted(store.entries.items())

@@ -250,6 +250,7 @@ class Entry:
         self.snap_time = None  # when the current snapshot was written; None: no snapshot
         self.opened = time.time()
         self.replay_seconds, self.replayed = 0.0, 0  # the log's replay at the start
+        self.load_seconds = 0.0  # its snapshot's load (the first also imports its code)
 
     @property
     def meta_path(self):
@@ -333,7 +334,7 @@ class Store:
         began = time.perf_counter()
         scan = check_log(scan_log(path, entry.meta["seq"]), entry.meta, entry.meta_path)
         self._rebuild(entry, scan.records, replaying=path)
-        entry.replay_seconds = time.perf_counter() - began
+        entry.replay_seconds = time.perf_counter() - began - entry.load_seconds
         entry.replayed = sum(1 for r in scan.records if r.seq > entry.meta["seq"])
         entry.snap_time = snapshot_time(entry)
         entry.log = Log(path, self.policy, self.io, scan)
@@ -349,9 +350,11 @@ class Store:
         from .. import load, make
         meta = entry.meta
         snap = meta.get("snapshot")
+        began = time.perf_counter()
         try:
             entry.model = (load(os.path.join(entry.folder, snap)) if snap
                            else make(meta["algo"], **meta["params"]))
+            entry.load_seconds = time.perf_counter() - began
         except Exception as exc:  # noqa: BLE001 (whatever a damaged file causes)
             if replaying is None:
                 raise
