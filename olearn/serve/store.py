@@ -4,10 +4,15 @@ atomic snapshots, recovery.
 Layout of the data folder::
 
     tokens.json                     token hashes (olearn.serve.tokens)
+    serve.lock                      held (flock) by the one server of the folder
     models/NAME/meta.json           algo, params, seq, rows and idempotency ids as of
-                                    the snapshot, and the snapshot's file name
-    models/NAME/snapshot-*.olm      the model at that seq (olearn's safe format)
+                                    the snapshot, the snapshot's file name, the kept
+                                    versions, the rows' pipeline (their shape)
+    models/NAME/snapshot-*.olm      the model at that seq (olearn's safe format); the
+                                    last ``keep_versions`` are its numbered versions
     models/NAME/log.wal             learn requests after it (olearn.serve.wal)
+    trash/NAME@MS-HEX/              a deleted (or replaced) model, whole, kept
+                                    ``keep_deleted`` seconds for a restore
 
 A learn request is checked whole and, under the model's lock, given the next ``seq`` and
 encoded as its log record before the model changes; then it is applied (a dict row by
