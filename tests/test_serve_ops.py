@@ -596,3 +596,13 @@ def test_a_libsvm_model_refuses_vw_rows_and_another_width(tmp_path):
 def test_the_whole_a9a_model_refuses_vw_rows_and_another_width(tmp_path):
     srv, _ = a9a_model_refuses_other_shapes(tmp_path, None)
     srv.stop()
+
+
+def test_a_config_file_under_a_serve_table(tmp_path):
+    from olearn.cli import build_parser
+    from olearn.cli import serve as cli_serve
+    build_parser()  # (the options' defaults)
+    path = tmp_path / "c.toml"
+    path.write_text('[serve]\ndata-dir = "/srv/x"\nsnapshot_seconds = 5\nmetrics_public = true\n')
+    assert cli_serve.read_config(path) == {"data_dir": "/srv/x", "snapshot_seconds": 5.0,
+                                           "metrics_public": True}
