@@ -21,6 +21,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import ssl
 import threading
 import time
 import urllib.parse
@@ -61,7 +62,8 @@ class Client:
     """A connection to an ``olearn serve`` at ``url`` with ``token``."""
 
     def __init__(self, url: str = "http://127.0.0.1:8470", token: str | None = None,
-                 timeout: float = 60.0, retries: int = 3) -> None:
+                 timeout: float = 60.0, retries: int = 3,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")
@@ -70,15 +72,19 @@ class Client:
         self.prefix = parts.path.rstrip("/")
         self.token = token if token is not None else os.environ.get("OLEARN_TOKEN")
         self.timeout, self.retries = timeout, retries
+        self.ssl_context = ssl_context  # https: None verifies with the system's CAs
         self._local = threading.local()
 
     # ------------------------------------------------------------ transport
     def _connection(self):
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            kind = (http.client.HTTPSConnection if self.scheme == "https"
-                    else http.client.HTTPConnection)
-            conn = self._local.conn = kind(self.host, self.port, timeout=self.timeout)
+            if self.scheme == "https":
+                conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout,
+                                                   context=self.ssl_context)
+            else:
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self._local.conn = conn
         return conn
 
     def close(self) -> None:
@@ -131,12 +137,33 @@ class Client:
     def health(self) -> Any:
         return self.request("GET", "/healthz")
 
-    def create(self, name: str, algo: str, **params: Any) -> Any:
-        """A new model ``name`` made as ``olearn.make(algo, **params)``."""
-        return self.request("PUT", f"/models/{_q(name)}", {"algo": algo, "params": params})
+    def create(self, name: str, algo: str, replace: bool = False, **params: Any) -> Any:
+        """A new model ``name`` made as ``olearn.make(algo, **params)``; with
+        ``replace``, in place of the one served (which goes to the trash, restorable)."""
+        return self.request("PUT", f"/models/{_q(name)}" + ("?replace=true" if replace
+                                                              else ""),
+                            {"algo": algo, "params": params})
 
     def delete(self, name: str) -> Any:
+        """Model ``name`` moved to the server's trash (see :meth:`restore`)."""
         return self.request("DELETE", f"/models/{_q(name)}")
+
+    def restore(self, name: str) -> Any:
+        """The model ``name`` deleted last, back from the trash."""
+        return self.request("POST", f"/models/{_q(name)}/restore")
+
+    def versions(self, name: str) -> Any:
+        """``{"current": v, "versions": [{"version", "seq", "rows", "time"}, ...]}``:
+        the snapshots kept."""
+        return self.request("GET", f"/models/{_q(name)}/versions")
+
+    def version_file(self, name: str, version: int) -> bytes:
+        """The model file of one version (what ``olearn.load`` reads)."""
+        return self.request("GET", f"/models/{_q(name)}/versions/{int(version)}/file")
+
+    def rollback(self, name: str, version: int) -> Any:
+        """The model as it was at ``version``, saved as a new version."""
+        return self.request("POST", f"/models/{_q(name)}/rollback", {"version": version})
 
     def models(self) -> list[str]:
         return self.request("GET", "/models")["models"]
@@ -145,19 +172,24 @@ class Client:
         """Algorithm, parameters, rows, last seq, snapshot age, log size."""
         return self.request("GET", f"/models/{_q(name)}")
 
-    def _learn_doc(self, X, y, sample_weight, id):
+    def _learn_doc(self, X, y, sample_weight, id, pipeline=None):
         rows = [{"x": x, "y": label} for x, label in zip(rows_of(X), _labels(y))]
         if sample_weight is not None:
             for row, w in zip(rows, _labels(sample_weight)):
                 row["w"] = w
-        return {"rows": rows, "id": id or uuid.uuid4().hex}
+        doc = {"rows": rows, "id": id or uuid.uuid4().hex}
+        if pipeline is not None:
+            doc["pipeline"] = pipeline
+        return doc
 
     def learn(self, name: str, X: Matrix, y: Vector, sample_weight: Vector | None = None,
-              id: str | None = None) -> Any:
+              id: str | None = None, pipeline: dict | None = None) -> Any:
         """Learn rows ``X`` with labels ``y``; returns ``{"acknowledged", "seq"}`` once
-        the server made them durable."""
+        the server made them durable.  ``pipeline`` says how the rows were read
+        (``{"format": "libsvm", "width": 123}``, ``{"format": "vw", "hash_bits": 18}``):
+        a model refuses rows of another shape than the first it learned (409)."""
         return self.request("POST", f"/models/{_q(name)}/learn",
-                            self._learn_doc(X, y, sample_weight, id))
+                            self._learn_doc(X, y, sample_weight, id, pipeline))
 
     def predict_learn(self, name: str, X: Matrix, y: Vector,
                       sample_weight: Vector | None = None, id: str | None = None) -> Any:

@@ -72,7 +72,7 @@ def test_bash_subcommands_options_and_values(bash_script, tmp_path):
     # nested subcommands and their choices
     assert _complete(bash_script, "olearn serve token a") == ["add"]
     assert sorted(_complete(bash_script, "olearn serve token add --scope ")) == \
-        ["admin", "learn", "predict"]
+        ["admin", "learn", "metrics", "predict"]
     assert _complete(bash_script, "olearn datasets f") == ["fetch"]
     # a file after an option naming one, and as the data argument
     (tmp_path / "model-one.olm").write_text("")

@@ -5,12 +5,49 @@ in requests of ``--request-rows`` rows through :class:`olearn.client.Client`; a 
 row goes as ``{column: value}`` (column numbers as names), a dense one as a list.  The
 model is created first from ``--algo``/``--param`` when the server has none of that
 name.  Each request carries an idempotency id, so the client's retries never learn a
-row twice.
+row twice, and the pipeline the file was read with (format, width or hashing bits,
+feature options), which the served model checks against the first it learned (a 409
+naming both).  A LIBSVM file streamed into a model of a fixed width is read at that
+width, as ``train --model`` reads it.  Rows go to ``predict_learn``: the predictions
+made before each row's update give the progressive loss, printed at the end.
 """
 import time
+import urllib.parse
 
 from ._common import CLIError, parse_params, report_stream
-from ._input import open_data, require_data
+from ._input import _hash_bits, data_format, open_data, require_data
+
+
+def pipeline_of(args, fmt, width, n_features):
+    """How the rows of DATA are read, for the server to check (see
+    olearn/serve/store.py: merge_pipeline)."""
+    if fmt in ("vw", "text"):
+        bits = _hash_bits(args, n_features)
+        features = (" ".join([*(f"-q {q}" for q in args.quadratic),
+                              *(f"--cubic {c}" for c in args.cubic),
+                              *(f"--ignore {i}" for i in args.ignore)]) if fmt == "vw"
+                    else f"--ngram {args.ngram}")
+        return {"format": fmt, "hash_bits": bits, "width": 1 << bits, "fixed": True,
+                "features": features or None}
+    fixed = fmt != "libsvm" or n_features is not None or args.n_features is not None
+    return {"format": fmt, "width": int(width), "fixed": fixed}
+
+
+def progressive(predictions, y, tally):
+    """Adds to ``tally`` ([loss sum, rows, kind]) the zero-one error, or the squared
+    error when the labels are not classes."""
+    import numpy as np
+    p, t = np.asarray(predictions), np.asarray(y)
+    classes = p.dtype.kind in "iub" or p.dtype.kind in "OU" or (
+        p.dtype.kind == "f" and np.all(p == np.round(p)) and np.all(t == np.round(t)))
+    if classes and tally[2] != "squared":
+        tally[2] = "zero-one"
+        tally[0] += float(np.sum(p.astype(str) != t.astype(p.dtype).astype(str))
+                          if p.dtype.kind in "OU" else np.sum(p != t))
+    else:
+        tally[2] = "squared"
+        tally[0] += float(np.sum((p.astype(float) - t.astype(float)) ** 2))
+    tally[1] += len(p)
 
 
 def add_server_args(parser):
@@ -37,9 +74,13 @@ def train_remote(args):
     except ValueError as exc:
         raise CLIError(f"--server: {exc}") from None
     rows, seq, t0 = 0, None, time.perf_counter()
+    fmt, n_features, tally = data_format(args), None, [0.0, 0, None]
     try:
         try:
-            client.info(args.name)
+            have = client.info(args.name).get("pipeline") or {}
+            if have.get("format") == fmt and have.get("fixed", True) and \
+                    have.get("width") is not None and args.n_features is None:
+                n_features = have["width"]  # (read at the model's width)
         except ServerError as exc:
             if exc.status != 404:
                 raise
@@ -47,19 +88,24 @@ def train_remote(args):
                 raise CLIError(f"the server has no model {args.name!r}: give --algo NAME "
                                "to create it") from None
             client.create(args.name, args.algo, **params)
-        for chunk in open_data(args, weights=True):
+        path = f"/models/{urllib.parse.quote(args.name, safe='')}/predict_learn"
+        for chunk in open_data(args, n_features, weights=True):
             X, y = chunk[0], chunk[1]
             w = chunk[2] if len(chunk) > 2 else None
+            pipeline = pipeline_of(args, fmt, X.shape[1], n_features)
             for i in range(0, X.shape[0], args.request_rows):
                 part = slice(i, i + args.request_rows)
-                out = client.learn(args.name, X[part], y[part],
-                                   None if w is None else w[part])
+                out = client.request("POST", path, client._learn_doc(
+                    X[part], y[part], None if w is None else w[part], None, pipeline))
                 rows, seq = rows + out["acknowledged"], out["seq"]
+                progressive(out["predictions"], y[part], tally)
     except ServerError as exc:
         raise CLIError(f"{args.server}: {exc.message} (HTTP {exc.status})") from None
     except OSError as exc:
         raise CLIError(f"{args.server}: {exc}") from None
     took = time.perf_counter() - t0
+    loss = (f"; progressive {tally[2]} loss {tally[0] / tally[1]:.6g}" if tally[1] else "")
     print(f"learned {rows} rows into {args.name} at {args.server} in {took:.2f} s "
-          f"({rows / max(took, 1e-9):.0f} rows/s); last seq {seq}", file=report_stream())
+          f"({rows / max(took, 1e-9):.0f} rows/s); last seq {seq}{loss}",
+          file=report_stream())
     return 0

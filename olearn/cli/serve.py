@@ -7,17 +7,85 @@ learn request is in the model's write-ahead log first (fsynced before the answer
 once; 'olearn serve token add|list|revoke --data-dir DIR' manages tokens, also while
 the server runs.  A model whose files are damaged is not served (503, the reason on
 stderr); 'olearn serve repair --data-dir DIR --model M' diagnoses it and, with --keep,
-repairs its log.
+repairs its log.  SIGTERM or SIGINT stops cleanly: the requests in flight finish, every
+changed model is snapshotted (the next start replays nothing); a second signal stops at
+once.  One process owns DIR (a lock file).  Every snapshot is a numbered version (GET
+/models/M/versions, POST /models/M/rollback); a deleted model is kept in DIR/trash.
+Options may come from a TOML file (--config); the command line overrides it.
 """
 import os
 import sys
 
 from ._common import CLIError
 
+#: the server's options, which a --config file may set too
+OPTIONS = ("data_dir", "host", "port", "fsync", "snapshot_rows", "snapshot_seconds",
+           "max_body", "max_rows", "max_features", "idempotency_ids",
+           "idempotency_seconds", "grace_seconds", "keep_versions", "keep_deleted",
+           "access_log", "log_format", "metrics_public", "ssl_certfile", "ssl_keyfile",
+           "workers")
+DEFAULTS, CHOICES = {}, {}
+
+
+def read_config(path):
+    """The options of a TOML file, as ``{dest: value}``, checked (unknown keys, types,
+    choices), or a :class:`CLIError` of one line."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise CLIError("--config needs Python 3.11+ (tomllib) or, on 3.10, "
+                           "'pip install tomli'") from None
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as exc:
+        raise CLIError(f"--config {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CLIError(f"--config {path}: not TOML: {exc}") from None
+    doc = doc.get("serve", doc)  # (the options may sit under [serve])
+    out = {}
+    for key, value in doc.items():
+        dest = key.replace("-", "_")
+        if dest not in OPTIONS:
+            raise CLIError(f"--config {path}: unknown option {key!r} (known: "
+                           f"{', '.join(OPTIONS)})")
+        default = DEFAULTS.get(dest)
+        if isinstance(default, bool) or dest == "metrics_public":
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            raise CLIError(f"--config {path}: {key} must be "
+                           f"{type(default).__name__ if default is not None else 'a string'}"
+                           f", got {value!r}")
+        if CHOICES.get(dest) and value not in CHOICES[dest]:
+            raise CLIError(f"--config {path}: {key} must be one of "
+                           f"{', '.join(CHOICES[dest])}, got {value!r}")
+        out[dest] = value
+    return out
+
+
+def resolve(args):
+    """Each server option from the command line, else the config file, else its
+    default."""
+    config = read_config(args.config) if args.config else {}
+    for dest in OPTIONS:
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, config.get(dest, DEFAULTS.get(dest)))
+
 
 def add_parser(subparsers):
+    # (no abbreviations: 'serve repair --keep' must not be read as --keep-versions)
     p = subparsers.add_parser("serve", help="serve models over HTTP (learn, predict)",
-                              description=__doc__.split("\n\n", 1)[1])
+                              description=__doc__.split("\n\n", 1)[1], allow_abbrev=False)
     p.add_argument("--data-dir", metavar="DIR", help="the folder of models, logs, tokens")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8470)
@@ -40,6 +108,38 @@ def add_parser(subparsers):
                         "(default 100,000) ...")
     p.add_argument("--idempotency-seconds", type=float, default=86_400.0, metavar="T",
                    help="... and at most T seconds (default 86,400); kept across restarts")
+    p.add_argument("--grace-seconds", type=float, default=5.0, metavar="T",
+                   help="at SIGTERM or SIGINT, wait at most T seconds for the requests "
+                        "in flight (default 5), then snapshot the changed models")
+    p.add_argument("--keep-versions", type=int, default=5, metavar="N",
+                   help="each snapshot is a numbered version; keep the last N (default 5)")
+    p.add_argument("--keep-deleted", type=float, default=7 * 86400.0, metavar="T",
+                   help="a deleted model is kept in DIR/trash for T seconds (default "
+                        "604,800: a week), restorable")
+    p.add_argument("--access-log", metavar="FILE",
+                   help="one line per request (time, client, token id, method, path, "
+                        "status, bytes, ms, model, seq) appended to FILE; '-': stderr")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="the access log's lines: text, or one JSON object a line")
+    p.add_argument("--metrics-public", action="store_true",
+                   help="GET /metrics needs no token (a scraper on a trusted network); "
+                        "else a metrics or admin token")
+    p.add_argument("--ssl-certfile", metavar="FILE",
+                   help="serve https with this certificate (PEM; with --ssl-keyfile)")
+    p.add_argument("--ssl-keyfile", metavar="FILE", help="the certificate's private key")
+    p.add_argument("--config", metavar="FILE",
+                   help="a TOML file of these options (data_dir = \"/srv/olearn\", port = "
+                        "8470, metrics_public = true, ...); the command line overrides it")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="only 1: one process owns a data folder (its models learn on "
+                        "threads); run one server per data folder")
+    # every option's default is None, so that run() tells what the command line gave
+    # from what the config file gives (DEFAULTS: the defaults when neither does)
+    for action in p._actions:
+        if action.dest in OPTIONS:
+            DEFAULTS[action.dest] = action.default
+            CHOICES[action.dest] = action.choices
+            action.default = None
     sub = p.add_subparsers(dest="serve_command", metavar="token|repair")
     rp = sub.add_parser("repair", help="diagnose a model whose log is damaged; rewrite "
                                        "it keeping the good prefix or every whole record",
@@ -57,7 +157,8 @@ def add_parser(subparsers):
     tsub = t.add_subparsers(dest="token_command", metavar="add|list|revoke")
     add = tsub.add_parser("add", help="add a token; prints it alone, once")
     add.add_argument("--data-dir", metavar="DIR", required=True)
-    add.add_argument("--scope", choices=("admin", "learn", "predict"), required=True)
+    add.add_argument("--scope", choices=("admin", "learn", "predict", "metrics"),
+                     required=True)
     add.add_argument("--model", metavar="NAME", help="restrict the token to this model")
     ls = tsub.add_parser("list", help="list tokens (never their secrets)")
     ls.add_argument("--data-dir", metavar="DIR", required=True)
@@ -79,13 +180,37 @@ def run(args):
         if args.token_command is None:
             raise CLIError("olearn serve token: say add, list or revoke")
         return _token(args, Tokens(args.data_dir))
+    resolve(args)
     if not args.data_dir:
         raise CLIError("--data-dir DIR is needed")
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        raise CLIError("--ssl-certfile and --ssl-keyfile go together")
+    for flag in ("ssl_certfile", "ssl_keyfile"):
+        path = getattr(args, flag)
+        if path is not None and not os.access(path, os.R_OK):
+            raise CLIError(f"--{flag.replace('_', '-')} {path}: not a readable file")
+    if args.ssl_certfile:
+        import ssl
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                args.ssl_certfile, args.ssl_keyfile)
+        except (ssl.SSLError, OSError) as exc:
+            raise CLIError(f"--ssl-certfile {args.ssl_certfile} --ssl-keyfile "
+                           f"{args.ssl_keyfile}: not a certificate and its key "
+                           f"({getattr(exc, 'reason', None) or exc})") from None
     if not args.idempotency_seconds > 0:  # (NaN too)
         raise CLIError("--idempotency-seconds must be > 0")
-    for flag in ("snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
+    if not args.keep_deleted >= 0:
+        raise CLIError("--keep-deleted must be >= 0")
+    for flag in ("keep_versions", "snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
         if getattr(args, flag) < 1:
             raise CLIError(f"--{flag.replace('_', '-')} must be >= 1")
+    if args.workers != 1:
+        raise CLIError("--workers: one process owns a data folder (a second would "
+                       "write the same logs); olearn serve runs 1, its models learn on "
+                       "threads; for more, run one server per data folder")
+    if not args.grace_seconds >= 0:
+        raise CLIError("--grace-seconds must be >= 0")
     if not (0 < args.port < 65536):
         raise CLIError(f"--port must be in 1..65535, got {args.port}")
     try:
@@ -95,18 +220,41 @@ def run(args):
         raise CLIError("olearn serve needs Starlette and uvicorn: "
                        "pip install 'olearn[serve]'") from None
     os.makedirs(args.data_dir, exist_ok=True)
+    from ..serve import FolderLocked, Limits, lock_data_dir, run as serve
+    try:
+        lock = lock_data_dir(args.data_dir)  # noqa: F841 (held until the process ends)
+    except FolderLocked as exc:
+        raise CLIError(str(exc)) from None
     tokens = Tokens(args.data_dir)
     if not tokens.current():
         _, token = tokens.add("admin")
         print(f"admin token (shown once; only its hash is kept): {token}", flush=True)
-    from ..serve import Limits, run as serve
-    print(f"olearn serve: {args.data_dir} on http://{args.host}:{args.port} "
+    scheme = "https" if args.ssl_certfile else "http"
+    print(f"olearn serve: {args.data_dir} on {scheme}://{args.host}:{args.port} "
           f"(fsync {args.fsync})", file=sys.stderr, flush=True)
-    serve(args.data_dir, args.host, args.port, args.fsync,
-          limits=Limits(args.max_body, args.max_rows, args.max_features),
-          snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
-          ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds)
-    return 0
+    access = None
+    if args.access_log == "-":
+        access = sys.stderr
+    elif args.access_log:
+        try:
+            access = open(args.access_log, "a", buffering=1, encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"--access-log {args.access_log}: {exc.strerror}") from None
+    saved, failed = serve(
+        args.data_dir, args.host, args.port, args.fsync,
+        limits=Limits(args.max_body, args.max_rows, args.max_features),
+        snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
+        ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds,
+        grace_seconds=args.grace_seconds, access_log=access, log_format=args.log_format,
+        metrics_public=args.metrics_public, keep_versions=args.keep_versions,
+        keep_deleted=args.keep_deleted, ssl_certfile=args.ssl_certfile,
+        ssl_keyfile=args.ssl_keyfile)
+    line = (f"olearn serve: stopped; {len(saved)} model(s) snapshotted"
+            + (f" ({', '.join(saved)})" if saved else "") + ", the others unchanged")
+    if failed:
+        line += f"; NOT snapshotted (their logs keep them): {'; '.join(failed)}"
+    print(line, file=sys.stderr, flush=True)
+    return 1 if failed else 0
 
 
 def _token(args, tokens):

@@ -35,6 +35,7 @@ class Learn(NamedTuple):
     y: list
     w: object      # list of weights, or None when every weight is 1
     dicts: bool    # rows are {name: value} dicts (else lists of numbers)
+    pipeline: object = None  # how the client read the rows (see parse_pipeline)
 
 
 class Predict(NamedTuple):
@@ -107,11 +108,36 @@ def _rows(doc, limits):
     return rows
 
 
+#: what a client says of how it read its rows: the file format, the width (columns;
+#: ``fixed`` false when a LIBSVM reader grows it as columns come), the hashing bits,
+#: and the feature options (quadratic, cubic, ignore, ngram) in one string
+PIPELINE_KEYS = {"format": str, "width": int, "fixed": bool, "hash_bits": int,
+                 "features": str}
+
+
+def parse_pipeline(doc):
+    """A pipeline object, checked (None when absent)."""
+    if doc is None:
+        return None
+    if not isinstance(doc, dict):
+        raise ServeError(400, "'pipeline' must be an object")
+    _keys(doc, set(PIPELINE_KEYS), "the pipeline")
+    for key, value in doc.items():
+        kind = PIPELINE_KEYS[key]
+        if value is not None and (not isinstance(value, kind) or
+                                  (kind is int and (isinstance(value, bool) or value < 0)) or
+                                  (kind is str and len(value) > 200)):
+            raise ServeError(400, f"pipeline {key!r} must be "
+                                  f"{'an integer >= 0' if kind is int else kind.__name__}")
+    return doc
+
+
 def parse_learn(body, limits):
     """A learn or predict_learn body: ``{"rows": [{"x": ..., "y": ..., "w": ...}],
     "id": "..."}``."""
     doc = parse_json(body)
-    _keys(doc, {"rows", "id"}, "the body")
+    _keys(doc, {"rows", "id", "pipeline"}, "the body")
+    pipeline = parse_pipeline(doc.get("pipeline"))
     rid = doc.get("id")
     if rid is not None and not (isinstance(rid, str) and 0 < len(rid) <= MAX_ID):
         raise ServeError(400, f"'id' must be a string of 1 to {MAX_ID} characters")
@@ -141,7 +167,7 @@ def parse_learn(body, limits):
         w.append(weight)
     if all(v == 1.0 for v in w):
         w = None
-    return Learn(rid, X, y, w, dicts)
+    return Learn(rid, X, y, w, dicts, pipeline)
 
 
 def parse_predict(body, limits):
@@ -164,7 +190,8 @@ def parse_predict(body, limits):
 def parse_create(body):
     """``{"algo": NAME, "params": {...}}``."""
     doc = parse_json(body)
-    _keys(doc, {"algo", "params"}, "the body")
+    _keys(doc, {"algo", "params", "pipeline"}, "the body")
+    parse_pipeline(doc.get("pipeline"))
     algo, params = doc.get("algo"), doc.get("params", {})
     if not isinstance(algo, str) or not algo:
         raise ServeError(400, "'algo' must be a learner's name (see 'olearn algos')")

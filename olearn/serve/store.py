@@ -4,10 +4,15 @@ atomic snapshots, recovery.
 Layout of the data folder::
 
     tokens.json                     token hashes (olearn.serve.tokens)
+    serve.lock                      held (flock) by the one server of the folder
     models/NAME/meta.json           algo, params, seq, rows and idempotency ids as of
-                                    the snapshot, and the snapshot's file name
-    models/NAME/snapshot-*.olm      the model at that seq (olearn's safe format)
+                                    the snapshot, the snapshot's file name, the kept
+                                    versions, the rows' pipeline (their shape)
+    models/NAME/snapshot-*.olm      the model at that seq (olearn's safe format); the
+                                    last ``keep_versions`` are its numbered versions
     models/NAME/log.wal             learn requests after it (olearn.serve.wal)
+    trash/NAME@MS-HEX/              a deleted (or replaced) model, whole, kept
+                                    ``keep_deleted`` seconds for a restore
 
 A learn request is checked whole and, under the model's lock, given the next ``seq`` and
 encoded as its log record before the model changes; then it is applied (a dict row by
@@ -55,6 +60,10 @@ NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
 #: the idempotency window's defaults: the last IDS_COUNT ids, at most IDS_SECONDS old
 IDS_COUNT = 100_000
 IDS_SECONDS = 24 * 3600.0
+#: snapshots kept as numbered versions, and seconds a deleted model is kept in trash/
+KEEP_VERSIONS = 5
+KEEP_DELETED = 7 * 24 * 3600.0
+_TRASH = re.compile(r"(.+)@(\d+)-[0-9a-f]+\Z")
 _SNAPSHOT_SEQ = re.compile(r"snapshot-(\d+)-")
 
 
@@ -130,6 +139,74 @@ def apply_learn(model, req, predict=False):
     return None
 
 
+def shape_of(pipe):
+    """A pipeline in words: ``libsvm rows of 123 columns``, ``vw rows hashed to 2^18
+    columns (-q ab)``."""
+    if not pipe:
+        return "rows of no stated shape"
+    fmt, width, bits = pipe.get("format") or "rows", pipe.get("width"), pipe.get("hash_bits")
+    text = f"{fmt} rows" if fmt != "rows" else "rows"
+    if bits is not None:
+        text += f" hashed to 2^{bits} columns"
+    elif width is not None:
+        text += (f" of {width} columns" if pipe.get("fixed", True)
+                 else f" of {width} columns so far (growing)")
+    if pipe.get("features"):
+        text += f" ({pipe['features']})"
+    return text
+
+
+def merge_pipeline(have, new, name):
+    """The model's pipeline once a request that read its rows as ``new`` is learned, or
+    a 409 naming both.  The format, the hashing bits and the feature options must be
+    the model's; a fixed width must be the model's width; a growing (LIBSVM without
+    --n-features) width is at most a fixed model's width and widens a growing one."""
+    if new is None:
+        return have
+    if not have:
+        return dict(new)
+    merged = dict(have)
+    for key in ("format", "hash_bits", "features"):
+        if have.get(key) != new.get(key) and (key in have or new.get(key) is not None):
+            refuse(have, new, name)
+    w, nw = have.get("width"), new.get("width")
+    if nw is not None:
+        if w is None:
+            merged["width"], merged["fixed"] = nw, new.get("fixed", True)
+        elif have.get("fixed", True):
+            if nw > w or (new.get("fixed", True) and nw != w):
+                refuse(have, new, name)
+        elif new.get("fixed", True):
+            if nw != w:
+                refuse(have, new, name)
+            merged["fixed"] = True
+        else:
+            merged["width"] = max(w, nw)
+    return merged
+
+
+def refuse(have, new, name):
+    raise ServeError(409, f"model {name!r} reads {shape_of(have)}; these are "
+                          f"{shape_of(new)}")
+
+
+def check_columns(pipe, X, dicts, name):
+    """Rows of a fixed-width model's shape: lists of its width, or objects whose
+    column-number names are below it (a 409 naming both)."""
+    if not pipe or pipe.get("width") is None or not pipe.get("fixed", True):
+        return
+    width = pipe["width"]
+    for k, x in enumerate(X):
+        if dicts:
+            for key in x:
+                if key.isdigit() and int(key) >= width:
+                    raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} "
+                                          f"has column {key}")
+        elif len(x) != width:
+            raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} has "
+                                  f"{len(x)} values")
+
+
 def predict_rows(model, req):
     """``{"predictions": [...]}`` (and ``scores``/``proba`` when asked)."""
     import numpy as np
@@ -171,10 +248,14 @@ class Entry:
         self.ids = collections.OrderedDict()  # id -> (seq, n, log position, time, hash)
         self.ids_count, self.ids_seconds = IDS_COUNT, IDS_SECONDS
         self.model = self.log = None
+        self.pipeline = None  # the shape of the rows it reads (see merge_pipeline)
         self.meta = {}
         self.seq = self.rows = 0
         self.snap_seq = self.snap_rows = 0
-        self.snap_time = time.time()
+        self.snap_time = None  # when the current snapshot was written; None: no snapshot
+        self.opened = time.time()
+        self.replay_seconds, self.replayed = 0.0, 0  # the log's replay at the start
+        self.load_seconds = 0.0  # its snapshot's load (the first also imports its code)
 
     @property
     def meta_path(self):
@@ -205,15 +286,22 @@ class Store:
 
     def __init__(self, data_dir, fsync="always", snapshot_rows=1_000_000,
                  snapshot_seconds=60.0, limits=Limits(), io=None, background=True,
-                 ids_count=IDS_COUNT, ids_seconds=IDS_SECONDS, report=None):
+                 ids_count=IDS_COUNT, ids_seconds=IDS_SECONDS, report=None,
+                 keep_versions=KEEP_VERSIONS, keep_deleted=KEEP_DELETED):
         self.root = os.path.abspath(data_dir)
         self.models_dir = os.path.join(self.root, "models")
+        self.trash_dir = os.path.join(self.root, "trash")
         os.makedirs(self.models_dir, exist_ok=True)
+        os.makedirs(self.trash_dir, exist_ok=True)
+        self.keep_versions, self.keep_deleted = keep_versions, keep_deleted
+        self._purged = 0.0
         self.policy, self.io, self.limits = fsync, io or default_io(), limits
         self.snapshot_rows, self.snapshot_seconds = snapshot_rows, snapshot_seconds
         self.ids_count, self.ids_seconds = ids_count, ids_seconds
         self.report = report or (lambda line: None)
         self.entries = {}
+        #: snapshots written, their seconds, and those that failed (for /metrics)
+        self.snapshots, self.snapshot_seconds_total, self.snapshot_failures = 0, 0.0, 0
         self._lock = threading.Lock()
         for name in sorted(os.listdir(self.models_dir)):
             path = os.path.join(self.models_dir, name)
@@ -228,6 +316,7 @@ class Store:
                     entry = self.entries[name] = self._entry(name, path)
                     entry.unavailable = why
                     self.report(f"olearn serve: model {name!r} is not served: {why}")
+        self.purge()
         self._stop = threading.Event()
         self._thread = None
         if background:
@@ -247,8 +336,12 @@ class Store:
         entry = self._entry(name, folder)
         entry.meta = read_meta(entry.meta_path)
         path = os.path.join(folder, "log.wal")
+        began = time.perf_counter()
         scan = check_log(scan_log(path, entry.meta["seq"]), entry.meta, entry.meta_path)
         self._rebuild(entry, scan.records, replaying=path)
+        entry.replay_seconds = time.perf_counter() - began - entry.load_seconds
+        entry.replayed = sum(1 for r in scan.records if r.seq > entry.meta["seq"])
+        entry.snap_time = snapshot_time(entry)
         entry.log = Log(path, self.policy, self.io, scan)
         if scan.torn:
             self.report(f"olearn serve: model {name!r}: {scan.torn}")
@@ -262,9 +355,11 @@ class Store:
         from .. import load, make
         meta = entry.meta
         snap = meta.get("snapshot")
+        began = time.perf_counter()
         try:
             entry.model = (load(os.path.join(entry.folder, snap)) if snap
                            else make(meta["algo"], **meta["params"]))
+            entry.load_seconds = time.perf_counter() - began
         except Exception as exc:  # noqa: BLE001 (whatever a damaged file causes)
             if replaying is None:
                 raise
@@ -272,6 +367,7 @@ class Store:
             raise ModelDamage(f"{where}: the model cannot be made from it: "
                               f"{_message(exc, 300)}") from None
         entry.seq, entry.rows = meta["seq"], meta["rows"]
+        entry.pipeline = meta.get("pipeline")
         entry.ids.clear()
         now = time.time()
         for item in meta.get("ids", []):
@@ -284,7 +380,9 @@ class Store:
                 continue  # already in the snapshot (a crash before the log was emptied)
             try:
                 req = parse_learn(body, Limits(1 << 62, 1 << 62, 1 << 62))
+                pipeline = merge_pipeline(entry.pipeline, req.pipeline, entry.name)
                 apply_learn(entry.model, req)
+                entry.pipeline = pipeline
             except Exception as exc:  # noqa: BLE001
                 if replaying is None:
                     raise
@@ -336,6 +434,7 @@ class Store:
     def create(self, name, body):
         check_name(name)
         algo, params = parse_create(body)
+        pipeline = json.loads(body).get("pipeline")
         from ..registry import make
         try:
             model = make(algo, **params)
@@ -347,7 +446,7 @@ class Store:
         if not hasattr(model, "learn_one"):
             raise ServeError(400, f"{algo} does not learn from labelled rows")
         meta = {"algo": algo, "params": params, "seq": 0, "rows": 0, "snapshot": None,
-                "ids": [], "created": time.time()}
+                "ids": [], "created": time.time(), "pipeline": pipeline}
         return self._install(name, meta, None)
 
     def _install(self, name, meta, model_file):
@@ -372,17 +471,132 @@ class Store:
         return self.describe(entry)
 
     def delete(self, name):
+        """Model ``name`` moved whole (its snapshot, log, versions) to
+        ``trash/NAME@MILLISECONDS-HEX``, kept ``keep_deleted`` seconds for
+        :meth:`restore`."""
         with self._lock:
             entry = self.entry(name)
             with entry.lock:
+                if self.policy != "none":
+                    try:
+                        entry.log.sync_if_dirty()
+                    except (OSError, ValueError):
+                        pass
                 entry.deleted = True
                 entry.log.close()
-                trash = os.path.join(self.models_dir, f".deleted-{name}-{secrets.token_hex(4)}")
+                trash = os.path.join(self.trash_dir, f"{name}@{int(time.time() * 1000)}-"
+                                                     f"{secrets.token_hex(3)}")
                 os.replace(entry.folder, trash)
                 fsync_dir(self.models_dir)
+                fsync_dir(self.trash_dir)
                 del self.entries[name]
-        shutil.rmtree(trash, ignore_errors=True)
-        return {"deleted": name}
+        return {"deleted": name, "kept_seconds": self.keep_deleted}
+
+    def trashed(self, name=None):
+        """``[(deleted at (s), model name, folder)]`` in trash/, oldest first."""
+        out = []
+        for item in os.listdir(self.trash_dir):
+            m = _TRASH.match(item)
+            if m and (name is None or m.group(1) == name):
+                out.append((int(m.group(2)) / 1000, m.group(1),
+                            os.path.join(self.trash_dir, item)))
+        return sorted(out)
+
+    def purge(self, now=None):
+        """Deleted models older than ``keep_deleted`` seconds removed from trash/."""
+        now = time.time() if now is None else now
+        for when, _, folder in self.trashed():
+            if now - when > self.keep_deleted:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def restore(self, name):
+        """The model ``name`` deleted last, back from trash/ (409 when ``name`` is
+        served, 404 when trash/ has none)."""
+        check_name(name)
+        with self._lock:
+            if name in self.entries and not self.entries[name].deleted:
+                raise ServeError(409, f"a model named {name!r} exists; delete it first or "
+                                      "restore under another name")
+            found = self.trashed(name)
+            if not found:
+                raise ServeError(404, f"no deleted model named {name!r} is kept")
+            folder = os.path.join(self.models_dir, name)
+            os.replace(found[-1][2], folder)
+            fsync_dir(self.trash_dir)
+            fsync_dir(self.models_dir)
+            try:
+                entry = self.entries[name] = self._open(name, folder)
+            except Exception as exc:  # noqa: BLE001 (as at a start: listed, not served)
+                entry = self.entries[name] = self._entry(name, folder)
+                entry.unavailable = str(exc) if isinstance(exc, ModelDamage) else \
+                    f"{folder}: {type(exc).__name__}: {_message(exc, 300)}"
+                raise ServeError(503, f"model {name!r} is not served: "
+                                      f"{entry.unavailable}") from None
+        return self.describe(entry)
+
+    def replace(self, name, body):
+        """A new model ``name`` (a create's body) in place of the one served, which goes
+        to trash/ as a delete sends it (restorable)."""
+        check_name(name)
+        parse_create(body)  # (checked before anything moves)
+        existing = self.entries.get(name)
+        if existing is not None and not existing.deleted:
+            self.delete(name)
+        return self.create(name, body)
+
+    def versions(self, name):
+        entry = self.entry(name)
+        with entry.lock:
+            return {"name": name, "current": entry.meta.get("last_version"),
+                    "keep": self.keep_versions,
+                    "versions": [{k: v[k] for k in ("version", "seq", "rows", "time",
+                                                    "rollback_of") if k in v}
+                                 for v in entry.meta.get("versions", [])]}
+
+    def _version(self, entry, version):
+        for v in entry.meta.get("versions", []):
+            if v["version"] == version:
+                return v
+        kept = [v["version"] for v in entry.meta.get("versions", [])]
+        raise ServeError(404, f"model {entry.name!r} has no version {version} (kept: "
+                              f"{', '.join(map(str, kept)) or 'none'})")
+
+    def version_file(self, name, version):
+        entry = self.entry(name)
+        with entry.lock:
+            path = os.path.join(entry.folder, self._version(entry, version)["file"])
+            with open(path, "rb") as f:
+                return f.read()
+
+    def rollback(self, name, body):
+        """The model as version ``v``'s file, written as a new version (``rollback_of``:
+        v) by a snapshot: its ``meta.json``, fsynced, is the commit point, so a crash
+        before it leaves the model as it was and a crash after it rolled back; the
+        log's records (all at or below the snapshot's seq) are skipped by a replay."""
+        from .. import load
+        try:
+            doc = json.loads(body or b"null")
+            version = doc["version"]
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise TypeError
+        except (ValueError, TypeError, KeyError):
+            raise ServeError(400, 'the body must be {"version": N}') from None
+        entry = self.entry(name)
+        with entry.lock:
+            live(entry, name)
+            path = os.path.join(entry.folder, self._version(entry, version)["file"])
+            previous = entry.model
+            try:
+                entry.model = load(path)
+                self._write_snapshot(entry, note={"rollback_of": version})
+            except Exception as exc:  # noqa: BLE001
+                entry.model = previous
+                self.snapshot_failures += 1
+                raise ServeError(503, f"the rollback could not be written "
+                                      f"({_message(exc, 200)}); the model is unchanged"
+                                 ) from None
+            self.snapshots += 1
+        return self.describe(entry)
 
     def list(self):
         return sorted(n for n, e in self.entries.items() if not e.deleted)
@@ -395,8 +609,11 @@ class Store:
             return {"name": entry.name, "algo": entry.meta["algo"],
                     "params": entry.meta["params"], "rows": entry.rows, "seq": entry.seq,
                     "snapshot_seq": entry.snap_seq,
-                    "snapshot_age_s": round(time.time() - entry.snap_time, 3),
-                    "log_bytes": entry.log.size, "fsync": self.policy}
+                    "snapshot_age_s": (None if entry.snap_time is None
+                                       else round(time.time() - entry.snap_time, 3)),
+                    "log_bytes": entry.log.size, "fsync": self.policy,
+                    "version": entry.meta.get("last_version"),
+                    "pipeline": entry.pipeline}
 
     def info(self, name):
         return self.describe(self.entry(name))
@@ -422,6 +639,8 @@ class Store:
             else:
                 self._recover(entry)
                 seq, n = entry.seq + 1, len(req.X)
+                pipeline = merge_pipeline(entry.pipeline, req.pipeline, name)
+                check_columns(pipeline, req.X, req.dicts, name)
                 try:  # the record, whole, before the model changes
                     record = encode(seq, req.id, body)
                 except UnicodeError:
@@ -435,6 +654,7 @@ class Store:
                 try:
                     position = entry.log.append(record)
                     entry.seq, entry.rows = seq, entry.rows + n
+                    entry.pipeline = pipeline
                     entry.remember(req.id, seq, n, position, time.time(), digest)
                     if predict:
                         out["predictions"] = _plain(made)
@@ -469,6 +689,7 @@ class Store:
             return None
         try:
             live(entry, name)
+            check_columns(entry.pipeline, req.X, req.dicts, name)
             return predict_rows(entry.model, req)
         except ServeError:
             raise
@@ -492,12 +713,35 @@ class Store:
         with entry.lock:
             if entry.deleted or entry.unavailable is not None or (
                     entry.seq == entry.snap_seq and not force):
-                entry.snap_time = time.time()
-                return
+                return False
+            began = time.perf_counter()
+            try:
+                self._write_snapshot(entry)
+            except BaseException:
+                self.snapshot_failures += 1
+                raise
+            self.snapshots += 1
+            self.snapshot_seconds_total += time.perf_counter() - began
+            return True
+
+    def _write_snapshot(self, entry, note=None):
+        """The model as a new numbered version: its file (temp, fsync, rename), then
+        ``meta.json`` the same way (the commit point), then the log emptied; versions
+        beyond ``keep_versions`` lose their files."""
+        with entry.lock:
             old = entry.meta.get("snapshot")
             snap = f"snapshot-{entry.seq:012d}-{secrets.token_hex(3)}.olm"
             entry.model.save(os.path.join(entry.folder, snap))  # temp, fsync, rename
+            now = time.time()
+            versions = list(entry.meta.get("versions", []))
+            number = 1 + max([v["version"] for v in versions] or
+                             [entry.meta.get("last_version", 0)])
+            versions.append(dict({"version": number, "file": snap, "seq": entry.seq,
+                                  "rows": entry.rows, "time": now}, **(note or {})))
+            dropped, versions = versions[:-self.keep_versions], versions[-self.keep_versions:]
             meta = dict(entry.meta, seq=entry.seq, rows=entry.rows, snapshot=snap,
+                        snapshot_time=now, versions=versions, last_version=number,
+                        pipeline=entry.pipeline,
                         ids=[[rid, s, n, when, h]
                              for rid, (s, n, _, when, h) in entry.ids.items()])
             try:
@@ -506,9 +750,10 @@ class Store:
                 _unlink(os.path.join(entry.folder, snap))
                 raise
             entry.meta = meta
-            entry.snap_seq, entry.snap_rows, entry.snap_time = entry.seq, entry.rows, time.time()
-            if old and old != snap:
-                _unlink(os.path.join(entry.folder, old))
+            entry.snap_seq, entry.snap_rows, entry.snap_time = entry.seq, entry.rows, now
+            kept = {v["file"] for v in versions}
+            for gone in {old, *(v["file"] for v in dropped)} - kept - {None}:
+                _unlink(os.path.join(entry.folder, gone))
             try:
                 entry.log.truncate()
             except OSError:
@@ -598,25 +843,50 @@ class Store:
             if now - last < 0.25:
                 continue
             last = now
+            if now - self._purged > 10:
+                self._purged = now
+                try:
+                    self.purge()
+                except OSError:
+                    pass
             for e in entries:
                 due = e.rows - e.snap_rows >= self.snapshot_rows or (
-                    e.seq > e.snap_seq and time.time() - e.snap_time >= self.snapshot_seconds)
+                    e.seq > e.snap_seq and
+                    time.time() - (e.snap_time or e.opened) >= self.snapshot_seconds)
                 if due and not e.deleted:
                     try:
                         self._snapshot(e)
                     except Exception:  # noqa: BLE001 (retried at the next tick)
                         pass
 
-    def close(self):
+    def close(self, snapshot=False):
+        """Stop the background thread, sync and close every log.  With ``snapshot``
+        (a clean stop) first snapshot every model changed since its last snapshot, so
+        that the next start replays nothing; returns ``(saved, failed)``: the names
+        (with their seq) snapshotted, and one line per model whose snapshot failed (its
+        log still holds it)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        for e in list(self.entries.values()):
+        saved, failed = [], []
+        for name, e in sorted(self.entries.items()):
             with e.lock:
-                if not e.deleted and e.log is not None:
+                if e.deleted or e.log is None or e.unavailable is not None:
+                    continue
+                if snapshot and e.seq > e.snap_seq:
+                    try:
+                        self._snapshot(e)
+                        saved.append(f"{name} at seq {e.seq}")
+                    except Exception as exc:  # noqa: BLE001 (the log keeps the model)
+                        failed.append(f"{name}: {_message(exc, 200)}")
+                try:
                     if self.policy != "none":
                         e.log.sync_if_dirty()
-                    e.log.close()
+                except (OSError, ValueError) as exc:
+                    failed.append(f"{name}: the log could not be synced "
+                                  f"({_message(exc, 200)})")
+                e.log.close()
+        return saved, failed
 
 
 def live(entry, name):
@@ -626,6 +896,21 @@ def live(entry, name):
     if entry.unavailable is not None:
         raise ServeError(503, f"model {name!r} is not served: {entry.unavailable}")
     return entry
+
+
+def snapshot_time(entry):
+    """When ``entry``'s snapshot was written (``meta.json``, else the file's time), or
+    None when it has none."""
+    snap = entry.meta.get("snapshot")
+    if not snap:
+        return None
+    when = entry.meta.get("snapshot_time")
+    if isinstance(when, (int, float)):
+        return float(when)
+    try:
+        return os.stat(os.path.join(entry.folder, snap)).st_mtime
+    except OSError:
+        return None
 
 
 def read_meta(path):

@@ -8,7 +8,8 @@ atomically and read again whenever its modification time or size changes, so tok
 added or revoked by ``olearn serve token ...`` take effect in a running server.
 
 Scopes: ``admin`` (every route), ``learn`` (learn, predict_learn, predict and reading
-model descriptions), ``predict`` (predict and reading model descriptions).  A token
+model descriptions), ``predict`` (predict and reading model descriptions), ``metrics``
+(``GET /metrics`` alone, for a Prometheus scraper; an admin token reads it too).  A token
 restricted to a model reaches only that model's routes and ``GET /models``.
 """
 import hashlib
@@ -19,7 +20,7 @@ import secrets
 import threading
 import time
 
-SCOPES = ("admin", "learn", "predict")
+SCOPES = ("admin", "learn", "predict", "metrics")
 FILE = "tokens.json"
 
 
@@ -107,6 +108,8 @@ def allows(record, scope, model, any_model=False):
     """Whether a token's ``record`` may do what needs ``scope`` on ``model`` (None: a
     route of no single model, which a restricted token reaches only if ``any_model``:
     ``GET /models`` lists the models it may see)."""
+    if scope == "metrics" or record["scope"] == "metrics":
+        return record["scope"] in ("admin", "metrics") and scope == "metrics"
     rank = {"predict": 0, "learn": 1, "admin": 2}
     if rank[record["scope"]] < rank[scope]:
         return False
