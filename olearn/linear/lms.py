@@ -38,7 +38,6 @@ class LMSRegressor(OGDRegressor):
     alpha = 0.0
     radius = None
     epsilon = 0.0
-    optimizer = None  # (the plain step)
 
     def __init__(self, eta=0.01, schedule="constant", power=0.5, average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,

@@ -54,6 +54,8 @@ gradient changes neither their state nor the weight); RMSProp, Adam and AdamW st
 every coordinate every row, O(d) (their moments decay, and Adam's weight moves, with a
 zero gradient).  ``alpha`` decays the weights by ``1 - lr alpha`` with the optimiser's
 base rate ``lr`` (COCOB has none and refuses it); ``radius`` projects after the step.
+With a dense step every row changes the model and counts as an update
+(``n_updates_``); otherwise a row updates when its loss gradient is not 0.
 
 ``average=True``: Polyak-Ruppert averaging (the mean of ``w_1 .. w_t`` predicts; the
 raw iterate learns).  ``predict_proba`` exists for the "logistic" loss (sigmoid of the
@@ -189,6 +191,7 @@ STEP_DOC = """eta : float, base step (> 0).
 class _OGD(LossModel, LinearModel):
     """What the OGD classifier and regressor share: the step (schedule or optimiser),
     L2 term, projection."""
+    optimizer = None  # (a subclass without the parameter: the plain step)
 
     def _optimizer(self):
         """The optimiser whose step the kernels run (``optimizer`` or, when None, the

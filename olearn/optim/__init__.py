@@ -16,6 +16,14 @@ adamw      Loshchilov and Hutter 2019, Algorithm 2      every coordinate, O(d)
 cocob      Orabona and Tommasi 2017, Algorithm 2        lazy, O(non-zeros), exact
 =========  ===========================================  ==========================
 
+A new optimiser: its ``step`` (and a ``prepare`` for what is the same for every
+coordinate of a round) in ``olearn/_compiled/steps.py`` with its entry in ``STEPS``
+(``"row"``, ``"lazy"`` or ``"dense"``: how it meets a zero gradient); a holder class
+in a file here (``name``, ``mode``, ``slots``, ``kernel_params`` under names that are not
+OGD's own, ``check``) and its entry in :data:`OPTIMIZERS`.  OGD declares kernels for
+every entry; ``tests/test_optim.py`` wants a line in its ``OPTIMIZERS`` and the numpy
+update in its ``Ref``.
+
 :func:`resolve` turns a parameter value (None, a name, an optimiser, or a model file's
 record) into an optimiser; :func:`encode_params` / :func:`decode_params` put optimisers
 into a model file's JSON parameters and back.
