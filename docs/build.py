@@ -29,6 +29,7 @@ GUIDE = ROOT / "docs" / "guide"
 #: guide page -> (title, packages whose public names it documents)
 FAMILIES = {
     "linear": ("Linear learners", ["olearn.linear"]),
+    "optim": ("Optimisers", ["olearn.optim"]),
     "second_order": ("Second-order learners", ["olearn.second_order"]),
     "sparse": ("Sparse learners", ["olearn.sparse"]),
     "kernel": ("Kernel learners", ["olearn.kernel"]),

@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 _SUBMODULES = {"linear", "io", "datasets", "evaluate", "registry", "persistence",
                "base", "cli", "second_order", "multiclass", "sparse", "kernel",
                "portfolio", "recommend", "decomposition", "drift", "ensemble", "preprocessing",
-               "mixing", "fused"}
+               "mixing", "fused", "optim"}
 _FUNCTIONS = {"make": "registry", "available": "registry", "load": "persistence",
               "save": "persistence",
               "warmup": "registry", "tags": "_tags", "Tags": "_tags", "mix": "mixing",

@@ -143,7 +143,8 @@ def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None
         raise TypeError(f"{cls_name} is not a registered olearn learner")
     if learner and not hasattr(model, "state_"):
         raise ValueError("cannot save a model that has not learned anything yet")
-    params = model.get_params(deep=False)
+    from .optim import encode_params  # (an optimiser parameter, as its record)
+    params = encode_params(model.get_params(deep=False))
     try:
         json.dumps(params, allow_nan=True)
     except TypeError as exc:
@@ -260,7 +261,8 @@ def load(path: Path, pipeline: bool = False) -> Any:
         raise ModelFileError(f"{path}: unknown learner class {str(meta.get('class'))[:80]!r}")
     from ._state import StateLayoutError
     try:
-        model = imported(cls, meta["params"], meta["fitted"], arrays)
+        from .optim import decode_params
+        model = imported(cls, decode_params(meta["params"]), meta["fitted"], arrays)
         record = meta.get("pipeline")
         if pipeline:
             return model, (record if isinstance(record, dict) else None)

@@ -25,68 +25,36 @@ multiclass: max-score margin losses, softmax for "logistic"; regression: default
 ``average=True``: Polyak-Ruppert averaging of the iterates.
 State: ``Q[k, i] = (L, G, R)`` and ``T[k, i] = theta`` (``w`` is linear in ``theta``,
 so ``T`` follows ``W`` when the labels flip or the model turns multiclass).
+
+The learner is a composition: online gradient descent (``olearn.linear.ogd``) with the
+step of ``olearn.optim.COCOB`` (``olearn._compiled.steps.cocob_step``), the same
+kernels as ``OGDClassifier(optimizer=COCOB(alpha))``.
 """
-from numba import njit
-
-from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import G_, add_at, avg_begin, avg_scores, weight
-from .._compiled.declare import declare
+from ..base import OnlineClassifier, OnlineRegressor
 from ._proba import LogisticProba
-from .._compiled.losses import GRADS
 from .._params import store_params
-from ._linear import LinearModel, check_number
-from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
+from ..optim import COCOB
+from ._loss import AVERAGE_DOC, EPSILON_DOC
+from .ogd import KERNELS, _OGD
 
 
-@njit(inline="always")
-def _cocob(state, params, idx, val, y, sw, seen, grad):
-    alpha, eps = params.alpha, params.eps
-    W = state[0]
-    U = state[1]
-    A = state[2]
-    Q = state[3]
-    T = state[4]
-    moved = grad(A, seen, y, eps)
-    if moved:
-        for k in range(A.shape[0]):
-            if A[k, G_] != 0.0:
-                gk = -sw * A[k, G_]
-                for j in range(idx.shape[0]):
-                    c = gk * val[j]
-                    if c != 0.0:
-                        i = idx[j]
-                        w = weight(W, A, k, i)
-                        a = abs(c)
-                        if a > Q[k, i, 0]:
-                            Q[k, i, 0] = a
-                        Q[k, i, 1] += a
-                        Q[k, i, 2] = max(Q[k, i, 2] + w * c, 0.0)
-                        T[k, i] += c
-                        L = Q[k, i, 0]
-                        den = L * max(Q[k, i, 1] + L, alpha * L)
-                        if den > 0.0:  # underflows for gradients below about 1e-155
-                            add_at(W, U, A, k, i, T[k, i] / den * (L + Q[k, i, 2]) - w)
-    return moved
+class _COCOB(_OGD):
+    """OGD with the ``olearn.optim.COCOB`` step, no schedule, L2 term or projection:
+    same kernels as ``OGDClassifier(optimizer=COCOB(alpha))``, same state (``Q``,
+    ``T``), same numbers."""
+    schedule, eta, power, radius = "constant", 1.0, 0.5, None
+    _declared = KERNELS["cocob"]
 
+    @property
+    def optimizer(self):
+        return COCOB(self.alpha)
 
-
-
-KERNELS = declare("linear.cocob", params=("alpha", "eps"), score=avg_scores, begin=avg_begin,
-                  binary=_cocob, multiclass=_cocob, regression=_cocob, losses=GRADS)
-
-class _COCOB(LossModel, LinearModel):
-    _declared = KERNELS
-
-    def _extra_slots(self):
-        return (Slot("Q", ("K", "d", 3), 0.0, mix=("max", "sum", "sum")),
-                Slot("T", ("K", "d"), 0.0, signed=True, mix="sum"))
+    def _kernel_params(self):
+        return {**super()._kernel_params(), "alpha": 0.0, "t0": 0.0}  # (alpha: the bet cap)
 
     def _check_hyper(self):
         self._check_loss()
-        check_number("alpha", self.alpha, low=0.0, low_open=True)
-
-    def _kernel_params(self):
-        return {"alpha": self.alpha, "eps": self.epsilon}
+        self.optimizer.check()
 
 
 class COCOBClassifier(LogisticProba, _COCOB, OnlineClassifier):

@@ -44,6 +44,19 @@ scikit-learn's ``SGDClassifier(loss="hinge", penalty=None, learning_rate="consta
 after one pass; with the "perceptron" loss and a constant step 1 they equal
 :class:`olearn.linear.Perceptron`'s.
 
+Optimisers.  ``optimizer=`` (a name or an ``olearn.optim`` optimiser) replaces the
+plain step by a per-coordinate rule: "sgd" (the schedules above but "optimal"),
+"adagrad", "rmsprop", "adam", "adamw" or "cocob" (see ``olearn.optim``); with None,
+``schedule="adagrad"`` is ``optimizer=AdaGrad(lr=eta)`` and every other schedule the
+SGD step, bit for bit (tested).  One rule per optimiser, made from its compiled step
+(``rule``): SGD, AdaGrad and COCOB touch the row's non-zeros only (exact: a zero
+gradient changes neither their state nor the weight); RMSProp, Adam and AdamW step
+every coordinate every row, O(d) (their moments decay, and Adam's weight moves, with a
+zero gradient).  ``alpha`` decays the weights by ``1 - lr alpha`` with the optimiser's
+base rate ``lr`` (COCOB has none and refuses it); ``radius`` projects after the step.
+With a dense step every row changes the model and counts as an update
+(``n_updates_``); otherwise a row updates when its loss gradient is not 0.
+
 ``average=True``: Polyak-Ruppert averaging (the mean of ``w_1 .. w_t`` predicts; the
 raw iterate learns).  ``predict_proba`` exists for the "logistic" loss (sigmoid of the
 score; the softmax over the classes seen for a multiclass model).
@@ -51,45 +64,113 @@ score; the softmax over the classes seen for a multiclass model).
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import G_, T_, adagrad_rows, add_row, avg_begin, avg_scores, \
-    project_ball, scale_weights
+from .._compiled.averaging import G_, T_, add_at, add_row, avg_begin, avg_scores, \
+    project_ball, scale_weights, weight
 from .._compiled.declare import declare
+from .._compiled.steps import STEPS
 from ._proba import LogisticProba
-from .._compiled.losses import ADAGRAD, GRADS, SCHEDULES, step_size
+from .._compiled.losses import GRADS, SCHEDULES, step_size
 from .._params import store_params
+from ..optim import OPTIMIZERS, AdaGrad, SGD, resolve
 from ._linear import LinearModel, check_choice, check_number
 from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
 
+#: the OGD rule's own parameters; an optimiser's follow them
+PARAMS = ("eta", "kind", "power", "alpha", "t0", "radius", "eps")
+
 
 @njit(inline="always")
-def _ogd(state, params, idx, val, y, sw, seen, grad):
-    eta, kind, power, alpha = params.eta, params.kind, params.power, params.alpha
-    t0, radius, eps = params.t0, params.radius, params.eps
-    W = state[0]
-    U = state[1]
+def _start(state, params):
+    """The round's base rate, after the L2 decay it sets."""
     A = state[2]
-    step = step_size(kind, eta, power, alpha, t0, A[0, T_])
-    if alpha > 0.0:
-        scale_weights(W, U, A, max(0.0, 1.0 - step * alpha))
-    moved = grad(A, seen, y, eps)
+    lr = step_size(params.kind, params.eta, params.power, params.alpha, params.t0, A[0, T_])
+    if params.alpha > 0.0:
+        scale_weights(state[0], state[1], A, max(0.0, 1.0 - lr * params.alpha))
+    return lr
+
+
+@njit(inline="always")
+def _row_steps(state, params, idx, val, sw, moved, lr, step, prepare):
+    """A step linear in the gradient (SGD's ``-lr g``): one ``add_row`` a class row."""
+    W, U, A = state[0], state[1], state[2]
     if moved:
-        if kind == ADAGRAD:
-            G = state[3]
-            adagrad_rows(W, U, A, G, G[0, :0], eta, sw, idx, val)  # no feature scales
-        else:
-            for k in range(A.shape[0]):
-                if A[k, G_] != 0.0:
-                    add_row(W, U, A, k, -step * sw * A[k, G_], idx, val)
-    if radius > 0.0:
-        project_ball(W, U, A, radius)
+        for k in range(A.shape[0]):
+            if A[k, G_] != 0.0:
+                add_row(W, U, A, k, -lr * sw * A[k, G_], idx, val)
     return moved
 
 
+@njit(inline="always")
+def _lazy_steps(state, params, idx, val, sw, moved, lr, step, prepare):
+    """A step that leaves a coordinate with no gradient alone: the row's non-zeros."""
+    W, U, A = state[0], state[1], state[2]
+    if moved:
+        S = state[3:]
+        r = prepare(lr, A[0, T_], params)
+        for k in range(A.shape[0]):
+            if A[k, G_] != 0.0:
+                gk = sw * A[k, G_]
+                for j in range(idx.shape[0]):
+                    g = gk * val[j]
+                    if g != 0.0:
+                        i = idx[j]
+                        d = step(S, k, i, weight(W, A, k, i), g, r, params)
+                        if d != 0.0:
+                            add_at(W, U, A, k, i, d)
+    return moved
 
 
-KERNELS = declare("linear.ogd", params=("eta", "kind", "power", "alpha", "t0", "radius", "eps"),
-                  score=avg_scores, begin=avg_begin, binary=_ogd, multiclass=_ogd,
-                  regression=_ogd, losses=GRADS)
+@njit(inline="always")
+def _dense_steps(state, params, idx, val, sw, moved, lr, step, prepare):
+    """A step that moves a coordinate with no gradient: every coordinate, the row's
+    values spread into the scratch ``X`` (the optimiser's first slot), then cleared."""
+    W, U, A, X = state[0], state[1], state[2], state[3]
+    S = state[4:]
+    r = prepare(lr, A[0, T_], params)
+    for j in range(idx.shape[0]):
+        X[idx[j]] += val[j]
+    for k in range(A.shape[0]):
+        gk = sw * A[k, G_]
+        for i in range(W.shape[1]):
+            d = step(S, k, i, weight(W, A, k, i), gk * X[i], r, params)
+            if d != 0.0:
+                add_at(W, U, A, k, i, d)
+    for j in range(idx.shape[0]):
+        X[idx[j]] = 0.0
+    return 1
+
+
+MODES = {"row": _row_steps, "lazy": _lazy_steps, "dense": _dense_steps}
+
+
+def rule(name):
+    """The OGD rule with the step of optimiser ``name`` (``olearn._compiled.steps``,
+    whose mode picks how the step meets a row: ``MODES``)."""
+    step, prepare, mode = STEPS[name]
+    apply = MODES[mode]
+
+    @njit(inline="always")
+    def _ogd(state, params, idx, val, y, sw, seen, grad):
+        lr = _start(state, params)
+        moved = grad(state[2], seen, y, params.eps)
+        moved = apply(state, params, idx, val, sw, moved, lr, step, prepare)
+        if params.radius > 0.0:
+            project_ball(state[0], state[1], state[2], params.radius)
+        return moved
+    return _ogd
+
+
+def _declare(name, cls):
+    ogd = rule(name)
+    return declare("linear.ogd" if name == "sgd" else f"linear.ogd.{name}",  # (round 3's)
+                   params=PARAMS + tuple(cls().kernel_params()), score=avg_scores,
+                   begin=avg_begin, binary=ogd, multiclass=ogd, regression=ogd,
+                   losses=GRADS)
+
+
+#: one declaration per optimiser: ``KERNELS[name].loss(loss)[task]``
+KERNELS = {name: _declare(name, cls) for name, cls in OPTIMIZERS.items()}
+
 
 def optimal_t0(alpha):
     """Bottou's offset: the first "optimal" step is ``typw = alpha^(-1/4)``."""
@@ -101,15 +182,32 @@ STEP_DOC = """eta : float, base step (> 0).
     schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
     power : float in (0, 1], exponent of the "power" schedule.
     alpha : float, L2 term (>= 0; "optimal" needs > 0).
-    radius : float or None, project onto the L2 ball of this radius after each step."""
+    radius : float or None, project onto the L2 ball of this radius after each step.
+    optimizer : None, a name ("sgd", "adagrad", "rmsprop", "adam", "adamw", "cocob") or
+        an ``olearn.optim`` optimiser: the step rule; None: ``eta``, ``schedule`` and
+        ``power`` (which an optimiser replaces by its own)."""
 
 
 class _OGD(LossModel, LinearModel):
-    """What the OGD classifier and regressor share: schedule, L2 term, projection."""
-    _declared = KERNELS
+    """What the OGD classifier and regressor share: the step (schedule or optimiser),
+    L2 term, projection."""
+    optimizer = None  # (a subclass without the parameter: the plain step)
+
+    def _optimizer(self):
+        """The optimiser whose step the kernels run (``optimizer`` or, when None, the
+        ``schedule``'s: AdaGrad for "adagrad", else SGD)."""
+        legacy = AdaGrad(lr=self.eta) if self.schedule == "adagrad" else SGD(lr=self.eta)
+        return resolve(self.optimizer, legacy)
+
+    @property
+    def _declared(self):
+        return KERNELS[self._optimizer().name]
 
     def _extra_slots(self):
-        return (Slot("G", ("K", "d" if self.schedule == "adagrad" else 0), 0.0, mix="sum"),)
+        slots = self._optimizer().slots(("K", "d"))
+        if not any(s.name == "G" for s in slots):  # (an empty G: files of earlier OGDs)
+            slots += (Slot("G", ("K", 0), 0.0, mix="sum"),)
+        return slots
 
     def _check_hyper(self):
         self._check_loss()
@@ -121,12 +219,23 @@ class _OGD(LossModel, LinearModel):
             check_number("radius", self.radius, low=0.0, low_open=True)
         if self.schedule == "optimal" and not self.alpha > 0:
             raise ValueError("schedule='optimal' needs an L2 term alpha > 0")
+        opt = self._optimizer()
+        opt.check()
+        if opt.name == "cocob" and self.alpha > 0:
+            raise ValueError("alpha (the L2 decay by the rate) needs a rate, which COCOB "
+                             "has not: use radius")
 
     def _kernel_params(self):
         alpha = float(self.alpha)
-        return {"eta": self.eta, "kind": SCHEDULES.index(self.schedule), "power": self.power,
+        opt = self._optimizer()
+        if self.optimizer is None:
+            eta, schedule, power = self.eta, self.schedule, self.power
+        else:
+            eta, schedule, power = opt.rate()
+        return {"eta": eta, "kind": SCHEDULES.index(schedule), "power": power,
                 "alpha": alpha, "t0": optimal_t0(alpha) if alpha > 0 else 0.0,
-                "radius": 0.0 if self.radius is None else self.radius, "eps": self.epsilon}
+                "radius": 0.0 if self.radius is None else self.radius, "eps": self.epsilon,
+                **opt.kernel_params()}
 
 
 class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):
@@ -141,7 +250,7 @@ class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):
 
     def __init__(self, loss="hinge", eta=1.0, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, average=False, fit_intercept=True, intercept_scaling=0.1,
-                 epochs=1, shuffle=True, random_state=0):
+                 epochs=1, shuffle=True, random_state=0, optimizer=None):
         store_params(self, locals())
 
 
@@ -164,5 +273,6 @@ class OGDRegressor(_OGD, OnlineRegressor):
 
     def __init__(self, loss="squared", eta=0.1, schedule="invsqrt", power=0.5, alpha=0.0,
                  radius=None, epsilon=0.1, average=False, fit_intercept=True,
-                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
+                 intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0,
+                 optimizer=None):
         store_params(self, locals())
