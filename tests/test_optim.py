@@ -364,3 +364,17 @@ def test_protocol(name):
     if name in ("adam", "adamw", "rmsprop"):
         opt.set_params(lr=0.05)
     check_model(OGDClassifier(optimizer=opt))
+
+
+def test_a_wrapper_saves_a_member_with_an_optimiser_object(tmp_path):
+    """A wrapped learner whose optimizer is an object (not a name) saves and loads: the
+    nested parameters carry the optimiser's record, read back as the same optimiser."""
+    from olearn.multiclass import OneVsRest
+    from olearn.optim import Adam
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((150, 5)), rng.integers(0, 3, 150)
+    model = OneVsRest(olearn.linear.OGDClassifier(optimizer=Adam(lr=0.05))).fit(X, y)
+    model.save(tmp_path / "m.olm")
+    back = olearn.load(tmp_path / "m.olm")
+    assert back.base.optimizer == Adam(lr=0.05)
+    np.testing.assert_array_equal(back.decision_function(X), model.decision_function(X))
