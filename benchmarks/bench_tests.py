@@ -70,7 +70,7 @@ def run(tier, extra=(), warm=False, log=None):
         Path(log).write_text(proc.stdout + proc.stderr)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     tail = (proc.stdout.strip().splitlines() or [""])[-1]
-    command = "python " + " ".join(TIERS[tier])
+    command = "python " + " ".join(args)
     return {"tier": tier + (" (warm cache)" if warm else ""), "collected": n,
             "wall": wall, "cpu": cpu, "load": f"{before} / {_load()}",
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
