@@ -336,6 +336,7 @@ def test_api_misuse():
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.full  # the bounds-checked corpus: a fresh kernel cache compiled with checks
 def test_layout_misuse_under_bounds_checking(tmp_path):
     """Item 1 with NUMBA_BOUNDSCHECK=1 (its own kernel cache, compiled with the checks):
     an out-of-bounds index raises IndexError there instead of corrupting memory; the

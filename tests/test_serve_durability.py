@@ -137,6 +137,16 @@ def kill9_cycles(folder, cycles, seed=5, fsync="always"):
     return stats
 
 
+def test_a_kill9_cycle_loses_nothing_acknowledged(tmp_path):
+    """The default tier's cycle: kill -9 at a random moment under 8 writers; after the
+    restart every acknowledged request is in the model once, and its scores on a probe
+    set equal an offline replay of the requests in seq order (the loops below: the full
+    tier)."""
+    stats = kill9_cycles(tmp_path, 1)
+    assert stats["acknowledged"] > WRITERS  # the writers got work done
+
+
+@pytest.mark.full  # more cycles of the test above (each a kill at another moment)
 def test_kill9_cycles_lose_nothing_acknowledged(tmp_path):
     """5 cycles here (benchmarks/serve.py runs 50): kill -9 at a random moment under 8
     writers; after the restart every acknowledged request is in the model once, and its
@@ -145,6 +155,7 @@ def test_kill9_cycles_lose_nothing_acknowledged(tmp_path):
     assert stats["acknowledged"] > 5 * WRITERS  # the writers got work done
 
 
+@pytest.mark.full  # the cycles above with the group policy
 def test_kill9_with_group_fsync(tmp_path):
     """A kill -9 is not a power loss: the page cache keeps what ``group`` wrote."""
     stats = kill9_cycles(tmp_path, 2, seed=8, fsync="group")
