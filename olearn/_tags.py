@@ -19,6 +19,9 @@ class Tags:
 
     #: "classifier", "regressor" (from the classifier and regressor mixins), or None
     task: str = None
+    #: what the model learns from: the class's ``target`` declaration (``"none"``,
+    #: ``"value"``, ``"label"``, ...: ``olearn.protocol.TARGETS``), None if it declares none
+    target: str = None
     #: the model is weights over the input features (``coef_``, ``intercept_``), learned
     #: by a declared rule that a reduction (``OneVsRest``) can reuse
     linear: bool = False
@@ -73,7 +76,8 @@ def tags(model_or_class):
         cls, model = model_or_class, None
     else:
         cls, model = type(model_or_class), model_or_class
-    merged = {"task": _task_of_class(cls), **declared(cls)}
+    from .protocol import target_of
+    merged = {"task": _task_of_class(cls), **declared(cls), "target": target_of(cls)}
     if model is not None:
         kind = getattr(model, "_estimator_kind", None)
         if kind is not None:

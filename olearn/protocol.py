@@ -106,14 +106,31 @@ def __getattr__(name):
     """The task codes (``BINARY``, ``MULTICLASS``, ``REGRESSION``) from the compiled
     driver, imported on first use: importing the protocol (and ``CannotMixError``) loads
     no numba."""
-    if name in ("BINARY", "MULTICLASS", "REGRESSION"):
+    if name in ("BINARY", "MULTICLASS", "REGRESSION", "UNLABELLED"):
         from ._compiled import driver
         return getattr(driver, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "Progressive", "Saves",
-           "declare", "BINARY",
-           "MULTICLASS", "REGRESSION"]
+           "declare", "BINARY", "MULTICLASS", "REGRESSION", "UNLABELLED", "TARGETS",
+           "target_of"]
+
+#: what a model learns from, declared once on its class (``target = "none"``):
+#: ``"none"`` (rows alone: clustering, decomposition, anomaly detection, drift
+#: detectors), ``"value"`` (a real number: regression), ``"label"`` (one class label),
+#: ``"labels"`` (a set of labels: multilabel) and ``"sequence"`` (a sequence of tags);
+#: the last two are reserved for the issues that add them.
+TARGETS = ("none", "value", "label", "labels", "sequence")
+
+
+def target_of(model_or_class: Any) -> str | None:
+    """The declared ``target`` of a model or model class (one of :data:`TARGETS`), or
+    None for a class that declares none; an undeclared value is an error naming it."""
+    target = getattr(model_or_class, "target", None)
+    if target is not None and target not in TARGETS:
+        name = getattr(model_or_class, "__name__", type(model_or_class).__name__)
+        raise TypeError(f"{name}.target = {target!r}: one of {', '.join(TARGETS)}")
+    return target
 
 
 class CannotMixError(ValueError):

@@ -1,0 +1,125 @@
+"""The models without a target (``target = "none"``) through the protocol's generic
+checks (``tests/generic_unlabelled.py``): every registered one
+(``olearn.registry.UNLABELLED_MODELS``) and the decomposition classes."""
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import olearn
+from olearn import registry
+from generic_unlabelled import check_unlabelled
+
+
+def _rows(n=60, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    return X
+
+
+@pytest.mark.parametrize("name", registry.unlabelled_names())
+def test_registered_unlabelled_models_pass_the_generic_checks(name, tmp_path):
+    check_unlabelled(lambda: olearn.make(name), _rows(), tmp_path)
+
+
+@pytest.mark.parametrize("name", registry.unlabelled_names())
+def test_more_outputs_than_features_pass_too(name, tmp_path):
+    # (k-means with 6 centres over 2 features: an axis sized by a parameter, not "d")
+    params = {"n_clusters": 6} if "n_clusters" in olearn.make(name).get_params() else {}
+    check_unlabelled(lambda: olearn.make(name, **params), _rows(d=2), tmp_path)
+
+
+def test_every_unlabelled_class_is_registered():
+    table = {where for where, _ in registry.UNLABELLED_MODELS.values()}
+    found = set()
+    for package in registry.UNLABELLED_PACKAGES:
+        pkg = importlib.import_module(package)
+        for info in pkgutil.iter_modules(pkg.__path__, package + "."):
+            module = importlib.import_module(info.name)
+            for attr, obj in vars(module).items():
+                if inspect.isclass(obj) and obj.__module__ == info.name \
+                        and not attr.startswith("_"):
+                    found.add(f"{info.name}:{attr}")
+    assert found == table, f"registry.UNLABELLED_MODELS lacks {sorted(found - table)}"
+    for name in registry.unlabelled_names():
+        assert olearn.tags(olearn.make(name)).target == "none"
+        assert name not in registry.names()  # (the labelled learners' list)
+
+
+def test_a_target_is_one_of_the_declared_shapes():
+    from olearn.protocol import TARGETS, target_of
+
+    class Odd:
+        target = "tree"
+    assert "none" in TARGETS and "labels" in TARGETS and "sequence" in TARGETS
+    with pytest.raises(TypeError, match="Odd.target = 'tree'"):
+        target_of(Odd)
+
+
+# ---------------------------------------------------------------- drift detectors
+ROUND3 = Path(__file__).parent / "data" / "round3_unlabelled"
+DETECTORS = {"adwin": "v", "ddm": "e", "eddm": "e", "page_hinkley": "v"}
+
+
+def _detector(name):
+    from olearn import drift
+    return drift.make(name.replace("_", "-"))
+
+
+@pytest.mark.parametrize("name", sorted(DETECTORS))
+def test_round3_detector_files_load_and_go_on_as_before(name):
+    """Files saved by round 3's code (arrays state0, state1, ...) load, and the detector
+    flags the rest of the stream as round 3's did (flags recorded then)."""
+    expected = np.load(ROUND3 / "expected.npz")
+    det = olearn.load(ROUND3 / f"{name}.olearn")
+    values = expected[DETECTORS[name]][700:]
+    np.testing.assert_array_equal(det.detect(values), expected[name])
+    assert det.n_ == 1000
+
+
+@pytest.mark.parametrize("name", sorted(DETECTORS))
+def test_detectors_on_the_protocol(name, tmp_path):
+    from olearn.protocol import CannotMixError
+    rng = np.random.default_rng(1)
+    values = (rng.random(600) < np.r_[np.full(300, 0.1), np.full(300, 0.5)]).astype(float)
+    if DETECTORS[name] == "v":
+        values = values * 4.0 + rng.normal(size=600)
+    t = olearn.tags(_detector(name))
+    assert t.target == "none" and t.one_example and not t.sparse_input
+    # detect = the update loop; learn_one = update; stop at the first drift
+    one = _detector(name)
+    flags = []
+    for v in values:
+        one.learn_one(v)
+        flags.append(2 if one.drift_detected else 1 if one.warning_detected else 0)
+    many = _detector(name)
+    got = many.detect(values)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, flags)
+    assert (got == 2).any(), "the stream should hold a drift"
+    first = int(np.flatnonzero(got == 2)[0])
+    stopped = _detector(name).detect(values, stop=True)
+    assert len(stopped) == first + 1 and stopped[-1] == 2
+    # state: named by the slots, round trip through a file, tampering refused in one line
+    meta, arrays = many.export_state()
+    assert sorted(arrays) == sorted(f"state/{s.name}" for s in many.slots)
+    olearn.save(many, tmp_path / "d.olearn")
+    back = olearn.load(tmp_path / "d.olearn")
+    for k, a in back.export_state()[1].items():
+        np.testing.assert_array_equal(a, arrays[k])
+    np.testing.assert_array_equal(back.detect(values), many.detect(values))
+    from generic_unlabelled import _refused
+    for key, a in arrays.items():
+        short = key.rpartition("/")[2]
+        _refused(many, meta, {**arrays, key: a[..., :-1]}, tmp_path, short)
+        if a.dtype.kind == "f":
+            nan = a.copy()
+            nan.flat[0] = np.nan
+            _refused(many, meta, {**arrays, key: nan}, tmp_path, short)
+    with pytest.raises(CannotMixError, match="cannot be mixed"):
+        many.explicit_state()
+    assert many.widen(5) is None
