@@ -148,6 +148,8 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
     if not hasattr(first, "slots") or not hasattr(first, "state_"):
         if len(models) == 1:
             return copy.deepcopy(first)
+        if hasattr(first, "explicit_state"):  # (its own reason: a detector's, say)
+            first.explicit_state()
         raise CannotMixError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
     if len(models) > 1 and getattr(first, "_mix_refusal", None):
         raise CannotMixError(f"{name} cannot be mixed: {first._mix_refusal}")
@@ -189,7 +191,8 @@ def _members(models):
         raise ValueError("models is empty: nothing to mix")
     first = models[0]
     for i, m in enumerate(models):
-        if not hasattr(m, "get_params") or not hasattr(m, "predict"):
+        if not hasattr(m, "get_params") or not (
+                hasattr(m, "predict") or getattr(m, "target", None) == "none"):
             raise ValueError(f"member {i} ({type(m).__name__}) is not a learner olearn.mix "
                              "can mix (portfolio strategies, detectors and transformers "
                              "are not)")

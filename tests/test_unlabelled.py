@@ -123,3 +123,55 @@ def test_detectors_on_the_protocol(name, tmp_path):
     with pytest.raises(CannotMixError, match="cannot be mixed"):
         many.explicit_state()
     assert many.widen(5) is None
+
+
+# ---------------------------------------------------------------- decomposition
+def _decompositions():
+    from olearn.decomposition import IncrementalSVD, OnlinePCA
+    # (block_size=1: a block rule gives one model whatever the chunks only row by row)
+    return {"isvd": lambda: IncrementalSVD(rank=3, block_size=1),
+            "pca": lambda: OnlinePCA(n_components=2, block_size=1),
+            "oja": lambda: OnlinePCA(n_components=2, method="oja", block_size=1)}
+
+
+@pytest.mark.parametrize("name", ["isvd", "pca"])
+def test_decompositions_pass_the_generic_checks(name, tmp_path):
+    check_unlabelled(_decompositions()[name], _rows(d=5), tmp_path)
+
+
+def test_oja_passes_the_generic_checks_but_dicts(tmp_path):
+    from generic_unlabelled import (check_fit_is_reset, check_input_paths_agree,
+                                    check_loaded_files_are_validated, check_mix,
+                                    check_state_round_trip, check_widening)
+    make, X = _decompositions()["oja"], _rows(d=5)
+    check_input_paths_agree(make, X, dicts=False)
+    check_fit_is_reset(make, X)
+    check_state_round_trip(make, X, tmp_path)
+    check_loaded_files_are_validated(make, X, tmp_path)
+    check_widening(make, X)
+    check_mix(make, X)
+    with pytest.raises(ValueError, match="learn from array rows, not dicts"):
+        make().learn_one({"a": 1.0})
+
+
+@pytest.mark.parametrize("name", ["isvd", "pca", "oja"])
+def test_round3_decomposition_files_load_and_go_on_as_before(name):
+    """Round 3's files (metadata ``fitted``, arrays V of the current rank) load; the
+    model learns on and transforms as round 3's did (recorded then)."""
+    expected = np.load(ROUND3 / "expected.npz")
+    m = olearn.load(ROUND3 / f"{name}.olearn")
+    assert m.n_samples_seen_ == 50 and m.n_features_in_ == 6
+    m.partial_fit(expected["X2"])
+    np.testing.assert_allclose(np.abs(m.transform(expected["X2"])), np.abs(expected[name]),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_predict_learn_gives_coordinates_before_each_block():
+    from olearn.decomposition import IncrementalSVD
+    X = _rows(n=30, d=5)
+    m = IncrementalSVD(rank=3, block_size=10)
+    got = m.predict_learn(X)
+    ref = IncrementalSVD(rank=3, block_size=10).partial_fit(X[:10])
+    np.testing.assert_array_equal(got[:10], 0.0)
+    np.testing.assert_allclose(got[10:20], ref.transform(X[10:20]), rtol=0, atol=1e-12)
+    assert got.shape == (30, 3)
