@@ -896,6 +896,17 @@ class OnlineUnlabelled(OnlineLearner):
     def _estimator_kind(self):
         return None
 
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: no target; a transformer where the model transforms,
+        a clusterer where it clusters (``fit_predict``)."""
+        from sklearn.utils import TransformerTags
+        tags = super().__sklearn_tags__()
+        if hasattr(self, "fit_predict"):
+            tags.estimator_type = "clusterer"
+        if hasattr(self, "transform"):
+            tags.transformer_tags = TransformerTags()
+        return tags
+
     @locked
     def fit(self: _L, X: Matrix, y: Any = None, sample_weight: Vector | None = None) -> _L:
         """Start afresh, then ``epochs`` passes over the rows of ``X`` (in a random order

@@ -175,3 +175,19 @@ def test_predict_learn_gives_coordinates_before_each_block():
     np.testing.assert_array_equal(got[:10], 0.0)
     np.testing.assert_allclose(got[10:20], ref.transform(X[10:20]), rtol=0, atol=1e-12)
     assert got.shape == (30, 3)
+
+
+def test_scikit_learn_checks_pass_for_a_clusterer_and_the_decompositions():
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from olearn.cluster import KMeans
+    from olearn.decomposition import IncrementalSVD, OnlinePCA
+    for est in (KMeans(n_clusters=3), IncrementalSVD(rank=2), OnlinePCA(n_components=1)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = check_estimator(est, on_fail=None,
+                                      expected_failed_checks=olearn.expected_failed_checks(est))
+        failed = [r["check_name"] for r in results if r["status"] == "failed"]
+        assert not failed, f"{type(est).__name__}: {failed}"

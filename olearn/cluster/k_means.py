@@ -164,7 +164,8 @@ class KMeans(OnlineUnlabelled):
 
     def batch_scores(self, X):
         scores = np.empty((X.shape[0], self._n_outputs()))
-        self.kernels.scorer(kernel_rows(X, False), self._state_tuple(), scores)
+        C, N, Z = self._state_tuple()  # (a work vector of its own: the state is only read)
+        self.kernels.scorer(kernel_rows(X, False), (C, N, np.zeros(Z.shape)), scores)
         return scores
 
     def _predict_rows(self, scores):
@@ -198,6 +199,11 @@ class KMeans(OnlineUnlabelled):
         D = self._scores(X)
         D[:, self.state_["N"] == 0.0] = np.inf
         return D
+
+    @locked
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """``fit(X)``, then ``transform(X)``."""
+        return self.fit(X, sample_weight=sample_weight).transform(X)
 
     @locked
     def fit_predict(self, X, y=None, sample_weight=None):

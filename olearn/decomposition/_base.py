@@ -59,6 +59,12 @@ class RowDecomposition(OnlineUnlabelled):
     def kernel_params(self):
         return ()
 
+    #: scikit-learn's checks a decomposition departs from, and why
+    _expected_failed_checks = dict.fromkeys(
+        ("check_sample_weights_list", "check_sample_weights_not_overwritten"),
+        "a row decomposition takes no sample weights (an SVD of weighted rows would "
+        "weigh by the square root; IncrementalSVD's forget= is its weighting)")
+
     def _kernel(self, rows, y, sw, state, params, seen, scores, pred):
         """The base's entry point: the block rule on the pass's rows, each row's
         coordinates before its block written into ``scores``."""
