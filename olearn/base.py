@@ -911,19 +911,20 @@ class OnlineUnlabelled(OnlineLearner):
     def fit(self: _L, X: Matrix, y: Any = None, sample_weight: Vector | None = None) -> _L:
         """Start afresh, then ``epochs`` passes over the rows of ``X`` (in a random order
         seeded by ``random_state`` when ``shuffle``); ``y`` is ignored."""
-        return super().fit(X, None, sample_weight)
+        return super().fit(X, None, sample_weight)  # type: ignore[arg-type]  # (no y)
 
     @locked
-    def partial_fit(self: _L, X: Matrix, y: Any = None,
-                    sample_weight: Vector | None = None) -> _L:
+    def partial_fit(self: _L, X: Matrix, y: Any = None,  # type: ignore[override]
+                    sample_weight: Vector | None = None) -> _L:  # (no y, no classes)
         """Continue learning from the rows of ``X``, in order; ``y`` is ignored."""
         with self._atomic():
             self._partial(X, None, None, sample_weight)
         return self
 
     @locked
-    def predict_learn(self, X: Matrix, y: Any = None, return_scores: bool | str = False,
-                      sample_weight: Vector | None = None) -> Any:
+    def predict_learn(self, X: Matrix, y: Any = None,  # type: ignore[override]
+                      return_scores: bool | str = False,
+                      sample_weight: Vector | None = None) -> Any:  # (no y, no classes)
         """The online protocol over a batch: each row's answer (or, with
         ``return_scores``, its scores; ``"both"``: the pair) from the model before that
         row, the model learning the rows in order."""

@@ -131,6 +131,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from ._locking import locked
 from ._river import RiverTools
 from ._state import Slot
+from ._tags import TARGETS, target_of  # (what a model learns from: the declaration)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -152,23 +153,6 @@ def __getattr__(name):
 __all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "Progressive", "Saves",
            "declare", "BINARY", "MULTICLASS", "REGRESSION", "UNLABELLED", "TARGETS",
            "target_of"]
-
-#: what a model learns from, declared once on its class (``target = "none"``):
-#: ``"none"`` (rows alone: clustering, decomposition, anomaly detection, drift
-#: detectors), ``"value"`` (a real number: regression), ``"label"`` (one class label),
-#: ``"labels"`` (a set of labels: multilabel) and ``"sequence"`` (a sequence of tags);
-#: the last two are reserved for the issues that add them.
-TARGETS = ("none", "value", "label", "labels", "sequence")
-
-
-def target_of(model_or_class: Any) -> str | None:
-    """The declared ``target`` of a model or model class (one of :data:`TARGETS`), or
-    None for a class that declares none; an undeclared value is an error naming it."""
-    target = getattr(model_or_class, "target", None)
-    if target is not None and target not in TARGETS:
-        name = getattr(model_or_class, "__name__", type(model_or_class).__name__)
-        raise TypeError(f"{name}.target = {target!r}: one of {', '.join(TARGETS)}")
-    return target
 
 
 class CannotMixError(ValueError):
