@@ -148,8 +148,8 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
     if not hasattr(first, "slots") or not hasattr(first, "state_"):
         if len(models) == 1:
             return copy.deepcopy(first)
-        if hasattr(first, "explicit_state"):  # (its own reason: a detector's, say)
-            first.explicit_state()
+        if getattr(first, "target", None) == "none" and hasattr(first, "explicit_state"):
+            first.explicit_state()  # (a model without a target says its own reason)
         raise CannotMixError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
     if len(models) > 1 and getattr(first, "_mix_refusal", None):
         raise CannotMixError(f"{name} cannot be mixed: {first._mix_refusal}")

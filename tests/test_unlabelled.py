@@ -120,8 +120,9 @@ def test_detectors_on_the_protocol(name, tmp_path):
             nan = a.copy()
             nan.flat[0] = np.nan
             _refused(many, meta, {**arrays, key: nan}, tmp_path, short)
-    with pytest.raises(CannotMixError, match="cannot be mixed"):
-        many.explicit_state()
+    with pytest.raises(CannotMixError, match="record of its own stream"):
+        olearn.mix([many, back])
+    assert olearn.mix([many]) is not many
     assert many.widen(5) is None
 
 

@@ -173,6 +173,14 @@ class DriftDetector(NotMixable, Saves):
         including the first drift (the values after it are not read)."""
         return self._flags(self._values(values), bool(stop))
 
+    def explicit_state(self):
+        """A detector cannot be mixed (``olearn.mix`` asks this): its statistics are a
+        record of its own stream."""
+        from ..protocol import CannotMixError
+        raise CannotMixError(f"{type(self).__name__} cannot be mixed: a detector's "
+                             "statistics (its window, minima, counts) are a record of "
+                             "its own stream")
+
     def widen(self, n_features):
         """A detector reads numbers, not columns: it has no width (None)."""
         return None
