@@ -139,7 +139,7 @@ OTHER_KINDS = {
     "portfolio": ("online portfolio strategies", "olearn.portfolio:STRATEGIES",
                   "olearn.portfolio.make(NAME); olearn portfolio FILE --algo NAME"),
     "detector": ("drift detectors", "olearn.drift:DETECTORS", "olearn.drift.make(NAME)"),
-    "unlabelled": ("models of rows without a target (clustering)",
+    "model without a target": ("models of rows without a target (clustering)",
                    "olearn.registry:UNLABELLED_MODELS", "olearn.make(NAME)"),
 }
 
@@ -201,9 +201,10 @@ def unknown_name_message(name: str, known: Sequence[str]) -> str:
 
 
 def check_name(name: str) -> None:
-    """Raise a KeyError (with the closest names) unless ``name`` is registered; cheap."""
-    if name not in LEARNERS and name not in _REGISTRY and name not in UNLABELLED_MODELS:
-        raise KeyError(unknown_name_message(name, names() + unlabelled_names()))
+    """Raise a KeyError (with the closest names) unless ``name`` is a registered learner
+    of labelled rows (what the command line trains); cheap."""
+    if name not in LEARNERS and name not in _REGISTRY:
+        raise KeyError(unknown_name_message(name, names()))
 
 
 # ------------------------------------------------------------------ classes
@@ -230,8 +231,11 @@ def lookup(name: str) -> tuple[type, dict[str, Any]]:
     the one module that holds the class."""
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name in UNLABELLED_MODELS:
+        where, defaults = UNLABELLED_MODELS[name]
+        return _import(where), dict(defaults)
     check_name(name)
-    where, defaults = LEARNERS[name] if name in LEARNERS else UNLABELLED_MODELS[name]
+    where, defaults = LEARNERS[name]
     return _import(where), dict(defaults)
 
 

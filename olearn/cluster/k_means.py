@@ -111,8 +111,9 @@ KERNELS = declare("cluster.kmeans", score=_score, unlabelled=_rule)
 
 
 class KMeans(OnlineUnlabelled):
-    """Online k-means (MacQueen 1967): each row moves its nearest centre to the mean of
-    the rows it took.
+    """Online k-means (MacQueen 1967): the nearest centre takes each row, as their mean.
+
+    Each row moves its nearest centre to the mean of the rows that centre took.
 
     Parameters
     ----------
