@@ -31,13 +31,21 @@ class StateLayoutError(ValueError):
 class Slot(NamedTuple):
     """One state array of a learner.
 
-    ``axes``: ``"K"`` (class rows), ``"d"`` (weights, intercept included) or an int.
+    ``axes``: ``"K"`` (class rows), ``"d"`` (weights, intercept included), an int, or
+    the name of a hyper-parameter (a positive integer, ``"n_clusters"``): the axis has
+    that many entries, read when the state is made and checked again when a saved
+    state is loaded (so a k-means model of 3 centres over 2 features declares
+    ``Slot("C", ("n_clusters", "d"))`` and round-trips), and the parameter, set on a
+    fitted model, is refused as any other that shapes the state.
     ``fill``: initial value, a float or the name of a hyper-parameter.
     ``eye``: for two trailing ``"d"`` axes, ``fill`` on the diagonal and 0 elsewhere.
     ``signed``: linear in the weights (flips with the binary label sign, halves into
     the two first class rows when the model becomes multiclass).
     ``mix``: how ``olearn.mix`` combines the members' arrays (``"mean"``, ``"sum"``,
     ``"max"``, ... or a tuple of rules along the last axis; see ``olearn.mixing``).
+    ``dtype``: None (float64, every learner's) or another numpy type (a drift
+    detector's bucket counts, ``"int64"``); ``fill`` may then also be a sequence of
+    the slot's initial values (a running minimum starting at infinity).
     """
     name: str
     axes: tuple
@@ -45,6 +53,7 @@ class Slot(NamedTuple):
     eye: bool = False
     signed: bool = False
     mix: object = "mean"
+    dtype: object = None
 
 
 class StateMixin:
@@ -70,9 +79,18 @@ class StateMixin:
     def _fill(self, slot):
         return float(getattr(self, slot.fill)) if isinstance(slot.fill, str) else slot.fill
 
-    @staticmethod
-    def _shape(slot, K, d):
-        return tuple(K if a == "K" else d if a == "d" else a for a in slot.axes)
+    def _axis_param(self, name):
+        """The size of an axis named by a hyper-parameter: that parameter, a positive
+        integer (a ValueError naming it otherwise)."""
+        value = getattr(self, name, None)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{type(self).__name__}: {name} must be a positive integer "
+                             f"(it sizes the state), got {value!r}")
+        return int(value)
+
+    def _shape(self, slot, K, d):
+        return tuple(K if a == "K" else d if a == "d" else
+                     self._axis_param(a) if isinstance(a, str) else a for a in slot.axes)
 
     def _alloc(self, slot, K, d):
         shape = self._shape(slot, K, d)
@@ -95,7 +113,9 @@ class StateMixin:
         """What shapes the state beyond its class rows and width: each slot's name and
         fixed axes, and whether weight column 0 is the constant feature."""
         return (bool(getattr(self, "fit_intercept", False)),
-                tuple((s.name, tuple(a if isinstance(a, str) else int(a) for a in s.axes))
+                tuple((s.name, tuple(a if a in ("K", "d") else
+                                     (a, getattr(self, a, None)) if isinstance(a, str)
+                                     else int(a) for a in s.axes))
                       for s in self.slots))
 
     def _record_layout(self):
@@ -166,7 +186,8 @@ class StateMixin:
                 self.state_[s.name] *= -1.0
 
     def _axis_size(self, axis, default):
-        """The size of ``axis`` ("K" or "d") in the first slot that declares it."""
+        """The size of ``axis`` ("K", "d" or a parameter's name) in the first slot that
+        declares it."""
         for s in self.slots:
             if axis in s.axes:
                 return self.state_[s.name].shape[s.axes.index(axis)]

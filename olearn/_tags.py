@@ -11,6 +11,24 @@ registry (a learner's kind) and the generic tests ask these tags, never module n
 tables of learner names.
 """
 from dataclasses import dataclass, fields
+from typing import Any
+
+#: what a model learns from, declared once on its class (``target = "none"``):
+#: ``"none"`` (rows alone: clustering, decomposition, anomaly detection, drift
+#: detectors), ``"value"`` (a real number: regression), ``"label"`` (one class label),
+#: ``"labels"`` (a set of labels: multilabel) and ``"sequence"`` (a sequence of tags);
+#: the last two are reserved for the issues that add them.
+TARGETS = ("none", "value", "label", "labels", "sequence")
+
+
+def target_of(model_or_class: Any) -> str | None:
+    """The declared ``target`` of a model or model class (one of :data:`TARGETS`), or
+    None for a class that declares none; an undeclared value is an error naming it."""
+    target = getattr(model_or_class, "target", None)
+    if target is not None and target not in TARGETS:
+        name = getattr(model_or_class, "__name__", type(model_or_class).__name__)
+        raise TypeError(f"{name}.target = {target!r}: one of {', '.join(TARGETS)}")
+    return target
 
 
 @dataclass(frozen=True)
@@ -19,6 +37,9 @@ class Tags:
 
     #: "classifier", "regressor" (from the classifier and regressor mixins), or None
     task: str = None
+    #: what the model learns from: the class's ``target`` declaration (``"none"``,
+    #: ``"value"``, ``"label"``, ...: ``olearn.protocol.TARGETS``), None if it declares none
+    target: str = None
     #: the model is weights over the input features (``coef_``, ``intercept_``), learned
     #: by a declared rule that a reduction (``OneVsRest``) can reuse
     linear: bool = False
@@ -73,7 +94,7 @@ def tags(model_or_class):
         cls, model = model_or_class, None
     else:
         cls, model = type(model_or_class), model_or_class
-    merged = {"task": _task_of_class(cls), **declared(cls)}
+    merged = {"task": _task_of_class(cls), **declared(cls), "target": target_of(cls)}
     if model is not None:
         kind = getattr(model, "_estimator_kind", None)
         if kind is not None:

@@ -63,7 +63,8 @@ from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_i
                          check_is_fitted)
 
 from ._compiled import entry_point as _entry_point
-from ._compiled.driver import BINARY, MULTICLASS, REGRESSION  # noqa: F401 (re-exported)
+from ._compiled.driver import (BINARY, MULTICLASS, REGRESSION,  # noqa: F401 (re-exported)
+                               UNLABELLED)
 from ._compiled.declare import pack_params
 from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
@@ -83,8 +84,8 @@ if TYPE_CHECKING:
 
 _L = TypeVar("_L", bound="OnlineLearner")
 
-__all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "Slot",
-           "DivergenceError"]
+__all__ = ["OnlineLearner", "OnlineClassifier", "OnlineRegressor", "OnlineUnlabelled",
+           "Slot", "DivergenceError"]
 
 _unique = unique_labels  # former name
 
@@ -168,6 +169,21 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     # by default they answer round 2's private names, which the learners of round 2
     # still set.  A new model sets the public ones (olearn.protocol).
     _kernels: dict[str, Any] = {}
+
+    #: what the model learns from (``olearn.protocol.TARGETS``): read by validation,
+    #: the one-example calls, persistence (through them), the tags and the generic checks
+    target = "value"
+
+    #: the number of scores a row gets: None, the class rows (``"K"``, 1 for binary and
+    #: regression); or the name of a hyper-parameter that sizes a slot axis (a k-means
+    #: model's ``"n_clusters"``: one score per centre)
+    outputs: str | None = None
+
+    def _n_outputs(self):
+        """The width of a row's scores (``outputs``)."""
+        if self.outputs is None:
+            return self._n_rows
+        return self._axis_param(self.outputs)
 
     def _kernel_params(self):
         return ()
@@ -255,7 +271,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         n = X.shape[0]
         return (kernel_rows(X, self.fit_intercept, self._constant()),
                 np.ones(n) if sample_weight is None else sample_weight,
-                np.empty((n, self._n_rows), dtype=np.float64), np.zeros(n, dtype=np.int64))
+                np.empty((n, self._n_outputs()), dtype=np.float64),
+                np.zeros(n, dtype=np.int64))
 
     def _run(self, X, y, sample_weight, order=None):
         """One compiled pass over a validated batch; returns (scores, pred)."""
@@ -302,6 +319,10 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         return validate_X(self, X, reset)
 
     def _validate(self, X, y, sample_weight, reset):
+        if self.target == "none":  # rows alone: y is never read (scikit-learn's y=None)
+            X = self._validate_X(X, reset)
+            y = np.zeros(X.shape[0])
+            return validate_batch(self, X, y, sample_weight, False)
         return validate_batch(self, X, y, sample_weight, reset)
 
     def _is_fresh(self):
@@ -522,7 +543,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             task = self._task()
             call = self._one_cache = _OneCall(
                 task, self.kernels[task], self._state_tuple(),
-                self._packed_params(), self._seen(), self._n_rows)
+                self._packed_params(), self._seen(), self._n_outputs())
         return call
 
     def _one_label(self, y):
@@ -722,6 +743,8 @@ def _has_proba(model):
 class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     """Binary and multiclass classification: label bookkeeping on top of the base."""
 
+    target = "label"
+
     def _progressive_output(self, scores, pred, return_scores):
         if return_scores:
             return scores[:, 0].copy() if scores.shape[1] == 1 else scores
@@ -834,3 +857,126 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
             raise ValueError("y contains NaN or infinity" if not math.isfinite(y) else
                              f"y beyond +-{MAX_TARGET:g}: scale the targets")
         return y
+
+
+class OnlineUnlabelled(OnlineLearner):
+    """Models that learn from rows alone (``target = "none"``: clustering,
+    decomposition, anomaly detection): the calls of the protocol without ``y``.
+
+    Not a family base: it only says that there is no target.  Everything else is the
+    base's, read from the declarations: the state from ``slots`` (an axis may be a
+    hyper-parameter's name, ``("n_clusters", "d")``), the pass from ``kernels``
+    (``declare(..., unlabelled=rule)``: the driver's ``UNLABELLED`` task, ``y`` zeros and
+    unread), dense, CSR and dict rows (the vocabulary grows), atomic batches,
+    ``export_state``/``from_state`` with every array checked against its slot,
+    widening, ``olearn.mix`` by the slots' rules, the tags.  A model gives ``outputs``
+    (the parameter that sizes a row's scores, else one score), ``batch_scores(X)``, and
+    says what its scores mean: ``_predict_from_scores`` (``predict_one``'s answer from a
+    row's scores), ``_score_from_scores`` (``score_one``'s), ``_progressive_output``
+    (``predict_learn``'s).  ``y`` where scikit-learn passes one (``fit(X, y)`` in a
+    pipeline) is ignored, as scikit-learn's clusterers and transformers do.
+    """
+
+    target = "none"
+    fit_intercept = False  # (a row is its features: no constant column)
+
+    @property
+    def _supervised(self):  # River: an unsupervised model (learn_one(x))
+        return False
+
+    def _task(self):
+        return UNLABELLED
+
+    def _one_label(self, y):
+        return 0.0
+
+    def _check_one_label(self, y):
+        pass
+
+    def _estimator_kind(self):
+        return None
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: no target; a transformer where the model transforms,
+        a clusterer where it clusters (``fit_predict``)."""
+        from sklearn.utils import TransformerTags
+        tags = super().__sklearn_tags__()
+        if hasattr(self, "fit_predict"):
+            tags.estimator_type = "clusterer"
+        if hasattr(self, "transform"):
+            tags.transformer_tags = TransformerTags()
+        return tags
+
+    @locked
+    def fit(self: _L, X: Matrix, y: Any = None, sample_weight: Vector | None = None) -> _L:
+        """Start afresh, then ``epochs`` passes over the rows of ``X`` (in a random order
+        seeded by ``random_state`` when ``shuffle``); ``y`` is ignored."""
+        return super().fit(X, None, sample_weight)  # type: ignore[arg-type]  # (no y)
+
+    @locked
+    def partial_fit(self: _L, X: Matrix, y: Any = None,  # type: ignore[override]
+                    sample_weight: Vector | None = None) -> _L:  # (no y, no classes)
+        """Continue learning from the rows of ``X``, in order; ``y`` is ignored."""
+        with self._atomic():
+            self._partial(X, None, None, sample_weight)
+        return self
+
+    @locked
+    def predict_learn(self, X: Matrix, y: Any = None,  # type: ignore[override]
+                      return_scores: bool | str = False,
+                      sample_weight: Vector | None = None) -> Any:  # (no y, no classes)
+        """The online protocol over a batch: each row's answer (or, with
+        ``return_scores``, its scores; ``"both"``: the pair) from the model before that
+        row, the model learning the rows in order."""
+        scores, pred = self._progressive(X, None, None, sample_weight, return_scores)
+        if isinstance(return_scores, str) and return_scores == "both":
+            return (self._progressive_output(scores, pred, False),
+                    self._progressive_output(scores, pred, True))
+        return self._progressive_output(scores, pred, return_scores)
+
+    def _progressive_output(self, scores, pred, return_scores):
+        return scores if return_scores else self._predict_rows(scores)
+
+    def _predict_rows(self, scores):
+        """The answers of rows from their (n, outputs) scores (override)."""
+        return scores
+
+    def _predict_from_scores(self, scores):
+        return None if scores is None else self._predict_rows(scores.reshape(1, -1))[0]
+
+    def _score_from_scores(self, scores):
+        """``score_one``'s number from a row's scores (override)."""
+        return None if scores is None else float(scores[0])
+
+    @locked
+    def learn_one(self: _L, x: Row, y: Any = None, sample_weight: float = 1.0,
+                  w: float | None = None) -> _L:
+        """Learn from one row ``x`` (a dict ``{name: value}``, the vocabulary growing, or
+        a 1-D array); ``w`` is River's name of ``sample_weight``."""
+        if w is not None:
+            sample_weight = _weight(sample_weight, w)
+        row, _ = self._one_row(x, grow=True)
+        self._learn_row(row, None, sample_weight)
+        return self
+
+    @locked
+    def predict_learn_one(self, x: Row, sample_weight: float = 1.0,
+                          return_scores: bool = False, w: float | None = None) -> Any:
+        """Learn from one row and return the answer (or scores) of the model before it,
+        in one compiled call."""
+        if w is not None:
+            sample_weight = _weight(sample_weight, w)
+        row, _ = self._one_row(x, grow=True)
+        out = self._learn_row(row, None, sample_weight).out.copy()
+        return out if return_scores else self._predict_from_scores(out)
+
+    @locked
+    def score_one(self, x: Row) -> float | None:
+        """The current model's score of one row (None before any row)."""
+        return self._score_from_scores(self._scores_one(x))
+
+    def _scores(self, X):
+        """The (n, outputs) scores of the rows of ``X`` from the current model."""
+        check_is_fitted(self, "state_")
+        X = self._validate_X(X, reset=False)
+        return np.asarray(self.batch_scores(X))

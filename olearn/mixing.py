@@ -47,6 +47,10 @@ The rules (``olearn.mixing.RULES``):
   gradient; ``"min"`` on a diagonal covariance is Jubatus's rule);
 * ``"same"``: the members must hold equal arrays (FOGD's random directions, NOGD's
   landmarks and map: members started from one ``random_state``, or one model);
+* ``"mean:N"``: the mean along the first axis weighted by the counts in slot ``N``
+  (times the members' weights when given): a k-means model's centres, each the mean
+  of the rows it took, ``c = sum_m n_m c_m / sum_m n_m`` (exact for the means of the
+  union of the members' rows); an entry no member counted keeps the first member's;
 * ``"first"``: the first member's (flags, hyper-parameters the kernels read);
 * ``"reset"``: the slot's initial value (scratch);
 * ``"precision"`` (a mean ``W``) with ``"evidence"`` (its covariance, ``S`` diagonal or
@@ -144,6 +148,8 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
     if not hasattr(first, "slots") or not hasattr(first, "state_"):
         if len(models) == 1:
             return copy.deepcopy(first)
+        if getattr(first, "target", None) == "none" and hasattr(first, "explicit_state"):
+            first.explicit_state()  # (a model without a target says its own reason)
         raise CannotMixError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
     if len(models) > 1 and getattr(first, "_mix_refusal", None):
         raise CannotMixError(f"{name} cannot be mixed: {first._mix_refusal}")
@@ -185,7 +191,8 @@ def _members(models):
         raise ValueError("models is empty: nothing to mix")
     first = models[0]
     for i, m in enumerate(models):
-        if not hasattr(m, "get_params") or not hasattr(m, "predict"):
+        if not hasattr(m, "get_params") or not (
+                hasattr(m, "predict") or getattr(m, "target", None) == "none"):
             raise ValueError(f"member {i} ({type(m).__name__}) is not a learner olearn.mix "
                              "can mix (portfolio strategies, detectors and transformers "
                              "are not)")
@@ -595,23 +602,49 @@ RULES = {"mean": _mean, "sum": _summed, "rss": _rss, "max": _max, "min": _min,
          "evidence": _evidence, "covariance_mean": _covariance_mean}
 
 
+def _mean_by(arrays, ctx, slot, counts):
+    """``"mean:N"``: the mean along the first axis weighted by the counts of slot
+    ``N`` (and the members' weights, when given)."""
+    n = [np.asarray(st[counts], dtype=np.float64) for st in ctx.states]
+    g = len(arrays) * ctx.lam if ctx.given else np.ones(len(arrays))
+    if any(c.shape != (arrays[0].shape[0],) for c in n):
+        raise CannotMixError(f"{type(ctx.model).__name__} cannot be mixed: slot "
+                             f"{slot.name!r} is weighted by {counts!r}, which does not "
+                             "count its rows")
+    total = sum(gm * c for gm, c in zip(g, n))
+    tail = (1,) * (arrays[0].ndim - 1)
+    out = sum((gm * c).reshape(-1, *tail) * a for gm, c, a in zip(g, n, arrays))
+    safe = np.where(total > 0, total, 1.0).reshape(-1, *tail)
+    return np.where((total > 0).reshape(-1, *tail), out / safe, arrays[0])
+
+
+def _rule(r):
+    """The function of rule ``r`` (a name of ``RULES``, or ``"mean:N"``)."""
+    if isinstance(r, str) and r.startswith("mean:"):
+        counts = r[5:]
+        return lambda arrays, ctx, slot: _mean_by(arrays, ctx, slot, counts)
+    return RULES[r]
+
+
 def _check_rule(rule):
     for r in (rule if isinstance(rule, tuple) else (rule,)):
-        if r not in RULES:
-            raise ValueError(f"unknown mixing rule {r!r}: one of {', '.join(RULES)}")
+        if r not in RULES and not (isinstance(r, str) and r.startswith("mean:")
+                                   and r[5:].isidentifier()):
+            raise ValueError(f"unknown mixing rule {r!r}: one of {', '.join(RULES)}, "
+                             "or 'mean:N' (weighted by the counts of slot N)")
 
 
 def _apply(rule, slot, arrays, ctx):
     ctx.column = None
     if not isinstance(rule, tuple):
-        return RULES[rule](arrays, ctx, slot)
+        return _rule(rule)(arrays, ctx, slot)
     if not arrays[0].ndim or arrays[0].shape[-1] != len(rule):
         raise ValueError(f"slot {slot.name!r}: {len(rule)} column rules for "
                          f"{arrays[0].shape[-1] if arrays[0].ndim else 0} columns")
     out = np.empty_like(arrays[0])
     for j, r in enumerate(rule):
         ctx.column = j
-        out[..., j] = RULES[r]([a[..., j] for a in arrays], ctx, slot)
+        out[..., j] = _rule(r)([a[..., j] for a in arrays], ctx, slot)
     ctx.column = None
     return out
 

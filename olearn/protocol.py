@@ -85,6 +85,44 @@ and writes only these public names, never a private hook:
 
 Everything else (labels, class growth, vocabulary growth, atomic batches, divergence,
 state export and import, the scikit-learn contract) comes from the base.
+
+Targets
+-------
+A model class declares what it learns from in one class attribute, ``target``
+(:data:`TARGETS`): ``"none"`` (rows alone), ``"value"`` (regression), ``"label"``
+(classification); ``"labels"`` (multilabel) and ``"sequence"`` (structured output) are
+reserved for the issues that add them.  The base reads it: validation takes no ``y``
+for ``"none"`` (and ignores one, as scikit-learn's clusterers do), the one-example
+calls take no label, the driver runs the ``UNLABELLED`` task (``declare(...,
+unlabelled=rule)``: the same rule signature, ``y`` zeros and unread), and
+``olearn.tags(model).target`` reports it to the generic checks
+(``tests/generic_unlabelled.py`` for ``"none"``).  A model without a target derives
+from :class:`olearn.base.OnlineUnlabelled` (which only says there is no target: the
+y-less signatures ``partial_fit(X)``, ``learn_one(x)``, ``predict_learn(X)``,
+``score_one(x)``) and declares, like any learner, ``slots`` (an axis may be a
+hyper-parameter's name, ``Slot("C", ("n_clusters", "d"))``: sized by it, checked
+against it on load, refused when the parameter changes after learning), ``kernels``,
+``outputs`` (the parameter that sizes a row's scores) and ``batch_scores(X)``; its
+``slots``' ``mix=`` rules drive ``olearn.mix`` (``"mean:N"``: a mean weighted by the
+counts of slot ``N``).  ``olearn.cluster.KMeans`` is the worked example; the
+decompositions (``olearn.decomposition``) give a numpy block rule as their entry
+point; the drift detectors (a stream of numbers, not rows) declare ``target = "none"``
+and ``slots`` (with a ``dtype``), and save, load and check their state from them.
+
+Not (yet) on this protocol, and why.  Recommenders (``olearn.recommend``) learn a
+*value* (a rating) keyed by two growing ids, (user, item): their rows are not feature
+vectors but pairs of ids whose tables (``recommend/_ids.py``) grow per user and per
+item, and their state has two growing axes (users, items) where the slots have one
+(``"d"``); moving them needs a slot axis per id table (``"users"``, ``"items"``,
+grown by their own vocabularies), which this round did not add.  Portfolio strategies
+(``olearn.portfolio``) learn with no target from rows of price relatives (``target =
+"none"`` fits), but their answer is a decision made before the row (the portfolio
+``b``, on the simplex), their rows must be positive and dense, they never widen (the
+assets are fixed), and several strategies keep a window of past rows whose length is
+a parameter: the window fits a parameter-sized axis, the simplex and positivity checks
+do not fit the slots' finite-float check, and their one pass (``backtest``) is
+accounting as well as learning.  Both keep their own ``_base.py`` for now; the next
+step for each is named above.
 """
 from __future__ import annotations
 
@@ -93,6 +131,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from ._locking import locked
 from ._river import RiverTools
 from ._state import Slot
+from ._tags import TARGETS, target_of  # (what a model learns from: the declaration)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -106,14 +145,14 @@ def __getattr__(name):
     """The task codes (``BINARY``, ``MULTICLASS``, ``REGRESSION``) from the compiled
     driver, imported on first use: importing the protocol (and ``CannotMixError``) loads
     no numba."""
-    if name in ("BINARY", "MULTICLASS", "REGRESSION"):
+    if name in ("BINARY", "MULTICLASS", "REGRESSION", "UNLABELLED"):
         from ._compiled import driver
         return getattr(driver, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Model", "Slot", "CannotMixError", "NotMixable", "Progressive", "Saves",
-           "declare", "BINARY",
-           "MULTICLASS", "REGRESSION"]
+           "declare", "BINARY", "MULTICLASS", "REGRESSION", "UNLABELLED", "TARGETS",
+           "target_of"]
 
 
 class CannotMixError(ValueError):

@@ -108,6 +108,20 @@ LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
     "auto-reg": ("olearn.ensemble.auto:AutoRegressor", {}),
 }
 
+#: name -> ("module:Class", parameters), the models that learn from rows without a
+#: target (``target = "none"``: ``partial_fit(X)``, ``learn_one(x)``), made, saved and
+#: loaded like the learners (``olearn.make("kmeans")``); not in :func:`names` /
+#: :func:`available`, which list the learners of labelled rows (the command line's
+#: ``train``/``evaluate`` and the labelled generic checks iterate them):
+#: :func:`unlabelled_names` lists these
+UNLABELLED_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
+    "kmeans": ("olearn.cluster.k_means:KMeans", {}),
+}
+
+#: the packages of those models (``tests/test_unlabelled.py`` checks that every model
+#: class in them is in :data:`UNLABELLED_MODELS`)
+UNLABELLED_PACKAGES = ("olearn.cluster",)
+
 #: learner classes of LEARNER_PACKAGES that have no name, and why: they need other
 #: models as parameters
 UNNAMED = {
@@ -126,9 +140,12 @@ OTHER_KINDS = {
     "portfolio": ("online portfolio strategies", "olearn.portfolio:STRATEGIES",
                   "olearn.portfolio.make(NAME); olearn portfolio FILE --algo NAME"),
     "detector": ("drift detectors", "olearn.drift:DETECTORS", "olearn.drift.make(NAME)"),
+    "model without a target": ("models of rows without a target (clustering)",
+                   "olearn.registry:UNLABELLED_MODELS", "olearn.make(NAME)"),
 }
 
-_LEARNER_CLASSES = frozenset(where for where, _ in LEARNERS.values())
+_LEARNER_CLASSES = frozenset(where for where, _ in (*LEARNERS.values(),
+                                                      *UNLABELLED_MODELS.values()))
 _REGISTRY: dict[str, tuple[type, dict[str, Any]]] = {}  # name -> (class, defaults): learners registered at run time
 _classes: dict[str, Any] = {}  # "module:Class" -> class, once imported
 
@@ -165,8 +182,13 @@ def _import(where):
 
 # ------------------------------------------------------------------ names, cheaply
 def names() -> list[str]:
-    """Sorted registered names (imports nothing)."""
+    """Sorted registered names of learners of labelled rows (imports nothing)."""
     return sorted({*LEARNERS, *_REGISTRY})
+
+
+def unlabelled_names() -> list[str]:
+    """Sorted names of the models without a target (:data:`UNLABELLED_MODELS`)."""
+    return sorted(UNLABELLED_MODELS)
 
 
 def unknown_name_message(name: str, known: Sequence[str]) -> str:
@@ -180,7 +202,8 @@ def unknown_name_message(name: str, known: Sequence[str]) -> str:
 
 
 def check_name(name: str) -> None:
-    """Raise a KeyError (with the closest names) unless ``name`` is registered; cheap."""
+    """Raise a KeyError (with the closest names) unless ``name`` is a registered learner
+    of labelled rows (what the command line trains); cheap."""
     if name not in LEARNERS and name not in _REGISTRY:
         raise KeyError(unknown_name_message(name, names()))
 
@@ -209,6 +232,9 @@ def lookup(name: str) -> tuple[type, dict[str, Any]]:
     the one module that holds the class."""
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name in UNLABELLED_MODELS:
+        where, defaults = UNLABELLED_MODELS[name]
+        return _import(where), dict(defaults)
     check_name(name)
     where, defaults = LEARNERS[name]
     return _import(where), dict(defaults)
@@ -245,7 +271,8 @@ def exports(package: str) -> dict[str, str]:
     """``{class name: submodule}`` of the learner classes of :data:`LEARNERS` and
     :data:`UNNAMED` that live in ``package`` (its ``__init__`` exports them lazily)."""
     out = {}
-    for where in [w for w, _ in LEARNERS.values()] + list(UNNAMED):
+    for where in [w for w, _ in (*LEARNERS.values(), *UNLABELLED_MODELS.values())] + \
+            list(UNNAMED):
         module, _, attr = where.partition(":")
         parent, _, sub = module.rpartition(".")
         if parent == package:

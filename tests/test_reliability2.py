@@ -404,10 +404,11 @@ def test_crafted_files_named_in_the_issue_are_refused(tmp_path):
 
     def window(meta, arrays):
         meta["params"]["window"] = 500
-    cases = [("brand-svd n_users 1e7", svd, stats), ("adwin huge", adwin, arr("state1", 10**9)),
-             ("adwin negative", adwin, arr("state1", -5)),
-             ("adwin width", adwin, arr("state0", 1e300)),
-             ("pca s inf", pca, arr("s", np.inf))]
+    cases = [("brand-svd n_users 1e7", svd, stats),
+             ("adwin huge", adwin, arr("state/cnt", 10**9)),
+             ("adwin negative", adwin, arr("state/cnt", -5)),
+             ("adwin width", adwin, arr("state/s", 1e300)),
+             ("pca s inf", pca, arr("state/s", np.inf))]
     for name in ("olmar", "rmr", "anticor"):
         s = portfolio.make(name)
         for x in rel:

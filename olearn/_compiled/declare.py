@@ -15,7 +15,8 @@ A learner module declares its compiled parts by name, once::
   observation); a ``score`` and ``begin`` may come with a ``score_begin`` doing both in
   one, which the pass then runs instead (``round_start``: the averaged linear
   learners' raw and averaged scores from one product with the row);
-* ``rule(state, params, idx, val, y, sw, out, seen) -> 0/1`` per task;
+* ``rule(state, params, idx, val, y, sw, out, seen) -> 0/1`` per task (``binary``,
+  ``multiclass``, ``regression``, ``unlabelled``: a model without a target);
   ``after(state, n_updates) -> n_updates``: an end-of-pass step (optional);
 * ``params=("c", "D")``: the names of the hyper-parameters, in the order of the tuple
   the rules receive, a named tuple (``params.c``; ``Kernels.pack`` builds it from the
@@ -54,9 +55,10 @@ from typing import NamedTuple
 from numba import njit, types
 from numba.extending import overload
 
-from .driver import BINARY, MULTICLASS, REGRESSION, online_pass, score_pass
+from .driver import BINARY, MULTICLASS, REGRESSION, UNLABELLED, online_pass, score_pass
 
-TASK_NAMES = {BINARY: "binary", MULTICLASS: "multiclass", REGRESSION: "regression"}
+TASK_NAMES = {BINARY: "binary", MULTICLASS: "multiclass", REGRESSION: "regression",
+              UNLABELLED: "unlabelled"}
 
 
 @njit(inline="always")
@@ -90,7 +92,7 @@ _ENTRIES = {}
 
 
 def declare(name, *, score, binary=None, multiclass=None, regression=None, begin=None,
-            after=None, losses=None, params=(), scratch=(), step=None):
+            after=None, losses=None, params=(), scratch=(), step=None, unlabelled=None):
     """Register a learner's compiled parts under ``name``; returns its :class:`Kernels`.
 
     ``params``: the names of the rules' hyper-parameters (identifiers), in order.
@@ -102,9 +104,12 @@ def declare(name, *, score, binary=None, multiclass=None, regression=None, begin
     folder's hash covers only olearn's own files.
     ``step``: the binary rule's scalar step, when the rule is
     ``olearn._compiled.grid.first_order_rule(step)``: what lets a grid of the learner
-    run as one vectorised pass (``olearn.grid``)."""
+    run as one vectorised pass (``olearn.grid``).
+    ``unlabelled``: the rule of a model without a target (``target = "none"``), with
+    the same signature; its ``y`` is 0 and unread."""
     rules = {t: r for t, r in ((BINARY, binary), (MULTICLASS, multiclass),
-                               (REGRESSION, regression)) if r is not None}
+                               (REGRESSION, regression), (UNLABELLED, unlabelled))
+             if r is not None}
     parts = [score, begin, after, *rules.values(), *(losses or {}).values()]
     name = name + _outside_digest(p for p in parts if p is not None)
     begin = begin or _ROUND_STARTS.get(score, (no_begin,))[0]

@@ -38,7 +38,8 @@ hold no reference (the caller's own references keep the arrays alive for the who
 call), and of the column numbers of dense rows (kept alive by :func:`keep_alive`).  A
 rule must not keep such a view beyond the call, which nothing in a rule can do.
 
-Tasks: ``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
+Tasks: ``UNLABELLED`` (no target: ``y`` zeros, unread; K the model's outputs),
+``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
 the recorded prediction is 1 when the score is > 0, else 0) and ``MULTICLASS``
 (K classes, ``y`` the class index as a float; the prediction is the arg-max over the
 classes seen so far, the lowest index on ties; a label is marked seen after its row
@@ -55,6 +56,10 @@ from numba.extending import (intrinsic, make_attribute_wrapper, models, overload
 REGRESSION = 0
 BINARY = 1
 MULTICLASS = 2
+#: a model without a target (clustering, decomposition): ``y`` is zeros the rule does
+#: not read, the scores are the model's K outputs of the row, no prediction recorded
+#: (the model reads its progressive answer from the pre-update scores)
+UNLABELLED = 3
 
 
 def _borrow(context, builder, ty, value):

@@ -17,9 +17,9 @@ import numpy as np
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import RowDecomposition, check_count, check_rows
+from ..protocol import Slot
+from ._base import RowDecomposition, check_count
 from ._brand import brand_update, flip_signs
-from .._locking import locked
 
 __all__ = ["IncrementalSVD"]
 
@@ -43,57 +43,55 @@ class IncrementalSVD(RowDecomposition):
         by one row).  Without truncation every block size gives the same SVD; with it,
         larger blocks truncate less often (more accurate, more memory: a block of b rows
         costs an SVD of a (rank + b) square matrix).
+
+    Rows may be dense, CSR (densified a block at a time) or, one at a time, dicts
+    (``learn_one``; the vocabulary grows).  ``predict_learn(X)`` gives each row's
+    coordinates on the basis before the row's block.
     """
-    _saved = (("V", "_V", ("d", -1)), ("s", "singular_values_", (-1,)))
+
+    outputs = "rank"
+    slots = (Slot("V", ("d", "rank")), Slot("s", ("rank",)))
 
     def __init__(self, rank=10, forget=1.0, tol=1e-12, block_size=100):
         store_params(self, locals())
 
-    def _check_params(self):
+    def check_params(self):
         check_count("rank", self.rank)
         check_number("forget", self.forget, low=0, high=1, low_open=True)
         check_number("tol", self.tol, low=0, high=1)
         check_count("block_size", self.block_size)
+        self.check_layout()
 
-    def _reset(self, d):
-        self._V = np.zeros((d, 0))
-        self.singular_values_ = np.zeros(0)
-        self.n_samples_seen_ = 0
-
-    def _update(self, X):
-        b = self.block_size
-        V, s, f = self._V, self.singular_values_, self.forget
+    def block_pass(self, X, state, scores):
+        V_, s_ = state
+        b, f = self.block_size, self.forget
         for a in range(0, X.shape[0], b):
             C = X[a:a + b]
+            scores[a:a + b] = self.batch_scores(C)
+            r = int(np.count_nonzero(s_))
+            V, s = V_[:, :r], s_[:r]
             if f < 1.0:
                 s = s * f ** C.shape[0]
                 C = C * (f ** np.arange(C.shape[0] - 1, -1, -1.0))[:, None]
             V, s = brand_update(V, s, C, self.rank, self.tol)
-        self._V, self.singular_values_ = V, s
-        self.n_samples_seen_ += X.shape[0]
+            r = len(s)
+            V_[:, :r], V_[:, r:] = V, 0.0
+            s_[:r], s_[r:] = s, 0.0
+
+    def _coords(self, X):
+        return X @ flip_signs(self.state_["V"][:, :self._rank()])
+
+    @property
+    def singular_values_(self):
+        """The singular values, largest first (``rank_`` of them)."""
+        from .._estimator import check_is_fitted
+        check_is_fitted(self, "state_")
+        return self.state_["s"][:self._rank()].copy()
 
     @property
     def components_(self):
         """Right singular vectors, one per row (rank_ x n_features), largest first; the
         largest-magnitude entry of each is positive."""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "_V")
-        return flip_signs(self._V).T.copy()
-
-    @property
-    def rank_(self):
-        """The current rank (at most ``rank``)."""
-        return len(self.singular_values_) if hasattr(self, "_V") else 0
-
-    @locked
-    def transform(self, X):
-        """Coordinates of the rows of ``X`` in the basis: ``X V``."""
-        C = self.components_
-        X = check_rows(self, X, reset=False)
-        return X @ C.T
-
-    @locked
-    def inverse_transform(self, Z):
-        """Rows back from their coordinates: ``Z V^T``."""
-        Z, C = self._coordinates(Z)
-        return Z @ C
+        from .._estimator import check_is_fitted
+        check_is_fitted(self, "state_")
+        return flip_signs(self._basis()).T.copy()

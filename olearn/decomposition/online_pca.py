@@ -21,9 +21,9 @@ import numpy as np
 from .._params import store_params
 from .._validation import check_choice, check_number
 from ..persistence import persistable
-from ._base import RowDecomposition, check_count, check_rows
+from ..protocol import Slot
+from ._base import RowDecomposition, check_count
 from ._brand import brand_update, flip_signs
-from .._locking import locked
 
 __all__ = ["OnlinePCA"]
 
@@ -40,110 +40,136 @@ class OnlinePCA(RowDecomposition):
         "svd": running mean on Brand's incremental SVD (exact while not truncated);
         "oja": Oja's rule, cheaper per row, approximate.
     block_size : int, default=100
-        ("svd") rows per update, at most.
+        Rows per update, at most ("svd"; "oja" updates row by row, and a block is
+        what ``predict_learn``'s coordinates are taken before).
     learning_rate : float, default=1.0
         ("oja") the step at row ``t`` is ``learning_rate / t``.
     random_state : int or None, default=0
         ("oja") seed of the random orthonormal start.
+
+    Rows may be dense, CSR (densified a block at a time) or, one at a time, dicts
+    (``learn_one``, the vocabulary growing; "svd" only: Oja's random start needs the
+    width).  ``predict_learn(X)`` gives each row's coordinates before its block.
     """
-    _saved = (("V", "_V", ("d", -1)), ("s", "_s", (-1,)), ("mean", "mean_", ("d",)),
-              ("ss", "_ss", ("d",)))
+
+    outputs = "n_components"
+    slots = (Slot("V", ("d", "n_components")), Slot("s", ("n_components",)),
+             Slot("mean", ("d",)), Slot("ss", ("d",)))
 
     def __init__(self, n_components=2, method="svd", block_size=100, learning_rate=1.0,
                  random_state=0):
         store_params(self, locals())
 
-    def _check_params(self):
+    def check_params(self):
         check_count("n_components", self.n_components)
         check_choice("method", self.method, ("svd", "oja"))
         check_count("block_size", self.block_size)
         check_number("learning_rate", self.learning_rate, low=0, low_open=True)
+        self.check_layout()
 
-    def _reset(self, d):
-        if self.n_components > d:
+    def _instance_tags(self):
+        return {"width_dependent": "method='oja' draws its random start over the width"
+                if self.method == "oja" else ""}
+
+    @property
+    def _ordered(self):
+        return self.method == "svd"  # (Oja's variances are not sorted)
+
+    def _start(self, n_features):
+        if n_features and self.n_components > n_features:
             raise ValueError(f"n_components={self.n_components} exceeds the number of "
-                             f"features ({d})")
-        self.mean_ = np.zeros(d)
-        self._ss = np.zeros(d)  # per-feature sum of squared deviations
-        self.n_samples_seen_ = 0
-        if self.method == "svd":
-            self._V, self._s = np.zeros((d, 0)), np.zeros(0)
-        else:
+                             f"features ({n_features})")
+        if not n_features and self.method == "oja":
+            raise ValueError("OnlinePCA(method='oja') starts from a random basis of the "
+                             "input's width: learn from array rows, not dicts")
+        super()._start(n_features)
+
+    def init_state(self, name, array, start):
+        if name == "V" and start == 0 and self.method == "oja":
             rng = np.random.RandomState(self.random_state)
-            self._V = np.linalg.qr(rng.normal(size=(d, self.n_components)))[0]
-            self._s = np.zeros(self.n_components)  # running mean of squared projections
+            array[:] = np.linalg.qr(rng.normal(size=array.shape))[0]
 
-    def _update(self, X):
-        if self.method == "svd":
-            self._svd_update(X)
-        else:
-            from ._oja import oja_pass
-            self._moments(X, self.mean_.copy())
-            stats = np.array([float(self.n_samples_seen_)])
-            oja_pass(X, self._V, self.mean_, self._s, stats, float(self.learning_rate))
-            self.n_samples_seen_ = X.shape[0] + int(self.n_samples_seen_)
-
-    def _moments(self, B, mean):
-        """Chan et al.'s merge of the per-feature scatter with block ``B`` (``mean``: the
-        mean of the rows before it); returns the block's mean."""
-        n, b = self.n_samples_seen_, B.shape[0]
-        mB = B.mean(axis=0)
-        delta = mB - mean
-        self._ss += ((B - mB) ** 2).sum(axis=0) + delta ** 2 * n * b / (n + b)
-        return mB
-
-    def _svd_update(self, X):
+    def block_pass(self, X, state, scores):
+        V_, s_, mean, ss = state
         bs = self.block_size
+        n = int(self.t_)
         for a in range(0, X.shape[0], bs):
             B = X[a:a + bs]
-            n, b = self.n_samples_seen_, B.shape[0]
-            mB = self._moments(B, self.mean_)
-            rows = B - mB
-            if n:
-                rows = np.vstack([rows, np.sqrt(n * b / (n + b)) * (self.mean_ - mB)])
-            self._V, self._s = brand_update(self._V, self._s, rows, self.n_components,
-                                            1e-12)
-            self.mean_ = self.mean_ + (mB - self.mean_) * (b / (n + b))
-            self.n_samples_seen_ = n + b
+            scores[a:a + bs] = self.batch_scores(B)
+            b = B.shape[0]
+            if self.method == "oja":
+                from ._oja import oja_pass
+                self._moments(B, mean.copy(), n, ss)
+                oja_pass(B, V_, mean, s_, np.array([float(n)]), float(self.learning_rate))
+            else:
+                mB = self._moments(B, mean, n, ss)
+                rows = B - mB
+                if n:
+                    rows = np.vstack([rows, np.sqrt(n * b / (n + b)) * (mean - mB)])
+                r = int(np.count_nonzero(s_))
+                V, s = brand_update(V_[:, :r], s_[:r], rows, self.n_components, 1e-12)
+                r = len(s)
+                V_[:, :r], V_[:, r:] = V, 0.0
+                s_[:r], s_[r:] = s, 0.0
+                mean[:] = mean + (mB - mean) * (b / (n + b))
+            n += b
+
+    @staticmethod
+    def _moments(B, mean, n, ss):
+        """Chan et al.'s merge of the per-feature scatter ``ss`` (in place) with block
+        ``B`` after ``n`` rows of mean ``mean``; returns the block's mean."""
+        b = B.shape[0]
+        mB = B.mean(axis=0)
+        delta = mB - mean
+        ss += ((B - mB) ** 2).sum(axis=0) + delta ** 2 * n * b / (n + b)
+        return mB
+
+    def _components_full(self):
+        """The components over the state's columns, by decreasing variance."""
+        V = self.state_["V"][:, :self._rank()]
+        if self.method == "oja":
+            V = V[:, np.argsort(-self.state_["s"], kind="stable")]
+        return flip_signs(V)
+
+    def _rank(self):
+        return self.n_components if self.method == "oja" else super()._rank()
+
+    def _coords(self, X):
+        return (X - self.state_["mean"]) @ self._components_full()
+
+    def _offset(self):
+        return self.mean_
 
     @property
     def components_(self):
         """Principal axes (n_components x n_features), by decreasing variance; the
         largest-magnitude entry of each is positive."""
-        from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "_V")
-        V = self._V
-        if self.method == "oja":
-            V = V[:, np.argsort(-self._s, kind="stable")]
-        return flip_signs(V).T.copy()
+        from .._estimator import check_is_fitted
+        check_is_fitted(self, "state_")
+        return self._components_full()[:self.n_features_in_].T.copy()
+
+    @property
+    def mean_(self):
+        """The mean of the rows seen."""
+        from .._estimator import check_is_fitted
+        check_is_fitted(self, "state_")
+        return self.state_["mean"][:self.n_features_in_].copy()
 
     @property
     def explained_variance_(self):
         """Variance along each component (denominator n - 1, as scikit-learn)."""
-        n = max(int(self.n_samples_seen_) - 1, 1)
+        n = max(int(self.t_) - 1, 1)
+        s = self.state_["s"]
         if self.method == "oja":
-            return np.sort(self._s)[::-1] * self.n_samples_seen_ / n
-        return self._s ** 2 / n
+            return np.sort(s)[::-1] * self.t_ / n
+        return s[:self._rank()] ** 2 / n
 
     @property
     def singular_values_(self):
-        return np.sqrt(self.explained_variance_ * max(int(self.n_samples_seen_) - 1, 1))
+        return np.sqrt(self.explained_variance_ * max(int(self.t_) - 1, 1))
 
     @property
     def explained_variance_ratio_(self):
-        total = self._ss.sum()
-        return self.explained_variance_ / (total / max(int(self.n_samples_seen_) - 1, 1)) \
+        total = self.state_["ss"].sum()
+        return self.explained_variance_ / (total / max(int(self.t_) - 1, 1)) \
             if total > 0 else np.zeros_like(self.explained_variance_)
-
-    @locked
-    def transform(self, X):
-        """Coordinates of the centred rows on the components."""
-        C = self.components_
-        X = check_rows(self, X, reset=False)
-        return (X - self.mean_) @ C.T
-
-    @locked
-    def inverse_transform(self, Z):
-        """Rows back from their coordinates (plus the mean)."""
-        Z, C = self._coordinates(Z)
-        return Z @ C + self.mean_

@@ -2,6 +2,16 @@
 tuple of numpy arrays, one compiled kernel per detector that both ``update`` (one value)
 and ``update_many`` (a whole stream) call, and save/load in the safe format.
 
+On the model protocol for rows without a target (``target = "none"``: a detector
+learns from a stream of numbers): the state is declared as ``slots``
+(:class:`olearn.protocol.Slot`: name, shape, initial values, dtype), from which a fresh
+state is made and a saved one checked (``export_state``/``from_state``, the arrays
+``state/<slot>``; a round-3 file's ``state0``, ``state1``, ... are read by slot
+order); ``learn_one(x)`` is ``update(x)``; ``detect(values, stop=False)`` gives the
+flags; the tags say what is true (``one_example``, no ``sparse_input``: the input is
+numbers, not rows); ``olearn.mix`` refuses (a detector's statistics are a record of
+its own stream).
+
 A kernel is ``kernel(values, *state, params, flags, stop) -> consumed``: it reads
 ``values`` in order, changes ``state`` in place, writes ``flags[i]`` (0 nothing,
 1 warning, 2 drift) and returns how many values it read (all of them, or, with
@@ -17,7 +27,7 @@ from .._params import store_params  # noqa: F401 (the subclasses' __init__)
 from .._compiled import entry_point as _entry_point
 from .._locking import locked
 from .._validation import check_saved_array
-from ..protocol import Saves
+from ..protocol import NotMixable, Saves, Slot  # noqa: F401 (Slot: the subclasses')
 
 NONE, WARNING, DRIFT = 0, 1, 2
 
@@ -30,16 +40,25 @@ def check_integer(name, value, low):
     return float(value)
 
 
-class DriftDetector(Saves):
-    """Base class: ``update(value) -> bool``, ``update_many(values) -> indices``.
+class DriftDetector(NotMixable, Saves):
+    """Base class: ``update(value) -> bool``, ``update_many(values) -> indices``,
+    ``detect(values, stop=False) -> flags``, ``learn_one(x)`` (River's name).
 
     Attributes (after updates): ``drift_detected`` and ``warning_detected`` (of the
     last value), ``n_detections_`` (drifts so far), ``n_`` (values seen so far).
     """
 
+    #: what a detector learns from: a stream of numbers, no target
+    target = "none"
+    _tags = {"sparse_input": False, "one_example": True}
+
     _saves_infinity = True  # (DDM's and Page-Hinkley's running minima start at inf)
 
     _kernel = None          # the subclass's @njit(cache=True) kernel
+
+    #: the state, in the kernel's argument order: a tuple of :class:`Slot` (name, shape
+    #: as ints, initial value or values, dtype); a property where a parameter shapes it
+    slots = ()
 
     # ------------------------------------------------------------ subclass hooks
     def _check_params(self):
@@ -50,8 +69,9 @@ class DriftDetector(Saves):
         raise NotImplementedError
 
     def _new_state(self):
-        """A fresh state: a tuple of numpy arrays."""
-        raise NotImplementedError
+        """A fresh state from the ``slots``: a tuple of numpy arrays."""
+        return tuple(np.full(tuple(int(a) for a in slot.axes), slot.fill,
+                             dtype=slot.dtype or np.float64) for slot in self.slots)
 
     # ------------------------------------------------------------ parameters
     def get_params(self, deep=True):
@@ -141,6 +161,31 @@ class DriftDetector(Saves):
         return self.drift_detected
 
     @locked
+    def learn_one(self, x):
+        """River's name of :meth:`update` (``x`` a number); returns the detector."""
+        self.update(x)
+        return self
+
+    @locked
+    def detect(self, values, stop=False):
+        """Feed ``values`` in one compiled call; returns their flags, int8 (0 nothing,
+        1 warning, 2 drift), one per value read: every value, or with ``stop`` up to and
+        including the first drift (the values after it are not read)."""
+        return self._flags(self._values(values), bool(stop))
+
+    def explicit_state(self):
+        """A detector cannot be mixed (``olearn.mix`` asks this): its statistics are a
+        record of its own stream."""
+        from ..protocol import CannotMixError
+        raise CannotMixError(f"{type(self).__name__} cannot be mixed: a detector's "
+                             "statistics (its window, minima, counts) are a record of "
+                             "its own stream")
+
+    def widen(self, n_features):
+        """A detector reads numbers, not columns: it has no width (None)."""
+        return None
+
+    @locked
     def update_many(self, values, return_warnings=False):
         """Feed a whole stream in one compiled call; returns the indices (into ``values``)
         at which a drift was detected: the same as calling ``update`` on each value in
@@ -185,26 +230,41 @@ class DriftDetector(Saves):
         return flags
 
     # ------------------------------------------------------------ persistence
-    def _export(self):
+    def export_state(self):
+        """(metadata, arrays): the counters and flags, and each slot's array as
+        ``state/<name>`` (what ``save`` writes)."""
         st = self._prepared()
         meta = {"n_": int(self.n_), "n_detections_": int(self.n_detections_),
                 "drift_detected": bool(self.drift_detected),
                 "warning_detected": bool(self.warning_detected)}
-        return meta, {f"state{i}": a for i, a in enumerate(st)}
+        return meta, {f"state/{slot.name}": a for slot, a in zip(self.slots, st)}
+
+    def _export(self):  # round 2's name
+        return self.export_state()
 
     @classmethod
-    def _import(cls, params, meta, arrays):
+    def from_state(cls, params, meta, arrays):
+        """A detector from ``export_state``'s output, every array checked against its
+        slot (dtype, shape, no NaN) and the detector's invariants (``_check_state``)
+        before a kernel may read it.  A round-3 file (arrays ``state0``, ``state1``, ...
+        in slot order) is read as well."""
+        if not isinstance(params, dict) or not isinstance(meta, dict):
+            raise ValueError("parameters and metadata must be JSON objects")
         det = cls(**params)
         fresh = det._prepared()
-        state = []
-        if set(arrays) != {f"state{i}" for i in range(len(fresh))}:
-            raise ValueError(f"state arrays {sorted(arrays)} are not state0..state"
-                             f"{len(fresh) - 1}")
-        for i, a in enumerate(fresh):
-            state.append(check_saved_array(f"state{i}", arrays[f"state{i}"], a.shape,
-                                           a.dtype, infinite=True))
-        det._check_state(tuple(state))
-        det._state = tuple(state)
+        slots = det.slots
+        names = [f"state/{slot.name}" for slot in slots]
+        legacy = [f"state{i}" for i in range(len(slots))]
+        if set(arrays) == set(legacy):
+            names = legacy
+        elif set(arrays) != set(names):
+            raise ValueError(f"state arrays {sorted(arrays)} are not the detector's "
+                             f"{names}")
+        state = tuple(check_saved_array(name.rpartition("/")[2], arrays[name], a.shape,
+                                        a.dtype, infinite=True)
+                      for name, a in zip(names, fresh))
+        det._check_state(state)
+        det._state = state
         det.__dict__.pop("_one", None)
         for key in ("n_", "n_detections_"):
             if type(meta.get(key)) is not int or meta[key] < 0:
@@ -217,6 +277,10 @@ class DriftDetector(Saves):
         det.drift_detected = meta["drift_detected"]
         det.warning_detected = meta["warning_detected"]
         return det
+
+    @classmethod
+    def _import(cls, params, meta, arrays):  # round 2's name
+        return cls.from_state(params, meta, arrays)
 
     def _check_state(self, state):
         """Raise ValueError if loaded state arrays (shapes, dtypes, finite values and

@@ -33,7 +33,7 @@ from .._compiled import njit
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import DRIFT, DriftDetector, check_integer
+from ._base import Slot, DRIFT, DriftDetector, check_integer
 
 LEVELS = 64     # bucket sizes 2^0 .. 2^63: more than any stream
 
@@ -205,10 +205,13 @@ class ADWIN(DriftDetector):
             raise ValueError(f"keep_recent must be True or False, got {self.keep_recent!r}")
         return (delta,) + ints + (0.0 if self.keep_recent else 1.0,)
 
-    def _new_state(self):
-        M = int(self.max_buckets)
-        return (np.zeros(5), np.zeros(LEVELS, dtype=np.int64), np.zeros((LEVELS, M + 1)),
-                np.zeros((LEVELS, M + 1)))
+    @property
+    def slots(self):
+        """[width, total, variance, tick, levels in use]; the buckets per level: their
+        count, and each bucket's total and variance term (``max_buckets + 1`` a level)."""
+        M = int(check_integer("max_buckets", self.max_buckets, 1))
+        return (Slot("s", (5,)), Slot("cnt", (LEVELS,), dtype="int64"),
+                Slot("tot", (LEVELS, M + 1)), Slot("var", (LEVELS, M + 1)))
 
     def _check_state(self, state):
         """The exponential histogram a file holds: at most ``max_buckets`` buckets of

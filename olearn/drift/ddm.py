@@ -22,7 +22,7 @@ from .._compiled import njit
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import DriftDetector, check_integer
+from ._base import Slot, DriftDetector, check_integer
 
 
 @njit(cache=True)
@@ -82,8 +82,8 @@ class DDM(DriftDetector):
         drift = check_number("drift_threshold", self.drift_threshold, low=warn)
         return (w, warn, drift)
 
-    def _new_state(self):
-        return (np.array([0.0, 0.0, 0.0, 0.0, np.inf]),)
+    #: [i, p_i, p_min, s_min, p_min + s_min]
+    slots = (Slot("s", (5,), (0.0, 0.0, 0.0, 0.0, np.inf)),)
 
     @property
     def error_rate(self):

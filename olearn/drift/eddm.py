@@ -23,7 +23,7 @@ from .._compiled import njit
 from .._params import store_params
 from .._validation import check_number
 from ..persistence import persistable
-from ._base import DriftDetector, check_integer
+from ._base import Slot, DriftDetector, check_integer
 
 
 @njit(cache=True)
@@ -104,5 +104,4 @@ class EDDM(DriftDetector):
         beta = check_number("beta", self.beta, low=0.0, high=alpha, low_open=True)
         return (w, alpha, beta)
 
-    def _new_state(self):
-        return (np.zeros(7),)
+    slots = (Slot("s", (7,)),)

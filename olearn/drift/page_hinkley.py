@@ -20,7 +20,7 @@ from .._compiled import njit
 from .._params import store_params
 from .._validation import check_choice, check_number
 from ..persistence import persistable
-from ._base import DriftDetector, check_integer
+from ._base import Slot, DriftDetector, check_integer
 
 MODES = ("both", "up", "down")
 
@@ -90,5 +90,4 @@ class PageHinkley(DriftDetector):
                 check_number("alpha", self.alpha, low=0.0, high=1.0, low_open=True),
                 float(MODES.index(self.mode)))
 
-    def _new_state(self):
-        return (np.array([0.0, 0.0, 0.0, 0.0, np.inf, -np.inf]),)
+    slots = (Slot("s", (6,), (0.0, 0.0, 0.0, 0.0, np.inf, -np.inf)),)
