@@ -162,3 +162,46 @@ def test_a_block_the_one_pass_parse_refuses_is_read_exactly(tmp_path, monkeypatc
     _no_fallback(monkeypatch)
     _identical(load_libsvm(path), expected)
     assert load_libsvm(path)[0][3].toarray().tolist() == [[10.0, 1.0, 0.0]]
+
+
+# ----------------------------------------------------------------- load_vw, load_csv
+def test_load_vw_equals_the_stacked_chunks(tmp_path, monkeypatch):
+    from olearn.io import load_vw, read_vw
+    from olearn.io import vw
+    from test_io_vw import random_lines
+    data = random_lines(np.random.default_rng(3), 300)
+    path = tmp_path / "d.vw"
+    path.write_bytes(data)
+    monkeypatch.setattr(vw, "_LOAD_LINES", 41)   # blocks joined
+    for kw in ({}, {"n_bits": 12, "quadratic": ["ab"], "cubic": ["aab"], "ignore": "c"}):
+        parts = list(read_vw(path, chunk_size=7, sample_weight=True, **kw))
+        X, y, w = load_vw(path, sample_weight=True, **kw)
+        Xr = sp.vstack([p[0] for p in parts], format="csr")
+        assert X.shape == Xr.shape and X.has_canonical_format
+        assert np.array_equal(X.indptr, Xr.indptr) and np.array_equal(X.indices, Xr.indices)
+        assert np.array_equal(X.data, Xr.data)
+        np.testing.assert_array_equal(y, np.concatenate([p[1] for p in parts]))
+        np.testing.assert_array_equal(w, np.concatenate([p[2] for p in parts]))
+        X2, y2 = load_vw(io.BytesIO(data), **kw)
+        assert (X2 != X).nnz == 0 and np.array_equal(y2, y, equal_nan=True)
+    empty = tmp_path / "e.vw"
+    empty.write_bytes(b"\n\n")
+    X, y = load_vw(empty, n_bits=4)
+    assert X.shape == (0, 16) and y.shape == (0,)
+    bad = tmp_path / "bad.vw"
+    bad.write_bytes(b"1 |a x\n" * 50 + b"yes |a x\n")
+    with pytest.raises(DataFormatError, match=rf"^{bad}:51: label 'yes'"):
+        load_vw(bad)
+
+
+def test_load_csv_of_a_mapped_file_equals_its_stream(tmp_path):
+    from olearn.io import load_csv
+    text = ("\ufeffa,b,label\n1,2,ham\n\n3.5,-4e-3,spam\n" + "7,8,ham\n" * 30
+            + '"9",10,spam\n1,2,ham')
+    path = tmp_path / "m.csv"
+    path.write_bytes(text.encode())
+    X, y = load_csv(path)
+    X2, y2 = load_csv(io.BytesIO(text.encode()))
+    np.testing.assert_array_equal(X, X2)
+    assert y.tolist() == y2.tolist() and y[:2].tolist() == ["ham", "spam"]
+    assert X.shape == (34, 2) and X[-2].tolist() == [9, 10]
