@@ -205,3 +205,24 @@ def test_load_csv_of_a_mapped_file_equals_its_stream(tmp_path):
     np.testing.assert_array_equal(X, X2)
     assert y.tolist() == y2.tolist() and y[:2].tolist() == ["ham", "spam"]
     assert X.shape == (34, 2) and X[-2].tolist() == [9, 10]
+
+
+def test_the_registrys_dense_files_read_by_the_csv_reader(tmp_path):
+    """``olearn.datasets.load``'s dense mirror files (USPS: ``label v1 .. vd``) go
+    through ``load_csv``'s compiled parse; a line of another length or a value that is
+    not a number is named by its line, as before."""
+    from olearn.datasets.registry import _read_dense_label_first
+    path = tmp_path / "dense.txt"
+    path.write_bytes(b"3 0.5 -1\n\n 0  1e-3 2 \n")
+    X, y = _read_dense_label_first(path, 2, label_offset=1.0)
+    assert sp.issparse(X) and X.shape == (2, 2)
+    np.testing.assert_array_equal(X.toarray(), [[0.5, -1], [1e-3, 2]])
+    np.testing.assert_array_equal(y, [4, 1])
+    for text, line, reason in [(b"1 2 3\n1 2\n", 2, "expected a label and 2 values, found 2"),
+                               (b"1 2\n", 1, "expected a label and 2 values, found 2"),
+                               (b"x 1 2\n", 1, "not a number"),
+                               (b"1 2 3\n1 2 z\n", 2, "not a number")]:
+        path.write_bytes(text)
+        with pytest.raises(DataFormatError, match=reason) as info:
+            _read_dense_label_first(path, 2, label_offset=1.0)
+        assert info.value.line == line and info.value.path == str(path)
