@@ -38,7 +38,9 @@ base settled by the byte search above (the command line reads LIBSVM files so,
 unless ``--n-features`` or a saved model gives the width).
 ``load_libsvm`` has no such restriction: it reads any input once, keeps the
 parsed rows, and settles the width and the index base (by the same rules) at the
-end.
+end.  It parses as the command line does (blocks of the mapped file by ``parse_csr``,
+two at a time, joined once); see its documentation for what falls back to the older
+loader.
 
 Parsing.  Each chunk's bytes (a view of the mapped file where it is a plain file)
 go in one compiled pass to the CSR arrays (``_fastparse.parse_csr``), canonicalised
@@ -575,7 +577,6 @@ def _load_direct(source, n_features, zero_based, dtype):
     # the width check then allows either base (n_features + 1) and is finished below
     base = 0 if auto else int(not zero_based)
     width = -1 if n_features is None else n_features + (1 if auto else 0)
-    index_type = np.int32
     protos = (np.empty(0, dtype), _strtod_ok())
     try:
         parts = list(ordered_map(
@@ -586,20 +587,16 @@ def _load_direct(source, n_features, zero_based, dtype):
         return None
     lowest = min((p[5] for p in parts if p[5] >= 0), default=None)
     highest = max((p[4] for p in parts), default=-1)
+    n_features, resolved = _resolve(lowest, highest, n_features, zero_based)
+    shift = 0
     if auto:
-        n_features, zero_based = _resolve(lowest, highest, n_features, zero_based)
-        if highest >= n_features + (not zero_based):    # past the width (0-based)
-            if not source.rereadable:
-                raise AssertionError("unreachable: streams with a width take _load_exact")
+        if highest >= n_features + (not resolved):    # past the width, once 0-based
+            assert source.rereadable, "a stream with a width takes _load_exact"
             return None
-        shift = int(not zero_based)
-    else:
-        n_features, zero_based = _resolve(lowest, highest, n_features, zero_based)
-        shift = 0
+        shift = int(not resolved)
     rows = sum(len(p[0]) for p in parts)
     nnz = sum(len(p[2]) for p in parts)
-    if nnz >= 2**31:
-        index_type = np.int64
+    index_type = np.int32 if nnz < 2**31 else np.int64
     y = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
     indptr = np.empty(rows + 1, dtype=index_type)
     indptr[0] = 0
