@@ -143,6 +143,12 @@ def test_faults_are_the_older_loaders(tmp_path, text, kw):
     with pytest.raises(DataFormatError) as new:
         load_libsvm(path, **kw)
     assert str(new.value) == str(old.value) and new.value.line == old.value.line
+    import gzip   # a compressed file: read as bytes, not mapped, read again all the same
+    packed = tmp_path / "bad.svm.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    with pytest.raises(DataFormatError) as compressed:
+        load_libsvm(packed, **kw)
+    assert str(compressed.value) == str(old.value).replace(str(path), str(packed))
     # a stream cannot be read again: its first fault, as its lines come
     if not ("n_features" in kw and kw.get("zero_based", "auto") == "auto"):
         with pytest.raises(DataFormatError) as streamed:
