@@ -466,24 +466,34 @@ def _read(path, fmt, n_features):
 
 
 def _read_dense_label_first(path, n_features, label_offset):
-    """``label v1 .. vd`` per line (whitespace separated); every line must have d values."""
+    """``label v1 .. vd`` per line (whitespace separated); every line must have d values.
+    Read by ``olearn.io``'s CSV reader (the command line's compiled parse of a mapped
+    file); a line of another length, or a value that is not a finite number, is a
+    DataFormatError naming it."""
+    import re
     from ..io import DataFormatError
-    rows, labels = [], []
-    with open(path, "rb") as f:
-        for lineno, line in enumerate(f, 1):
-            tok = line.split()
-            if not tok:
-                continue
-            if len(tok) != n_features + 1:
-                raise DataFormatError(str(path), lineno, f"expected a label and {n_features} "
-                                      f"values, found {len(tok)} numbers")
-            try:
-                vals = np.array(tok, dtype=np.float64)
-            except ValueError:
-                raise DataFormatError(str(path), lineno, "not a number") from None
-            labels.append(vals[0] + label_offset)
-            rows.append(vals[1:])
-    return sp.csr_matrix(np.array(rows).reshape(-1, n_features)), np.array(labels)
+    from ..io.csv import CSVReader
+    reader = CSVReader(str(path), label=0, header=False, delimiter=None, chunk_size=50000)
+
+    def wrong(line, found):
+        return DataFormatError(str(path), line, f"expected a label and {n_features} "
+                               f"values, found {found} numbers")
+    if reader.n_fields not in (0, n_features + 1):
+        raise wrong(reader._start, reader.n_fields)
+    try:
+        parts = list(reader)
+    except DataFormatError as exc:
+        found = re.fullmatch(r"expected \d+ fields, found (\d+)", exc.reason)
+        if found:
+            raise wrong(exc.line, int(found.group(1))) from None
+        raise
+    if not parts:
+        return sp.csr_matrix((0, n_features)), np.zeros(0)
+    y = np.concatenate([p[1] for p in parts])
+    if y.dtype == object:   # the first label was not a number
+        raise DataFormatError(str(path), reader._start, f"label {y[0]!r} is not a number")
+    X = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+    return sp.csr_matrix(X), y + label_offset
 
 
 _CADATA_COLUMNS = ("median_income", "housing_median_age", "total_rooms", "total_bedrooms",
@@ -491,13 +501,13 @@ _CADATA_COLUMNS = ("median_income", "housing_median_age", "total_rooms", "total_
 
 
 def _read_cal_housing(path):
-    from ..io import DataFormatError
-    with open(path) as f:
-        header = f.readline().strip().split(",")
-    need = _CADATA_COLUMNS + ("median_house_value",)
-    missing = [c for c in need if c not in header]
+    from ..io import DataFormatError, read_csv
+    reader = read_csv(str(path), label="median_house_value", header=True, chunk_size=50000)
+    missing = [c for c in _CADATA_COLUMNS if c not in reader.feature_names]
     if missing:
         raise DataFormatError(str(path), 1, f"missing column {missing[0]!r}")
-    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    cols = [header.index(c) for c in _CADATA_COLUMNS]
-    return sp.csr_matrix(data[:, cols]), data[:, header.index("median_house_value")]
+    parts = list(reader)
+    cols = [reader.feature_names.index(c) for c in _CADATA_COLUMNS]
+    X = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, reader.n_features))
+    y = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+    return sp.csr_matrix(X[:, cols]), y

@@ -3,13 +3,17 @@
 * ``read_libsvm``/``load_libsvm``: LIBSVM/svmlight sparse text, streamed in
   CSR chunks or read whole.
 * ``read_csv``/``load_csv``: dense delimited text (CSV, TSV, whitespace).
-* ``read_vw``: the Vowpal Wabbit text format, hashed as ``vw`` hashes it.
+* ``read_vw``/``load_vw``: the Vowpal Wabbit text format, hashed as ``vw`` hashes it.
 * ``read_text``, ``TextHasher``, ``TextPipeline``: raw ``label<TAB>text`` lines and
   strings to hashed token (and n-gram) counts.
 * ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
 * ``DataFormatError``: malformed input, reported as ``path:line: reason``.
+
+The ``load_*`` functions read a whole file as the command line reads it: a plain file
+is mapped, blocks of its lines go in one compiled pass each, two at a time on two
+cores, and the blocks are joined once.
 
 Readers accept plain, gzip, bzip2 and xz files, ``"-"`` for stdin, and file
 objects; ``is_stream(path)`` says whether a path is read once, as it comes (``"-"``,
@@ -21,14 +25,14 @@ from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
 from .libsvm import LibSVMReader, load_libsvm, read_libsvm
 from .text import TextHasher, TextPipeline, TextReader, read_text
-from .vw import VWReader, read_vw
+from .vw import VWReader, load_vw, read_vw
 from ._source import is_stream
 
 __all__ = [
     "DataFormatError",
     "read_libsvm", "load_libsvm", "LibSVMReader",
     "read_csv", "load_csv", "CSVReader",
-    "read_vw", "VWReader",
+    "read_vw", "load_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
     "is_stream",

@@ -173,8 +173,8 @@ class CSVReader:
     # -- chunks --------------------------------------------------------------
 
     def __iter__(self):
-        if self._source.rereadable:
-            blocks = self._source.line_blocks(self.chunk_size)  # from line 1
+        if self._source.rereadable:   # from line 1; a plain file mapped, its blocks views
+            blocks = self._source.line_blocks(self.chunk_size, views=True)
         else:
             if self._rest is None:
                 raise RuntimeError(f"{self.name}: a stream can only be read once")
@@ -187,7 +187,7 @@ class CSVReader:
         numbered = ((k, block, max(0, self._start - k)) for k, block in blocks)
         for lineno, block, skip, parsed in ordered_map(self._compiled, numbered):
             if parsed is None:  # not the simple grammar: line by line, in order
-                X, y = self._parse(split_lines(block)[skip:], lineno + skip)
+                X, y = self._parse(split_lines(bytes(block))[skip:], lineno + skip)
             else:
                 X, y = self._finish(block, lineno, parsed)
             if len(y):
@@ -215,8 +215,9 @@ class CSVReader:
             return X, y
         raw = None
         if self._numeric_labels is None:
-            self._numeric_labels = _is_number(block[starts[0]:ends[0]])
+            self._numeric_labels = _is_number(bytes(block[starts[0]:ends[0]]))
         if not (self._numeric_labels and y_ok.all()):
+            block = bytes(block)  # (a view of a mapped file: the labels are bytes)
             raw = [block[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
             y = self._labels(raw, (lineno + line_of).tolist())
         return np.ascontiguousarray(X, dtype=self.dtype), y
@@ -303,7 +304,10 @@ def read_csv(path, label=-1, header="infer", delimiter=",", chunk_size=10000,
 
 
 def load_csv(path, label=-1, header="infer", delimiter=",", dtype=np.float64):
-    """Read a whole delimited file into one ``(X, y)``: the chunks stacked."""
+    """Read a whole delimited file into one ``(X, y)``: the chunks stacked.
+
+    The command line's read: a plain file is mapped, and blocks of its lines go in one
+    compiled pass each (``_csvparse.parse_csv_block``), two at a time on two cores."""
     reader = CSVReader(path, label, header, delimiter, 50000, dtype)
     parts = list(reader)
     if not parts:

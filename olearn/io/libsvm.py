@@ -38,7 +38,9 @@ base settled by the byte search above (the command line reads LIBSVM files so,
 unless ``--n-features`` or a saved model gives the width).
 ``load_libsvm`` has no such restriction: it reads any input once, keeps the
 parsed rows, and settles the width and the index base (by the same rules) at the
-end.
+end.  It parses as the command line does (blocks of the mapped file by ``parse_csr``,
+two at a time, joined once); see its documentation for what falls back to the older
+loader.
 
 Parsing.  Each chunk's bytes (a view of the mapped file where it is a plain file)
 go in one compiled pass to the CSR arrays (``_fastparse.parse_csr``), canonicalised
@@ -531,11 +533,150 @@ def load_libsvm(path, n_features=None, zero_based="auto", dtype=np.float64):
     """Read a whole LIBSVM file into one ``(X, y)``, equal to the stacked chunks
     of ``read_libsvm``.
 
-    Reads its input once, whatever the options, so streams work as files do.
+    Reads its input once, whatever the options, so streams work as files do.  A plain
+    file is mapped and parsed as the command line parses it: blocks of its bytes go in
+    one compiled pass straight to CSR arrays (``_fastparse.parse_csr``), two blocks at a
+    time on two cores, and the blocks are joined.  A block that pass refuses (a number it
+    cannot convert exactly, a stray byte, an index out of range) is parsed by the exact
+    parsers; where they find a fault, the whole input is read again by the older loader
+    (``_load_exact``) so that the error is the one it always gave (``path:line:
+    reason``); a stream, which cannot be read again, reports the first fault in the order
+    of its lines.  A stream read with ``zero_based="auto"`` and ``n_features`` given
+    takes the older loader from the start (its width check waits for the index base,
+    known only at the end, and then needs the lines again).
     """
     n_features, dtype = _check_args(1, n_features, zero_based, dtype)
     n_features = None if isinstance(n_features, str) else n_features
     source = Source(path)
+    if not source.rereadable and zero_based == "auto" and n_features is not None:
+        return _load_exact(source, n_features, zero_based, dtype)
+    try:
+        loaded = _load_direct(source, n_features, zero_based, dtype)
+    except DataFormatError:
+        if not source.rereadable:
+            raise
+        loaded = None
+    if loaded is None:  # a fault: the older loader reads it again and reports it
+        return _load_exact(Source(path), n_features, zero_based, dtype)
+    return loaded
+
+
+class _Refused(Exception):
+    """A fault the one-pass loader leaves to the older one (for its exact message)."""
+
+
+#: lines per block of ``load_libsvm``'s one-pass read (two blocks parsed at a time)
+_LOAD_LINES = 50000
+
+
+def _load_direct(source, n_features, zero_based, dtype):
+    """``(X, y)`` by the one-pass parse of every block (``_load_block``), or None where
+    a fault is found that the older loader must word (a rereadable source only)."""
+    auto = zero_based == "auto"
+    # "auto": indices are kept as written (base 0) and the base settled at the end;
+    # the width check then allows either base (n_features + 1) and is finished below
+    base = 0 if auto else int(not zero_based)
+    width = -1 if n_features is None else n_features + (1 if auto else 0)
+    protos = (np.empty(0, dtype), _strtod_ok())
+    try:
+        parts = list(ordered_map(
+            lambda numbered: _load_block(source, numbered, base, width, auto, dtype,
+                                         protos),
+            source.line_blocks(_LOAD_LINES, views=True)))
+    except _Refused:
+        return None
+    lowest = min((p[5] for p in parts if p[5] >= 0), default=None)
+    highest = max((p[4] for p in parts), default=-1)
+    n_features, resolved = _resolve(lowest, highest, n_features, zero_based)
+    shift = 0
+    if auto:
+        if highest >= n_features + (not resolved):    # past the width, once 0-based
+            assert source.rereadable, "a stream with a width takes _load_exact"
+            return None
+        shift = int(not resolved)
+    rows = sum(len(p[0]) for p in parts)
+    nnz = sum(len(p[2]) for p in parts)
+    index_type = np.int32 if nnz < 2**31 else np.int64
+    y = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
+    indptr = np.empty(rows + 1, dtype=index_type)
+    indptr[0] = 0
+    indices = np.empty(nnz, dtype=np.int32)
+    values = np.empty(nnz, dtype=dtype)
+    r = k = 0
+    for labels, ptr, idx, val, _, _ in parts:
+        n = len(labels)
+        np.add(ptr[1:], k, out=indptr[r + 1:r + n + 1], casting="unsafe")
+        if shift:
+            np.subtract(idx, shift, out=indices[k:k + len(idx)])
+        else:
+            indices[k:k + len(idx)] = idx
+        values[k:k + len(val)] = val
+        r += n
+        k += len(idx)
+    X = sp.csr_matrix((values, indices, indptr), shape=(rows, n_features))
+    X.has_canonical_format = True  # (each block canonical, rows never span blocks)
+    return X, y
+
+
+def _strtod_ok():
+    from ._fastparse import strtod_allowed
+    return strtod_allowed()
+
+
+def _load_block(source, numbered, base, width, auto, dtype, protos):
+    """``(labels, indptr, indices, values, highest, lowest)`` of one block (run in the
+    parsing threads): canonical CSR arrays of its rows, indices less ``base`` (as written
+    where ``auto``), ``highest`` the largest index as written (-1: none), ``lowest`` the
+    smallest where ``auto`` (-1: none or not asked).  By ``parse_csr`` where it accepts
+    the block, else by the exact parsers (``_parse_block``, ``_check_indices``), whose
+    fault raises: DataFormatError for a stream, ``_Refused`` for a rereadable source."""
+    from ._fastparse import UNSORTED, ZERO, parse_csr
+    lineno, lines = numbered
+    a = np.frombuffer(lines, dtype=np.uint8)
+    index_proto = np.empty(0, np.int32 if len(a) < 2**31 else np.int64)  # (as _direct)
+    out = parse_csr(a, base, width, _LOAD_LINES, len(a) // 4 + 2, index_proto, *protos)
+    status, labels, indptr, indices, values, highest, flags = out
+    if status == 0:
+        if flags & UNSORTED or flags & ZERO:
+            X = sp.csr_matrix((values, indices, indptr),
+                              shape=(len(labels), max(highest + 1, 1)))
+            if flags & UNSORTED:
+                X.sum_duplicates()
+            X.eliminate_zeros()
+            indptr, indices, values = X.indptr, X.indices, X.data
+        lowest = int(indices.min()) + base if auto and len(indices) else -1
+        # (copies: the arrays made for the most features a block can hold are freed)
+        return labels, indptr, indices.copy(), values.copy(), int(highest), lowest
+    lines = bytes(lines)
+    one_based = None if auto else bool(base)
+    n_features = None if width < 0 else width - (1 if auto else 0)
+    try:
+        block = _parse_block(lines, lineno, source.name, one_based,
+                             None if auto else n_features)
+        if auto:
+            if n_features is not None and len(block.indices) and \
+                    block.indices.max() > n_features:
+                raise _Refused()  # past the width in either base: the older loader
+        else:
+            _check_indices(source.name, block, one_based, n_features)
+    except DataFormatError:
+        if source.rereadable:
+            raise _Refused() from None
+        raise
+    idx = block.indices
+    X = _to_csr(block.counts, idx - (0 if auto else base), block.values,
+                max(int(idx.max()) + 1, 1) if len(idx) else 1, dtype)
+    highest = int(idx.max()) if len(idx) else -1
+    lowest = int(idx.min()) if auto and len(idx) else -1
+    return block.labels, X.indptr, X.indices, X.data, highest, lowest
+
+
+def _load_exact(source, n_features, zero_based, dtype):
+    """The older ``load_libsvm``: every block by ``_parse_block`` (the compiled
+    ``parse_block``, then the vectorized and line by line parsers), the indices checked
+    once all is read, then one CSR matrix (``_to_csr``).  ``load_libsvm`` takes it where
+    its one-pass read finds a fault (for the same message) and for a stream read with
+    ``zero_based="auto"`` and ``n_features`` given; the tests compare the two."""
     # Known settings are checked while parsing; unknown ones once all is read.
     one_based = None if zero_based == "auto" else not zero_based
     blocks = list(ordered_map(

@@ -39,7 +39,7 @@ import numpy as np
 from ._source import Source, check_chunk_size, ordered_map, show
 from .errors import DataFormatError
 
-__all__ = ["read_vw", "VWReader", "interaction_table"]
+__all__ = ["read_vw", "load_vw", "VWReader", "interaction_table"]
 
 _MESSAGES = {
     1: "no '|': a Vowpal Wabbit line is \"label [importance] ['tag]|namespace "
@@ -244,3 +244,53 @@ def read_vw(path, n_bits=18, quadratic=(), cubic=(), ignore=(), chunk_size=10000
     """
     return VWReader(path, n_bits, quadratic, cubic, ignore, chunk_size, sample_weight,
                     max_row_features)
+
+
+def load_vw(path, n_bits=18, quadratic=(), cubic=(), ignore=(), sample_weight=False,
+            max_row_features=MAX_ROW_FEATURES):
+    """Read a whole Vowpal Wabbit text file into one ``(X, y)`` (``(X, y, w)`` with
+    ``sample_weight=True``, w the importance weights): the chunks of ``read_vw`` stacked.
+
+    The command line's read: a plain file is mapped, and blocks of its lines go in one
+    compiled pass each (``_vwparse.parse_vw_block``), two at a time on two cores; the
+    blocks' CSR arrays are then joined once.  The options are ``read_vw``'s."""
+    reader = VWReader(path, n_bits, quadratic, cubic, ignore, _LOAD_LINES, True,
+                      max_row_features)
+    parts = list(reader)
+    if parts:
+        X = join_csr([p[0] for p in parts], reader.n_features)
+        y = np.concatenate([p[1] for p in parts])
+        w = np.concatenate([p[2] for p in parts])
+    else:
+        import scipy.sparse as sp
+        X = sp.csr_matrix((0, reader.n_features))
+        y, w = np.zeros(0), np.zeros(0)
+    return (X, y, w) if sample_weight else (X, y)
+
+
+#: lines per block of ``load_vw`` (two blocks parsed at a time)
+_LOAD_LINES = 50000
+
+
+def join_csr(mats, n_features):
+    """The CSR matrices ``mats`` (canonical, ``n_features`` wide) stacked by rows: their
+    arrays joined once (as ``scipy.sparse.vstack``), the result marked canonical."""
+    import scipy.sparse as sp
+    if len(mats) == 1:
+        return mats[0]
+    nnz = sum(m.nnz for m in mats)
+    rows = sum(m.shape[0] for m in mats)
+    index_type = np.int32 if nnz < 2**31 else np.int64
+    indptr = np.empty(rows + 1, dtype=index_type)
+    indptr[0] = 0
+    r = k = 0
+    for m in mats:
+        n = m.shape[0]
+        np.add(m.indptr[1:], k, out=indptr[r + 1:r + n + 1], casting="unsafe")
+        r += n
+        k += m.nnz
+    X = sp.csr_matrix((np.concatenate([m.data for m in mats]),
+                       np.concatenate([m.indices for m in mats]).astype(np.int32, copy=False),
+                       indptr), shape=(rows, n_features))
+    X.has_canonical_format = True
+    return X
