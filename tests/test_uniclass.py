@@ -103,7 +103,7 @@ def test_dicts_equal_the_paper(variant):
     got = []
     for i, row in enumerate(X):
         x = {f"f{j}": float(v) for j, v in enumerate(row) if v}
-        got.append(m.score_one(x) if i else np.linalg.norm(row))  # (None before a row)
+        got.append(m.score_one(x))  # (the first: to w_1 = 0, its norm)
         m.learn_one(x)
         order = [int(name[1:]) for name in m.vocabulary_.to_list()]
         np.testing.assert_allclose(m.center_, centres[i][order], rtol=0, atol=TOL)
@@ -146,7 +146,16 @@ def test_anomaly_calls_follow_river_and_scikit_learn():
     a, b = UniclassPA(epsilon=2.5), UniclassPA(epsilon=2.5)
     np.testing.assert_array_equal(a.predict_learn(X),
                                   np.where(b.score_learn(X) > 2.5, -1, 1))
-    assert UniclassPA().score_one({"a": 1.0}) is None
+    # before any row: the distance to the paper's w_1 = 0, as score_learn's first score
+    assert UniclassPA().score_one({"a": 3.0, "b": 4.0}) == 5.0
+    assert UniclassPA().score_one(X[0]) == UniclassPA().score_learn(X[:1])[0]
+    assert UniclassPA(epsilon=5.0).predict_one({"a": 3.0, "b": 4.0}) == 1
+    assert UniclassPA(epsilon=4.9).predict_one({"a": 3.0, "b": 4.0}) == -1
+    fresh = UniclassPA()
+    fresh.score_one({"a": 1.0})
+    assert not fresh.__sklearn_is_fitted__()  # (scoring learns nothing)
+    with pytest.raises(ValueError, match="NaN"):
+        UniclassPA().score_one(np.array([np.nan, 1.0]))
     assert UniclassPA().fit_predict(X).shape == (200,)
     assert UniclassPA().__sklearn_tags__().estimator_type == "outlier_detector"
 
@@ -186,6 +195,21 @@ def test_bad_parameters_are_one_line_errors(params, message):
     with pytest.raises(ValueError, match=message) as info:
         UniclassPA(**params).partial_fit(np.ones((3, 2)))
     assert "\n" not in str(info.value)
+
+
+def test_river_filters_take_the_detector():
+    anomaly = pytest.importorskip("river.anomaly")
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 3))
+    X[150] = 40.0
+    for f in (anomaly.ThresholdFilter(UniclassPA(epsilon=3.0), threshold=6.0),
+              anomaly.QuantileFilter(UniclassPA(epsilon=3.0), q=0.95)):
+        flags = []
+        for row in X:
+            x = dict(enumerate(row))
+            flags.append(f.classify(f.score_one(x)))
+            f.learn_one(x)
+        assert flags[150]
 
 
 def test_tags_and_registry():

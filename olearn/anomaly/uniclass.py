@@ -21,7 +21,8 @@ checked against the paper's text here, and an unchecked reconstruction would not
 "exact to the paper".  ``epsilon`` must be given (a number >= 0).
 
 Anomaly calls: ``score_one(x)`` is the distance ``||x - w||`` (higher = more anomalous,
-as River's detectors: River's ``evaluate`` and ``anomaly.ThresholdFilter`` take it);
+as River's detectors: River's ``anomaly.ThresholdFilter`` and ``QuantileFilter`` take
+it; before any row, the distance to ``w_1 = 0``, the row's norm, never None);
 ``score_samples(X)`` is minus the distance (scikit-learn's ``IsolationForest``
 convention: lower = more abnormal), ``offset_ = -epsilon`` and ``decision_function(X) =
 score_samples(X) - offset_ = epsilon - distance`` (negative = outlier); ``predict(X)`` is
@@ -175,13 +176,22 @@ class UniclassPA(OnlineUnlabelled):
 
     # ------------------------------------------------------------ answers
     def _distance_one(self, x):
-        """The distance of one row to the centre (None before any row).  A dict's
-        features the model has not met count with the centre's 0 there (the base's
-        one-row scores drop them)."""
-        scores = self._scores_one(x)
-        if scores is None:
-            return None
-        dist = float(scores[0])
+        """The distance of one row to the centre.  Before any row the centre is the
+        paper's ``w_1 = 0`` and the distance the row's norm (the score the row would get
+        in ``score_learn``), so River's filters get a number from the first row.  A
+        dict's features the model has not met count with the centre's 0 there (the
+        base's one-row scores drop them)."""
+        if self._is_fresh():
+            if isinstance(x, dict):
+                from .._vocabulary import check_values
+                check_values(x)
+                values = np.array([float(v) for v in x.values()], dtype=np.float64)
+            else:
+                values = np.asarray(x, dtype=np.float64).ravel()
+                if not np.isfinite(values).all():
+                    raise ValueError("x contains NaN or infinity")
+            return float(np.sqrt(np.dot(values, values)))
+        dist = float(self._scores_one(x)[0])
         vocabulary = self.vocabulary_
         if isinstance(x, dict) and vocabulary is not None:
             extra = sum(float(v) * float(v) for k, v in x.items() if k not in vocabulary)
@@ -192,15 +202,13 @@ class UniclassPA(OnlineUnlabelled):
     @locked
     def score_one(self, x):
         """The row's distance to the centre (higher = more anomalous; River's
-        detectors' convention); None before any row."""
+        detectors' convention); before any row, to the initial centre 0."""
         return self._distance_one(x)
 
     @locked
     def predict_one(self, x):
-        """-1 when the row lies beyond the radius (an outlier), else +1; None before any
-        row."""
-        dist = self._distance_one(x)
-        return None if dist is None else (-1 if dist > float(self.epsilon) else 1)
+        """-1 when the row lies beyond the radius (an outlier), else +1."""
+        return -1 if self._distance_one(x) > float(self.epsilon) else 1
 
     @locked
     def score_samples(self, X):
