@@ -37,6 +37,7 @@ FAMILIES = {
     "neural": ("Neural networks", ["olearn.neural"]),
     "recommend": ("Recommenders", ["olearn.recommend"]),
     "decomposition": ("Decomposition", ["olearn.decomposition"]),
+    "anomaly": ("Anomaly detection", ["olearn.anomaly"]),
     "portfolio": ("Portfolio selection", ["olearn.portfolio"]),
     "ensemble": ("Ensembles and experts", ["olearn.ensemble"]),
     "drift": ("Drift detection", ["olearn.drift"]),

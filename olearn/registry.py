@@ -116,11 +116,12 @@ LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
 #: :func:`unlabelled_names` lists these
 UNLABELLED_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "kmeans": ("olearn.cluster.k_means:KMeans", {}),
+    "uniclass": ("olearn.anomaly.uniclass:UniclassPA", {}),
 }
 
 #: the packages of those models (``tests/test_unlabelled.py`` checks that every model
 #: class in them is in :data:`UNLABELLED_MODELS`)
-UNLABELLED_PACKAGES = ("olearn.cluster",)
+UNLABELLED_PACKAGES = ("olearn.cluster", "olearn.anomaly")
 
 #: learner classes of LEARNER_PACKAGES that have no name, and why: they need other
 #: models as parameters
@@ -140,7 +141,7 @@ OTHER_KINDS = {
     "portfolio": ("online portfolio strategies", "olearn.portfolio:STRATEGIES",
                   "olearn.portfolio.make(NAME); olearn portfolio FILE --algo NAME"),
     "detector": ("drift detectors", "olearn.drift:DETECTORS", "olearn.drift.make(NAME)"),
-    "model without a target": ("models of rows without a target (clustering)",
+    "model without a target": ("models of rows without a target (clustering, anomaly scores)",
                    "olearn.registry:UNLABELLED_MODELS", "olearn.make(NAME)"),
 }
 
