@@ -53,9 +53,7 @@ def encode(value):
                 "params": {k: encode(v) for k, v in value.get_params(deep=False).items()}}
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
-    from .optim import Optimizer      # an optimiser: its record, which its learner resolves
-    if isinstance(value, Optimizer):
-        return value.to_record()
+    value = persistence.parameter_record(value)     # an optimiser: its record
     try:
         json.dumps(value, allow_nan=True)
     except TypeError:
@@ -84,8 +82,7 @@ def decode(value):
         cls = model_class(value["__model__"])
         return cls(**{k: decode(v) for k, v in value.get("params", {}).items()})
     if isinstance(value, dict) and "optimizer" in value:
-        from .optim import resolve
-        return resolve(value)
+        return persistence.parameter_value(value)
     if isinstance(value, list):
         return [decode(v) for v in value]
     return value

@@ -124,6 +124,19 @@ def _known_class(name):
     return _PERSISTABLE.get(name)
 
 
+def parameter_record(value):
+    """A parameter value as a model file holds it: an optimiser as its record, anything
+    else as it is (the nested models of a wrapper go through the same rule)."""
+    from .optim import encode_params
+    return encode_params({"p": value})["p"]
+
+
+def parameter_value(value):
+    """:func:`parameter_record` undone: an optimiser's record made an optimiser again."""
+    from .optim import decode_params
+    return decode_params({"p": value})["p"]
+
+
 def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None:
     """Write ``model`` to ``path`` atomically; ``pipeline`` (a JSON-able dict: how the
     model's input is read) goes into the metadata.  A model with a ``_saved_pipeline()``

@@ -125,7 +125,7 @@ def data_format(args):
     return fmt if fmt != "auto" else detect_format(args.data)
 
 
-def _hash_bits(args, n_features):
+def hash_bits(args, n_features):
     """--bits, else the saved model's width when it is a power of two, else 18."""
     bits = getattr(args, "bits", None)
     if bits is not None:
@@ -186,12 +186,12 @@ def open_data(args, n_features=None, weights=False):
     if fmt == "csv":
         return io.read_csv(path, chunk_size=args.chunk_size, **csv_options(args))
     if fmt == "vw":
-        return io.read_vw(path, n_bits=_hash_bits(args, n_features),
+        return io.read_vw(path, n_bits=hash_bits(args, n_features),
                           quadratic=args.quadratic, cubic=args.cubic,
                           ignore=args.ignore, chunk_size=args.chunk_size,
                           sample_weight=weights)
     if fmt == "text":
-        return io.read_text(path, n_bits=_hash_bits(args, n_features), ngram=args.ngram,
+        return io.read_text(path, n_bits=hash_bits(args, n_features), ngram=args.ngram,
                             chunk_size=args.chunk_size)
     width = n_features if n_features is not None else args.n_features
     zero = {"auto": "auto", "yes": True, "no": False}[args.zero_based]

@@ -15,14 +15,14 @@ import time
 import urllib.parse
 
 from ._common import CLIError, parse_params, report_stream
-from ._input import _hash_bits, data_format, open_data, require_data
+from ._input import hash_bits, data_format, open_data, require_data
 
 
 def pipeline_of(args, fmt, width, n_features):
     """How the rows of DATA are read, for the server to check (see
     olearn/serve/store.py: merge_pipeline)."""
     if fmt in ("vw", "text"):
-        bits = _hash_bits(args, n_features)
+        bits = hash_bits(args, n_features)
         features = (" ".join([*(f"-q {q}" for q in args.quadratic),
                               *(f"--cubic {c}" for c in args.cubic),
                               *(f"--ignore {i}" for i in args.ignore)]) if fmt == "vw"

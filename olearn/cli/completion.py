@@ -47,7 +47,7 @@ class Node:
         self.positional: list[str] | None = None  # choices of a positional argument, if any
         for action in parser._actions:  # private: argparse lists a parser's actions nowhere else
             if isinstance(action.choices, dict):    # the subcommands: {name: parser}
-                helps = {a.dest: a.help for a in action._choices_actions}  # private: ditto
+                helps = {a.dest: a.help for a in getattr(action, "_choices_actions")}  # private: ditto
                 for name, sub in action.choices.items():
                     self.subs[name] = (Node(path + (name,), sub), helps.get(name) or "")
             elif action.option_strings:

@@ -44,6 +44,8 @@ class IncrementalSVD(RowDecomposition):
         larger blocks truncate less often (more accurate, more memory: a block of b rows
         costs an SVD of a (rank + b) square matrix).
 
+    Notes
+    -----
     Rows may be dense, CSR (densified a block at a time) or, one at a time, dicts
     (``learn_one``; the vocabulary grows).  ``predict_learn(X)`` gives each row's
     coordinates on the basis before the row's block.

@@ -47,6 +47,8 @@ class OnlinePCA(RowDecomposition):
     random_state : int or None, default=0
         ("oja") seed of the random orthonormal start.
 
+    Notes
+    -----
     Rows may be dense, CSR (densified a block at a time) or, one at a time, dicts
     (``learn_one``, the vocabulary growing; "svd" only: Oja's random start needs the
     width).  ``predict_learn(X)`` gives each row's coordinates before its block.
