@@ -21,7 +21,7 @@ from ._input import add_data_args, open_data, require_data
 from ._learning import learn_progressively, summary
 from ._models import initial_model, learner_of, model_width
 from ._remote import add_server_args, train_remote
-from . import _advice, _order
+from . import _advice, _order, _vw
 
 #: a closed standard output (``| head``) drops the printout, not the model
 GOES_ON_WHEN_STDOUT_CLOSES = True
@@ -32,11 +32,12 @@ def add_parser(subparsers):
                               description=__doc__.split("\n\n", 1)[1], add_help=False)
     add_data_args(p)
     add_algo_args(p)
-    p.add_argument("-f", "--model", metavar="FILE",
+    p.add_argument("-f", "--model", "--final_regressor", metavar="FILE",
                    help="save the trained model here (.olm; Vowpal Wabbit's -f)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--quiet", action="store_true",
+                   help="print nothing but errors (no table, no summary; Vowpal Wabbit's)")
     g = p.add_argument_group("learning")
-    g.add_argument("-i", "--init", metavar="MODEL",
+    g.add_argument("-i", "--init", "--initial_regressor", metavar="MODEL",
                    help="continue learning from a model saved by train (Vowpal Wabbit's -i); "
                         "--algo may be left out, --param changes its parameters")
     g.add_argument("--scale", action="store_true",
@@ -53,6 +54,7 @@ def add_parser(subparsers):
                    help="the cache of --passes (default: in olearn's cache folder, "
                         "$OLEARN_CACHE_DIR or ~/.cache/olearn/passes, reused while DATA and "
                         "the reading options are unchanged; with stdin a temporary file)")
+    _vw.add_train_args(p)   # --loss_function, -l, --l1, --oaa, -c ...: olearn/cli/_vw.py
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     add_server_args(p)  # --server URL --name NAME: olearn/cli/_remote.py
     from . import _distributed
@@ -112,16 +114,35 @@ def run(args):
         raise CLIError(f"--passes must be >= 1, got {args.passes}")
     if args.holdout < 0 or args.holdout == 1:
         raise CLIError(f"--holdout must be 0 (none) or >= 2, got {args.holdout}")
+    _vw.check_train(args)
     if args.init:
         if not os.path.isfile(args.init):
             raise CLIError(f"{args.init}: no such model file")
     elif not args.algo:
-        raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
+        from ._input import data_format
+        if data_format(args) != "vw":
+            raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL "
+                           "(a Vowpal Wabbit file has a default learner: ndag)")
+        args.algo = _vw.default_algo(args)   # vw's habit: adaptive, normalised
+        if not args.quiet:
+            print(f"olearn: no --algo: the default learner {args.algo} (normalised adaptive "
+                  "steps, as vw's default)", file=sys.stderr)
     if args.algo:
         check_algos([args.algo])
+        params = _vw.learner_params(args, args.algo, params)
+    elif _vw_learning_options(args):
+        params = _vw.learner_params(args, _registered_name(args.init), params)
+    if args.oaa and args.algo:
+        _check_classifier(args.algo)
     from ..io import is_stream
+    if args.vw_cache and not args.cache and not is_stream(args.data):
+        args.cache = _default_cache(args.data)
     cache = (args.cache or _default_cache(args.data)) if (
         args.passes > 1 or args.cache) and not is_stream(args.data) else None
+    if args.kill_cache and cache and os.path.isfile(cache):
+        os.remove(cache)
+    if args.readable_model:
+        check_writable(args.readable_model, "readable model", in_place=True)
     check_paths([("data", args.data), ("initial model", args.init)],
                 [("model", args.model), ("cache", cache)])
     if args.model:
@@ -131,7 +152,7 @@ def run(args):
     args.algo = algo
     width = model_width(model) if args.init else None
     reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
-    out = report_stream()       # stdout on a terminal, else stderr
+    out = report_stream() if not args.quiet else open(os.devnull, "w")  # (closed at exit)
     printer = None if args.quiet else ProgressPrinter(out)
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
@@ -157,8 +178,9 @@ def run(args):
         print(f"passes = {args.passes}, whole command {total:.3f} s", file=out)
     if args.holdout:
         print(held.report(), file=out)
-    _order.warn_runs(reader)
-    if args.model and not args.init:
+    if not args.quiet:
+        _order.warn_runs(reader)
+    if args.model and not args.init and not args.quiet:
         advice = _advice.averaging_note(learner_of(model), params, algo)
         if advice:
             print(advice, file=sys.stderr)
@@ -166,7 +188,32 @@ def run(args):
         from . import _pipeline
         _pipeline.save(model, args.model, args, reader)
         print(f"model saved to {args.model}", file=out)
+    if args.readable_model:
+        from ._input import data_format
+        _vw.write_readable(learner_of(model), args.readable_model, algo,
+                           args.bits if data_format(args) == "vw" else None)
     return 0
+
+
+def _vw_learning_options(args):
+    return any(getattr(args, k) is not None for k in
+               ("loss_function", "learning_rate", "power_t", "l1", "l2"))
+
+
+def _registered_name(path):
+    """The registered name of the learner saved in ``path`` (for -l, --l2 ... with
+    --init and no --algo)."""
+    raise CLIError("--loss_function, -l, --power_t, --l1 and --l2 with --init need --algo "
+                   "NAME (the saved learner's name) to map them")
+
+
+def _check_classifier(algo):
+    from ..registry import lookup
+    from .._estimator import is_classifier
+    cls, _ = lookup(algo)
+    if not is_classifier(cls()):
+        raise CLIError(f"--oaa: {algo} is a regressor; give a classifier (e.g. ndag, or "
+                       "ovr for one-vs-rest)")
 
 
 class _Holdout:
