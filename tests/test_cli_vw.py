@@ -278,3 +278,21 @@ def test_a9a_default_learner_at_least_vw(tmp_path, capsys):
     y = [float(line.split()[0]) for line in open(tmp_path / "a9a.t.vw")]
     p = [float(line.split()[0]) for line in open(tmp_path / "p.txt")]
     assert np.mean(np.array(p) == np.array(y)) >= 0.8483
+
+
+def test_inf_and_nan_values_read_as_vw_reads_them(tmp_path, capsys):
+    from olearn.io import read_vw
+    from olearn.io.errors import DataFormatError
+    path = tmp_path / "n.vw"
+    # vw 9.11.9 (pyvw, the example's features): x:nan and x:NaN are dropped, y:2 kept,
+    # z:in a string value
+    path.write_text("1 |f x:nan y:2\n-1 |f x:NaN y:2 z:in\n")
+    X = next(iter(read_vw(str(path))))[0]
+    assert X.nnz == 3 and sorted(X.data) == [1.0, 2.0, 2.0]
+    assert X[0].indices.tolist() == [104219]          # vw's column of f^y (2^18)
+    for word in ("inf", "-inf", "Infinity", "+INF"):
+        path.write_text(f"1 |f x:{word} y:2\n")
+        with pytest.raises(DataFormatError, match="is infinite"):
+            next(iter(read_vw(str(path))))
+    rc, out, err = run_cli(capsys, "train", "-d", path, "--algo", "pa1")
+    assert rc == 2 and "n.vw:1: feature value '+INF' is infinite" in one_error(err)
