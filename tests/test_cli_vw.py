@@ -117,7 +117,11 @@ def test_default_learner_on_a_vw_file(vw, tmp_path, capsys):
     rc, out, err = run_cli(capsys, "train", "-d", vw, "-f", model)
     assert rc == 0, err
     assert "the default learner ndag" in err
-    assert type(olearn.load(model)).__name__ == "NDAGClassifier"
+    m = olearn.load(model)
+    assert type(m).__name__ == "NDAGClassifier" and m.get_params()["eta"] == 1.0
+    rc, out, err = run_cli(capsys, "train", "-d", vw, "-f", model, "--loss_function",
+                           "logistic", "--quiet")
+    assert rc == 0 and olearn.load(model).get_params()["eta"] == 0.5    # vw's, ndag's
     real = tmp_path / "r.vw"
     real.write_text("2.5 |f a:1\n-0.5 |f b:1\n3 |f a:1 b:1\n")
     rc, out, err = run_cli(capsys, "train", "-d", real, "-f", model)

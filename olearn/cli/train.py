@@ -124,6 +124,7 @@ def run(args):
             raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL "
                            "(a Vowpal Wabbit file has a default learner: ndag)")
         args.algo = _vw.default_algo(args)   # vw's habit: adaptive, normalised
+        params = {**_vw.default_params(args.algo, args), **params}
         if not args.quiet:
             print(f"olearn: no --algo: the default learner {args.algo} (normalised adaptive "
                   "steps, as vw's default)", file=sys.stderr)
