@@ -41,10 +41,10 @@ def test_passes_learn_as_repeated_partial_fit_and_reuse_the_cache(data, capsys, 
     np.testing.assert_allclose(olearn.load(model).coef_, ref.coef_, rtol=1e-12)
     caches = list((tmp_path / "cache" / "passes").iterdir())
     assert len(caches) == 1                                    # written once, beside nothing
-    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2", "--quiet")
+    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2")
     assert rc == 0 and "reading the cache" in err
     data.write_text(data.read_text()[: len(data.read_text()) // 2].rsplit("\n", 1)[0] + "\n")
-    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2", "--quiet")
+    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2")
     assert rc == 0 and "reading the cache" not in err          # the data changed: re-read
 
 

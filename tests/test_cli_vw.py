@@ -166,6 +166,10 @@ def test_quiet_is_quiet(vw, tmp_path, capsys):
     rc, out, err = run_cli(capsys, "train", "-d", vw, "--algo", "pa1", "-f",
                            tmp_path / "m.olm", "--quiet")
     assert rc == 0 and out == "" and err == ""
+    for _ in range(2):      # (the second run reads the cache, silently)
+        rc, out, err = run_cli(capsys, "train", "-d", vw, "-f", tmp_path / "m.olm",
+                               "--passes", "2", "--holdout_period", "5", "--quiet")
+        assert rc == 0 and out == "" and err == ""
 
 
 def test_passes_cache_and_kill_cache(vw, tmp_path, capsys):
@@ -207,6 +211,15 @@ def test_oaa_is_the_native_multiclass_model(multi, tmp_path, capsys):
     assert abs(sum(float(c.split(":")[1]) for c in first) - 1) < 1e-4
     raw = (tmp_path / "r.txt").read_text().splitlines()
     assert len(raw) == 300 and raw[0].count(":") == 3
+    rc, out, err = run_cli(capsys, "train", "-d", multi, "--oaa", "2", "-f",
+                           tmp_path / "two.olm", "--quiet")
+    assert rc == 2 and "--oaa 2: label 3 is not one of 1..2" in one_error(err)
+    assert not (tmp_path / "two.olm").exists()
+
+
+def test_other_commands_keep_argparse_messages(capsys):
+    rc, out, err = run_cli(capsys, "algos", "--audit")
+    assert rc == 2 and "unrecognized arguments: --audit" in err and "Traceback" not in err
 
 
 def test_readable_model(vw, tmp_path, capsys):

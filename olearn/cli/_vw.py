@@ -14,7 +14,7 @@ Standard library only at import time.
 """
 import os
 
-from ._common import CLIError
+from ._common import CLIError, format_value
 
 #: vw options olearn does not have: the one-line answer (``{cmd}``: the subcommand)
 ANSWERS = {
@@ -145,6 +145,22 @@ ON = {
 }
 
 
+#: the subcommands a vw user's line is checked on
+COMMANDS = ("train", "predict", "evaluate")
+
+
+def check_classes(model, n):
+    """``--oaa N``: the labels learned are among 1..N, as vw requires (else one line, and
+    the model is not saved)."""
+    classes = getattr(model, "classes_", None)
+    if classes is None:
+        return
+    wrong = [c for c in classes if not (float(c).is_integer() and 1 <= float(c) <= n)]
+    if wrong:
+        raise CLIError(f"--oaa {n}: label {format_value(wrong[0])} is not one of 1..{n} (as "
+                       "vw requires); the model was not saved")
+
+
 def _answer(command, option, defined):
     """The one line for ``option`` on ``command``, or None if it is not a vw option or
     the subcommand defines it."""
@@ -164,7 +180,7 @@ def check_argv(argv, subparsers):
     if subparsers is None:
         return
     command = next((a for a in argv if a in subparsers.choices), None)
-    if command is None:
+    if command not in COMMANDS:     # (the others: argparse's own message)
         return
     defined = subparsers.choices[command]._option_string_actions
     for token in argv[argv.index(command) + 1:]:

@@ -10,6 +10,7 @@ all finite: a learner that diverges stops the run with an error and saves nothin
 'olearn train --algo NAME --help' lists the learner's parameters.
 """
 import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -153,7 +154,8 @@ def run(args):
     args.algo = algo
     width = model_width(model) if args.init else None
     reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
-    out = report_stream() if not args.quiet else open(os.devnull, "w")  # (closed at exit)
+    # stdout on a terminal, else stderr; --quiet: nowhere (a few summary lines kept here)
+    out = report_stream() if not args.quiet else io.StringIO()
     printer = None if args.quiet else ProgressPrinter(out)
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
@@ -185,14 +187,18 @@ def run(args):
         advice = _advice.averaging_note(learner_of(model), params, algo)
         if advice:
             print(advice, file=sys.stderr)
+    if args.oaa:
+        _vw.check_classes(learner_of(model), args.oaa)
     if args.model:  # with how DATA was read (olearn/cli/_pipeline.py)
         from . import _pipeline
         _pipeline.save(model, args.model, args, reader)
         print(f"model saved to {args.model}", file=out)
     if args.readable_model:
         from ._input import data_format
+        width = getattr(learner_of(model), "n_features_in_", 0)
         _vw.write_readable(learner_of(model), args.readable_model, algo,
-                           args.bits if data_format(args) == "vw" else None)
+                           width.bit_length() - 1 if data_format(args) in ("vw", "text")
+                           and width and not width & (width - 1) else None)
     return 0
 
 
@@ -297,7 +303,8 @@ def _passes(args, reader):
 
     def passes():
         if cache_matches(path, key) and temporary is None:
-            print(f"olearn: reading the cache {path}", file=sys.stderr)
+            if not args.quiet:
+                print(f"olearn: reading the cache {path}", file=sys.stderr)
             yield read_cache(path, key)
         else:
             yield cached(reader, path, key)
