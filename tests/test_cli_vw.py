@@ -49,7 +49,6 @@ REFUSED_TRAIN = [
     (["--audit"], "--audit is not offered"),
     (["--csoaa", "3"], "--csoaa (cost-sensitive multiclass) is not offered"),
     (["--cb", "3"], "--cb (contextual bandits) is not offered"),
-    (["-p", "p.txt"], "-p on train is not offered"),
     (["-t"], "-t on train is not offered"),
     (["--link", "logistic"], "olearn predict --link logistic"),
     (["-r", "r.txt"], "olearn predict -i MODEL -r FILE"),
@@ -160,6 +159,20 @@ def test_learning_options_are_the_learners_parameters(vw, tmp_path, capsys, argv
     assert rc == 0, err
     params = olearn.load(model).get_params()
     assert {k: params[k] for k in expected} == expected
+
+
+def test_train_p_writes_the_progressive_predictions(vw, tmp_path, capsys):
+    p = tmp_path / "p.txt"
+    rc, out, err = run_cli(capsys, "train", "-d", vw, "--algo", "pa1", "-p", p, "--passes",
+                           "2", "--chunk-size", "70", "--quiet")
+    assert rc == 0, err
+    from olearn.io import read_vw
+    ref, expected = olearn.make("pa1"), []
+    for X, y in read_vw(str(vw), chunk_size=70):
+        expected += [int(v) for v in ref.predict_learn(X, y)]
+    lines = p.read_text().splitlines()
+    assert [int(line.split()[0]) for line in lines] == expected     # first pass only
+    assert lines[0].split()[1:] == ["r0"] and lines[1].split()[1:] == []
 
 
 def test_quiet_is_quiet(vw, tmp_path, capsys):

@@ -125,9 +125,6 @@ ANSWERS = {
 #: vw options answered differently on one subcommand (where olearn has them elsewhere)
 ON = {
     "train": {
-        "-p": "-p on train is not offered: train, save with -f, then 'olearn predict -i "
-              "MODEL -p FILE' (or 'olearn evaluate' for the progressive predictions' figures)",
-        "--predictions": "--predictions on train is not offered: 'olearn predict -p FILE'",
         "-t": "-t on train is not offered (train always learns): 'olearn predict -t -i MODEL "
               "-d DATA -p FILE' predicts without learning",
         "--testonly": "--testonly on train is not offered: use 'olearn predict'",
@@ -231,6 +228,10 @@ def add_train_args(parser):
     g.add_argument("--save_resume", action="store_true",
                    help="accepted: a model file always keeps the learner's whole state "
                         "(train -i continues it exactly)")
+    g.add_argument("-p", "--predictions", metavar="FILE",
+                   help="write each row's progressive prediction (made before the row is "
+                        "learned; the first pass; held-out rows are not written), a vw "
+                        "line's tag after it")
     g.add_argument("--readable_model", metavar="FILE",
                    help="also write the weights as text: 'column:weight' a line (the "
                         "intercept as 'Constant'), non-zero ones only")

@@ -146,7 +146,10 @@ def run(args):
     if args.readable_model:
         check_writable(args.readable_model, "readable model", in_place=True)
     check_paths([("data", args.data), ("initial model", args.init)],
-                [("model", args.model), ("cache", cache)])
+                [("model", args.model), ("cache", cache), ("predictions", args.predictions),
+                 ("readable model", args.readable_model)])
+    if args.predictions and args.predictions != "-":
+        check_writable(args.predictions, "predictions", in_place=True)
     if args.model:
         check_writable(args.model, "model")
     model = initial_model(args, params)
@@ -160,7 +163,7 @@ def run(args):
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
     t0 = time.perf_counter()
-    with _passes(args, reader) as passes:
+    with _passes(args, reader) as passes, _progressive_predictions(args, model) as preds:
         for k, chunks in enumerate(passes):
             # held-out rows are scored here, between learning calls (not in the reader's
             # thread, which runs ahead)
@@ -170,6 +173,8 @@ def run(args):
                                          file_reader=reader if k == 0 else chunks)
             if k == 0:
                 first = result
+                if preds is not None:   # (-p: the first pass only, the progressive one)
+                    preds["first"] = False
             else:
                 print(f"pass {k + 1}: mean loss {result.final:.6f} over {result.n_rows:,} rows "
                       "(rows already learned in earlier passes: not a progressive estimate)",
@@ -200,6 +205,35 @@ def run(args):
                            width.bit_length() - 1 if data_format(args) in ("vw", "text")
                            and width and not width & (width - 1) else None)
     return 0
+
+
+@contextlib.contextmanager
+def _progressive_predictions(args, model):
+    """-p FILE (vw's, on train): each row's prediction before it is learned, first pass
+    only, the vw tag after it (held-out rows are not learned: not written).  The model's
+    ``predict_learn`` is wrapped for the run (an instance attribute, removed after)."""
+    if not args.predictions:
+        yield
+        return
+    from ._common import atomic_text
+    from ._input import data_format
+    tags = _vw.tags(args.data) if data_format(args) == "vw" and not args.holdout else None
+    learn = model.predict_learn
+    state = {"first": True}
+    with atomic_text(args.predictions) as f:
+        def predict_learn(X, y, **kw):
+            pred = learn(X, y, **kw)
+            if state["first"]:
+                names = [next(tags, "") for _ in range(len(pred))] if tags is not None \
+                    else [""] * len(pred)
+                f.write("".join(f"{format_value(v)} {n}\n" if n else f"{format_value(v)}\n"
+                                for v, n in zip(pred, names)))
+            return pred
+        model.predict_learn = predict_learn
+        try:
+            yield state
+        finally:
+            del model.predict_learn
 
 
 def _vw_learning_options(args):
