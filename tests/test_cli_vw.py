@@ -49,7 +49,7 @@ REFUSED_TRAIN = [
     (["--audit"], "--audit is not offered"),
     (["--csoaa", "3"], "--csoaa (cost-sensitive multiclass) is not offered"),
     (["--cb", "3"], "--cb (contextual bandits) is not offered"),
-    (["-t"], "-t on train is not offered"),
+    (["-t"], "-t (test only: nothing learned) needs -i MODEL"),
     (["--link", "logistic"], "olearn predict --link logistic"),
     (["-r", "r.txt"], "olearn predict -i MODEL -r FILE"),
     (["--probabilities"], "olearn predict --probabilities"),
@@ -173,6 +173,21 @@ def test_train_p_writes_the_progressive_predictions(vw, tmp_path, capsys):
     lines = p.read_text().splitlines()
     assert [int(line.split()[0]) for line in lines] == expected     # first pass only
     assert lines[0].split()[1:] == ["r0"] and lines[1].split()[1:] == []
+
+
+def test_train_t_tests_a_saved_model_without_learning(vw, tmp_path, capsys):
+    model, p = tmp_path / "m.olm", tmp_path / "p.txt"
+    assert run_cli(capsys, "train", "-d", vw, "--algo", "pa1", "-f", model,
+                   "--quiet")[0] == 0
+    before = olearn.load(model).coef_.copy()
+    rc, out, err = run_cli(capsys, "train", "-t", "-d", vw, "-i", model, "-p", p)
+    assert rc == 0 and "test only (nothing learned)" in err and "rows = 300" in err, err
+    assert rc == 0 and "mistake rate = " in err
+    rc, out2, err = run_cli(capsys, "predict", "-d", vw, "-i", model)
+    assert p.read_text() == out2
+    np.testing.assert_array_equal(olearn.load(model).coef_, before)
+    rc, out, err = run_cli(capsys, "train", "-t", "-d", vw, "-i", model, "-f", model)
+    assert rc == 2 and "-t learns nothing" in one_error(err)
 
 
 def test_quiet_is_quiet(vw, tmp_path, capsys):

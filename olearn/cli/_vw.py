@@ -125,9 +125,6 @@ ANSWERS = {
 #: vw options answered differently on one subcommand (where olearn has them elsewhere)
 ON = {
     "train": {
-        "-t": "-t on train is not offered (train always learns): 'olearn predict -t -i MODEL "
-              "-d DATA -p FILE' predicts without learning",
-        "--testonly": "--testonly on train is not offered: use 'olearn predict'",
         "-r": "-r on train is not offered: 'olearn predict -i MODEL -r FILE'",
         "--raw_predictions": "--raw_predictions on train is not offered: 'olearn predict -r'",
         "--link": "--link on train is not offered: 'olearn predict --link logistic'",
@@ -228,6 +225,9 @@ def add_train_args(parser):
     g.add_argument("--save_resume", action="store_true",
                    help="accepted: a model file always keeps the learner's whole state "
                         "(train -i continues it exactly)")
+    g.add_argument("-t", "--testonly", action="store_true",
+                   help="test only, with -i MODEL: predict every row, learn nothing, report "
+                        "the loss (and -p the predictions)")
     g.add_argument("-p", "--predictions", metavar="FILE",
                    help="write each row's progressive prediction (made before the row is "
                         "learned; the first pass; held-out rows are not written), a vw "

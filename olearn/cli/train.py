@@ -116,6 +116,11 @@ def run(args):
     if args.holdout < 0 or args.holdout == 1:
         raise CLIError(f"--holdout must be 0 (none) or >= 2, got {args.holdout}")
     _vw.check_train(args)
+    if args.testonly and not args.init:
+        raise CLIError("-t (test only: nothing learned) needs -i MODEL, the model to test")
+    if args.testonly and (args.model or args.passes > 1 or args.holdout):
+        raise CLIError("-t learns nothing: -f, --passes and --holdout do not apply "
+                       "(the model is the one of -i)")
     if args.init:
         if not os.path.isfile(args.init):
             raise CLIError(f"{args.init}: no such model file")
@@ -159,6 +164,8 @@ def run(args):
     reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
     # stdout on a terminal, else stderr; --quiet: nowhere (a few summary lines kept here)
     out = report_stream() if not args.quiet else io.StringIO()
+    if args.testonly:       # vw's -t: predictions of the model as it is, nothing learned
+        return _test_only(args, model, reader, out)
     printer = None if args.quiet else ProgressPrinter(out)
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
@@ -234,6 +241,36 @@ def _progressive_predictions(args, model):
             yield state
         finally:
             del model.predict_learn
+
+
+def _test_only(args, model, reader, out):
+    """train -t -i MODEL: each row predicted by the saved model, nothing learned (vw's
+    test-only pass): the loss, and -p the predictions with their tags."""
+    import numpy as np
+    from .._estimator import is_classifier
+    from ._common import atomic_text
+    from ._input import checked_chunks, data_format
+    classify = is_classifier(learner_of(model))
+    tags = _vw.tags(args.data) if data_format(args) == "vw" else None
+    n, loss = 0, 0.0
+    target = atomic_text(args.predictions) if args.predictions else contextlib.nullcontext()
+    with target as f:
+        for X, y, _ in checked_chunks(reader):
+            pred = model.predict(X)
+            if classify:
+                loss += float(np.sum(np.asarray(pred) != y))
+            else:
+                loss += float(np.sum((np.asarray(pred, dtype=float) - y) ** 2))
+            n += len(y)
+            if f is not None:
+                names = [next(tags, "") for _ in range(len(pred))] if tags is not None \
+                    else [""] * len(pred)
+                f.write("".join(f"{format_value(v)} {t}\n" if t else f"{format_value(v)}\n"
+                                for v, t in zip(pred, names)))
+    what = "mistake rate" if classify else "squared error"
+    print(f"test only (nothing learned): {args.algo} from {args.init} on {args.data}\n"
+          f"rows = {n:,}\n{what} = {loss / max(n, 1):.6f}", file=out)
+    return 0
 
 
 def _vw_learning_options(args):
