@@ -341,3 +341,13 @@ def test_inf_and_nan_values_read_as_vw_reads_them(tmp_path, capsys):
             next(iter(read_vw(str(path))))
     rc, out, err = run_cli(capsys, "train", "-d", path, "--algo", "pa1")
     assert rc == 2 and "n.vw:1: feature value '+INF' is infinite" in one_error(err)
+
+
+def test_learning_options_with_init_need_the_algo(vw, tmp_path, capsys):
+    model = tmp_path / "m.olm"
+    assert run_cli(capsys, "train", "-d", vw, "--algo", "ogd", "-f", model, "--quiet")[0] == 0
+    rc, out, err = run_cli(capsys, "train", "-d", vw, "-i", model, "-l", "0.1")
+    assert rc == 2 and "need --algo NAME" in one_error(err)
+    rc, out, err = run_cli(capsys, "train", "-d", vw, "-i", model, "--algo", "ogd", "-l",
+                           "0.1", "-f", tmp_path / "m2.olm", "--quiet")
+    assert rc == 0 and olearn.load(tmp_path / "m2.olm").get_params()["eta"] == 0.1

@@ -274,7 +274,8 @@ def default_algo(args):
     importance-invariant, which olearn has not; of olearn's learners ndag is the closest:
     adaptive per-coordinate steps, normalised by each feature's largest magnitude); a
     classifier (logistic loss) for --oaa, --loss_function logistic/hinge or labels all
-    -1/1 in the first 2,000 lines, else the regressor (squared loss, vw's default)."""
+    -1/1 in the first 2,000 lines, else the regressor (squared loss, vw's default; also
+    on standard input, whose labels cannot be looked at first)."""
     loss = args.loss_function
     if args.oaa or loss in ("logistic", "hinge"):
         return "ndag"

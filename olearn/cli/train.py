@@ -138,7 +138,8 @@ def run(args):
         check_algos([args.algo])
         params = _vw.learner_params(args, args.algo, params)
     elif _vw_learning_options(args):
-        params = _vw.learner_params(args, _registered_name(args.init), params)
+        raise CLIError("--loss_function, -l, --power_t, --l1 and --l2 with -i/--init need "
+                       "--algo NAME (the saved learner's name) to map them")
     if args.oaa and args.algo:
         _check_classifier(args.algo)
     from ..io import is_stream
@@ -146,8 +147,6 @@ def run(args):
         args.cache = _default_cache(args.data)
     cache = (args.cache or _default_cache(args.data)) if (
         args.passes > 1 or args.cache) and not is_stream(args.data) else None
-    if args.kill_cache and cache and os.path.isfile(cache):
-        os.remove(cache)
     if args.readable_model:
         check_writable(args.readable_model, "readable model", in_place=True)
     check_paths([("data", args.data), ("initial model", args.init)],
@@ -157,6 +156,8 @@ def run(args):
         check_writable(args.predictions, "predictions", in_place=True)
     if args.model:
         check_writable(args.model, "model")
+    if args.kill_cache and cache and os.path.isfile(cache):
+        os.remove(cache)        # (-k: written afresh)
     model = initial_model(args, params)
     algo = args.algo or type(learner_of(model)).__name__
     args.algo = algo
@@ -276,13 +277,6 @@ def _test_only(args, model, reader, out):
 def _vw_learning_options(args):
     return any(getattr(args, k) is not None for k in
                ("loss_function", "learning_rate", "power_t", "l1", "l2"))
-
-
-def _registered_name(path):
-    """The registered name of the learner saved in ``path`` (for -l, --l2 ... with
-    --init and no --algo)."""
-    raise CLIError("--loss_function, -l, --power_t, --l1 and --l2 with --init need --algo "
-                   "NAME (the saved learner's name) to map them")
 
 
 def _check_classifier(algo):
