@@ -478,8 +478,7 @@ def test_fast_paths_import_nothing_heavy(tmp_path):
 def test_compile_notice_once_on_a_cold_cache(tmp_path, tiny):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
            "NUMBA_CACHE_DIR": str(tmp_path / "cold")}
-    argv = [sys.executable, "-m", "olearn", "train", str(tiny), "--algo", "perceptron",
-            "--quiet"]
+    argv = [sys.executable, "-m", "olearn", "train", str(tiny), "--algo", "perceptron"]
     first = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
     assert first.returncode == 0, first.stderr
     # the learner's line from the command; the reader's parser (compiled before learning)

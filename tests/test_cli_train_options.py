@@ -32,7 +32,7 @@ def _field(out, name):
 def test_passes_learn_as_repeated_partial_fit_and_reuse_the_cache(data, capsys, tmp_path):
     model = tmp_path / "m.olm"
     rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "3",
-                           "--quiet", "--model", model)
+                           "--model", model)
     assert rc == 0 and "pass 3:" in err
     X, y = load_libsvm(data)
     ref = olearn.make("pa1")
@@ -41,10 +41,10 @@ def test_passes_learn_as_repeated_partial_fit_and_reuse_the_cache(data, capsys, 
     np.testing.assert_allclose(olearn.load(model).coef_, ref.coef_, rtol=1e-12)
     caches = list((tmp_path / "cache" / "passes").iterdir())
     assert len(caches) == 1                                    # written once, beside nothing
-    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2", "--quiet")
+    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2")
     assert rc == 0 and "reading the cache" in err
     data.write_text(data.read_text()[: len(data.read_text()) // 2].rsplit("\n", 1)[0] + "\n")
-    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2", "--quiet")
+    rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--passes", "2")
     assert rc == 0 and "reading the cache" not in err          # the data changed: re-read
 
 
@@ -75,7 +75,7 @@ def test_init_continues_a_saved_model(data, capsys, tmp_path):
 
 def test_scale_puts_the_streaming_scaler_before_the_learner(data, capsys, tmp_path):
     model = tmp_path / "s.olm"
-    rc, out, err = run_cli(capsys, "train", data, "--algo", "ogd", "--scale", "--quiet",
+    rc, out, err = run_cli(capsys, "train", data, "--algo", "ogd", "--scale",
                            "--model", model)
     assert rc == 0
     X, y = load_libsvm(data)
@@ -91,7 +91,7 @@ def test_scale_puts_the_streaming_scaler_before_the_learner(data, capsys, tmp_pa
 
 def test_holdout_scores_every_nth_row_without_learning_it(data, capsys):
     rc, out, err = run_cli(capsys, "train", data, "--algo", "pa1", "--holdout", "10",
-                           "--chunk-size", "50", "--quiet")
+                           "--chunk-size", "50")
     assert rc == 0
     X, y = load_libsvm(data)
     model, wrong, scored = olearn.make("pa1"), 0, 0

@@ -27,7 +27,7 @@ import importlib
 import pkgutil
 import sys
 
-from . import _common, _shell, _startup
+from . import _common, _shell, _startup, _vw
 from ._common import CLIError, one_line, user_errors
 
 #: subcommands listed first in ``olearn --help``; others follow by name
@@ -65,6 +65,11 @@ def build_parser():
     return parser
 
 
+def _subparsers(parser):
+    return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)),
+                None)
+
+
 def main(argv=None):
     """Run the ``olearn`` command with ``argv`` (default: ``sys.argv[1:]``); returns the
     exit code."""
@@ -74,6 +79,7 @@ def main(argv=None):
     args = None
     try:
         parser = build_parser()
+        _vw.check_argv(argv, _subparsers(parser))   # a vw option olearn has not: one line
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:       # --help, --version

@@ -10,6 +10,7 @@ all finite: a learner that diverges stops the run with an error and saves nothin
 'olearn train --algo NAME --help' lists the learner's parameters.
 """
 import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from ._input import add_data_args, open_data, require_data
 from ._learning import learn_progressively, summary
 from ._models import initial_model, learner_of, model_width
 from ._remote import add_server_args, train_remote
-from . import _advice, _order
+from . import _advice, _order, _vw
 
 #: a closed standard output (``| head``) drops the printout, not the model
 GOES_ON_WHEN_STDOUT_CLOSES = True
@@ -32,11 +33,12 @@ def add_parser(subparsers):
                               description=__doc__.split("\n\n", 1)[1], add_help=False)
     add_data_args(p)
     add_algo_args(p)
-    p.add_argument("-f", "--model", metavar="FILE",
+    p.add_argument("-f", "--model", "--final_regressor", metavar="FILE",
                    help="save the trained model here (.olm; Vowpal Wabbit's -f)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--quiet", action="store_true",
+                   help="print nothing but errors (no table, no summary; Vowpal Wabbit's)")
     g = p.add_argument_group("learning")
-    g.add_argument("-i", "--init", metavar="MODEL",
+    g.add_argument("-i", "--init", "--initial_regressor", metavar="MODEL",
                    help="continue learning from a model saved by train (Vowpal Wabbit's -i); "
                         "--algo may be left out, --param changes its parameters")
     g.add_argument("--scale", action="store_true",
@@ -53,6 +55,7 @@ def add_parser(subparsers):
                    help="the cache of --passes (default: in olearn's cache folder, "
                         "$OLEARN_CACHE_DIR or ~/.cache/olearn/passes, reused while DATA and "
                         "the reading options are unchanged; with stdin a temporary file)")
+    _vw.add_train_args(p)   # --loss_function, -l, --l1, --oaa, -c ...: olearn/cli/_vw.py
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     add_server_args(p)  # --server URL --name NAME: olearn/cli/_remote.py
     from . import _distributed
@@ -112,31 +115,63 @@ def run(args):
         raise CLIError(f"--passes must be >= 1, got {args.passes}")
     if args.holdout < 0 or args.holdout == 1:
         raise CLIError(f"--holdout must be 0 (none) or >= 2, got {args.holdout}")
+    _vw.check_train(args)
+    if args.testonly and not args.init:
+        raise CLIError("-t (test only: nothing learned) needs -i MODEL, the model to test")
+    if args.testonly and (args.model or args.passes > 1 or args.holdout):
+        raise CLIError("-t learns nothing: -f, --passes and --holdout do not apply "
+                       "(the model is the one of -i)")
     if args.init:
         if not os.path.isfile(args.init):
             raise CLIError(f"{args.init}: no such model file")
     elif not args.algo:
-        raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL")
+        from ._input import data_format
+        if data_format(args) != "vw":
+            raise CLIError("train needs --algo NAME (see 'olearn algos') or --init MODEL "
+                           "(a Vowpal Wabbit file has a default learner: ndag)")
+        args.algo = _vw.default_algo(args)   # vw's habit: adaptive, normalised
+        params = {**_vw.default_params(args.algo, args), **params}
+        if not args.quiet:
+            print(f"olearn: no --algo: the default learner {args.algo} (normalised adaptive "
+                  "steps, as vw's default)", file=sys.stderr)
     if args.algo:
         check_algos([args.algo])
+        params = _vw.learner_params(args, args.algo, params)
+    elif _vw_learning_options(args):
+        raise CLIError("--loss_function, -l, --power_t, --l1 and --l2 with -i/--init need "
+                       "--algo NAME (the saved learner's name) to map them")
+    if args.oaa and args.algo:
+        _check_classifier(args.algo)
     from ..io import is_stream
+    if args.vw_cache and not args.cache and not is_stream(args.data):
+        args.cache = _default_cache(args.data)
     cache = (args.cache or _default_cache(args.data)) if (
         args.passes > 1 or args.cache) and not is_stream(args.data) else None
+    if args.readable_model:
+        check_writable(args.readable_model, "readable model", in_place=True)
     check_paths([("data", args.data), ("initial model", args.init)],
-                [("model", args.model), ("cache", cache)])
+                [("model", args.model), ("cache", cache), ("predictions", args.predictions),
+                 ("readable model", args.readable_model)])
+    if args.predictions and args.predictions != "-":
+        check_writable(args.predictions, "predictions", in_place=True)
     if args.model:
         check_writable(args.model, "model")
+    if args.kill_cache and cache and os.path.isfile(cache):
+        os.remove(cache)        # (-k: written afresh)
     model = initial_model(args, params)
     algo = args.algo or type(learner_of(model)).__name__
     args.algo = algo
     width = model_width(model) if args.init else None
     reader = _order.ordered(args, open_data(args, n_features=width, weights=True))
-    out = report_stream()       # stdout on a terminal, else stderr
+    # stdout on a terminal, else stderr; --quiet: nowhere (a few summary lines kept here)
+    out = report_stream() if not args.quiet else io.StringIO()
+    if args.testonly:       # vw's -t: predictions of the model as it is, nothing learned
+        return _test_only(args, model, reader, out)
     printer = None if args.quiet else ProgressPrinter(out)
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
     t0 = time.perf_counter()
-    with _passes(args, reader) as passes:
+    with _passes(args, reader) as passes, _progressive_predictions(args, model) as preds:
         for k, chunks in enumerate(passes):
             # held-out rows are scored here, between learning calls (not in the reader's
             # thread, which runs ahead)
@@ -146,6 +181,8 @@ def run(args):
                                          file_reader=reader if k == 0 else chunks)
             if k == 0:
                 first = result
+                if preds is not None:   # (-p: the first pass only, the progressive one)
+                    preds["first"] = False
             else:
                 print(f"pass {k + 1}: mean loss {result.final:.6f} over {result.n_rows:,} rows "
                       "(rows already learned in earlier passes: not a progressive estimate)",
@@ -157,16 +194,98 @@ def run(args):
         print(f"passes = {args.passes}, whole command {total:.3f} s", file=out)
     if args.holdout:
         print(held.report(), file=out)
-    _order.warn_runs(reader)
-    if args.model and not args.init:
+    if not args.quiet:
+        _order.warn_runs(reader)
+    if args.model and not args.init and not args.quiet:
         advice = _advice.averaging_note(learner_of(model), params, algo)
         if advice:
             print(advice, file=sys.stderr)
+    if args.oaa:
+        _vw.check_classes(learner_of(model), args.oaa)
     if args.model:  # with how DATA was read (olearn/cli/_pipeline.py)
         from . import _pipeline
         _pipeline.save(model, args.model, args, reader)
         print(f"model saved to {args.model}", file=out)
+    if args.readable_model:
+        from ._input import data_format
+        width = getattr(learner_of(model), "n_features_in_", 0)
+        _vw.write_readable(learner_of(model), args.readable_model, algo,
+                           width.bit_length() - 1 if data_format(args) in ("vw", "text")
+                           and width and not width & (width - 1) else None)
     return 0
+
+
+@contextlib.contextmanager
+def _progressive_predictions(args, model):
+    """-p FILE (vw's, on train): each row's prediction before it is learned, first pass
+    only, the vw tag after it (held-out rows are not learned: not written).  The model's
+    ``predict_learn`` is wrapped for the run (an instance attribute, removed after)."""
+    if not args.predictions:
+        yield
+        return
+    from ._common import atomic_text
+    from ._input import data_format
+    tags = _vw.tags(args.data) if data_format(args) == "vw" and not args.holdout else None
+    learn = model.predict_learn
+    state = {"first": True}
+    with atomic_text(args.predictions) as f:
+        def predict_learn(X, y, **kw):
+            pred = learn(X, y, **kw)
+            if state["first"]:
+                names = [next(tags, "") for _ in range(len(pred))] if tags is not None \
+                    else [""] * len(pred)
+                f.write("".join(f"{format_value(v)} {n}\n" if n else f"{format_value(v)}\n"
+                                for v, n in zip(pred, names)))
+            return pred
+        model.predict_learn = predict_learn
+        try:
+            yield state
+        finally:
+            del model.predict_learn
+
+
+def _test_only(args, model, reader, out):
+    """train -t -i MODEL: each row predicted by the saved model, nothing learned (vw's
+    test-only pass): the loss, and -p the predictions with their tags."""
+    import numpy as np
+    from .._estimator import is_classifier
+    from ._common import atomic_text
+    from ._input import checked_chunks, data_format
+    classify = is_classifier(learner_of(model))
+    tags = _vw.tags(args.data) if data_format(args) == "vw" else None
+    n, loss = 0, 0.0
+    target = atomic_text(args.predictions) if args.predictions else contextlib.nullcontext()
+    with target as f:
+        for X, y, _ in checked_chunks(reader):
+            pred = model.predict(X)
+            if classify:
+                loss += float(np.sum(np.asarray(pred) != y))
+            else:
+                loss += float(np.sum((np.asarray(pred, dtype=float) - y) ** 2))
+            n += len(y)
+            if f is not None:
+                names = [next(tags, "") for _ in range(len(pred))] if tags is not None \
+                    else [""] * len(pred)
+                f.write("".join(f"{format_value(v)} {t}\n" if t else f"{format_value(v)}\n"
+                                for v, t in zip(pred, names)))
+    what = "mistake rate" if classify else "squared error"
+    print(f"test only (nothing learned): {args.algo} from {args.init} on {args.data}\n"
+          f"rows = {n:,}\n{what} = {loss / max(n, 1):.6f}", file=out)
+    return 0
+
+
+def _vw_learning_options(args):
+    return any(getattr(args, k) is not None for k in
+               ("loss_function", "learning_rate", "power_t", "l1", "l2"))
+
+
+def _check_classifier(algo):
+    from ..registry import lookup
+    from .._estimator import is_classifier
+    cls, _ = lookup(algo)
+    if not is_classifier(cls()):
+        raise CLIError(f"--oaa: {algo} is a regressor; give a classifier (e.g. ndag, or "
+                       "ovr for one-vs-rest)")
 
 
 class _Holdout:
@@ -249,7 +368,8 @@ def _passes(args, reader):
 
     def passes():
         if cache_matches(path, key) and temporary is None:
-            print(f"olearn: reading the cache {path}", file=sys.stderr)
+            if not args.quiet:
+                print(f"olearn: reading the cache {path}", file=sys.stderr)
             yield read_cache(path, key)
         else:
             yield cached(reader, path, key)

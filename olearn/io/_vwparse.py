@@ -45,6 +45,7 @@ FNV = np.uint64(16777619)
 # fault codes (status 1), worded by olearn.io.vw
 NO_BAR, LABELS, LABEL, WEIGHT, NS_NAME, NS_VALUE, VALUE = 1, 2, 3, 4, 5, 6, 7
 TOO_MANY, PRODUCT = 8, 9  # a row past ``max_row`` features; a non-finite interaction
+INFINITE = 10             # a feature value written inf or infinity (vw reads infinity)
 
 
 @njit(inline="always")
@@ -115,6 +116,28 @@ def _grammar_number(a, i, end):
         if e == 0:
             return False
     return i == end
+
+
+@njit
+def _special_value(a, i, end):
+    """``a[i:end]`` as Vowpal Wabbit's number parser reads the words: 1 for ``inf`` or
+    ``infinity`` (any case, signed or not), 2 for ``nan`` (any case), else 0 (a string
+    value)."""
+    if i < end and (a[i] == 43 or a[i] == 45):
+        i += 1
+    n = end - i
+    if n != 3 and n != 8:
+        return 0
+    word = "infinity" if n == 8 else "inf"
+    is_inf = True
+    is_nan = n == 3
+    for k in range(n):
+        c = a[i + k] | 32   # (lower case)
+        if c != ord(word[k]):
+            is_inf = False
+        if n == 3 and c != ord("nan"[k]):
+            is_nan = False
+    return 1 if is_inf else 2 if is_nan else 0
 
 
 @njit
@@ -442,6 +465,14 @@ def parse_vw_block(a, n_bits, keep, inter, exact, long_ok, max_row, fast, n_span
                         if _grammar_number(a, q + 1, t_end):
                             v, used, n_slow = _general_value(a, q + 1, t_end, long_ok, scratch,
                                                              exact, used, slow, n_slow, line)
+                        elif _special_value(a, q + 1, t_end) != 0:
+                            # vw's parser reads inf and nan as numbers: nan drops the
+                            # feature as vw does, infinity cannot be learned from
+                            if _special_value(a, q + 1, t_end) == 1:
+                                code = INFINITE
+                                fault_pos = q + 1
+                                break
+                            v = 0.0
                         elif t_end > q + 1 and not _is_number_start(a[q + 1]):
                             string_s = q + 1  # a string value runs to the next blank,
                             t_end = q + 1     # '|' included, as in Vowpal Wabbit

@@ -16,7 +16,10 @@ One example per line::
   ``ignore`` by the first byte of its name (the default namespace by a space).
 * A feature is ``name``, ``name:value``, ``name:text`` (a string value: hashed
   with the name, value 1) or ``:value`` (unnamed).  Features of value 0 are
-  dropped, repeated columns are summed.
+  dropped, repeated columns are summed.  As ``vw`` does, the values ``nan`` and
+  ``inf``/``infinity`` (any case, ``inf`` signed or not) are numbers, not strings:
+  a ``nan`` feature is dropped (``vw`` drops it), an infinite one is an error
+  (``vw`` keeps it, and its weights become NaN).
 
 Columns are Vowpal Wabbit's: feature names are hashed exactly as ``vw`` does
 (MurmurHash3 x86 32-bit seeded by the namespace's hash, names made only of
@@ -54,6 +57,8 @@ _MESSAGES = {
        "; -q aa on n features makes about n^2/2, --cubic aaa n^3/6)",
     9: "an interaction of this line's feature values is not finite (their product "
        "overflows: scale the values)",
+    10: "feature value {tok} is infinite (vw reads it as a number, infinity: learners "
+        "need finite values)",
 }
 
 #: the most features one row may have, interactions included (``max_row_features``)
