@@ -232,6 +232,9 @@ class StateMixin:
         may reach it."""
         given = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("state/")}
         names = [s.name for s in self.slots]
+        for s in self.slots:        # a slot a newer olearn added that holds nothing here
+            if s.name not in given and 0 in self._shape(s, K, d):   # (COCOB's empty G)
+                given[s.name] = np.zeros(self._shape(s, K, d))
         if set(given) != set(names):
             missing, extra = set(names) - set(given), set(given) - set(names)
             raise StateLayoutError(
