@@ -608,6 +608,22 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         matrix (a family with a faster one-row path overrides this)."""
         return np.asarray(self.batch_scores(self._row_matrix(row, n)))[0]
 
+    def _scorer_row_scores(self, row, n):
+        """Scores of one row by the declared score on the one-row buffer, through the
+        compiled scorer's entry point (no scipy matrix per row), reading the state only
+        (a scratch slot the score fills is zeros again after): the fast ``_row_scores``
+        of a family whose declared score needs no more than the state."""
+        call = self.__dict__.get("_one_cache") or self._one_call()
+        if call.scorer is None:
+            from ._compiled import entry_point as _entry_point
+            kernel = self.kernels.scorer
+            args = (row, call.state, call.pout[None])
+            kernel(*args)
+            call.scorer = (_entry_point(kernel, args), args[2])
+        else:
+            call.scorer[0](row, call.state, call.scorer[1])
+        return call.pout
+
     def _row_matrix(self, row, n):
         """The one-row CSR triple as a 1-row CSR matrix of the model's columns."""
         import scipy.sparse as sp
@@ -714,6 +730,15 @@ def fit_passes(X: Any, y: Any, sample_weight: Any, epochs: int, shuffle: bool,
             order = rng.permutation(X.shape[0])
             run(X[order], y[order], None if sample_weight is None else sample_weight[order],
                 order)
+
+
+def check_work_vectors(model, *names):
+    """A loaded model's work vectors (slots a score fills with a row and clears after)
+    must hold zeros: the kernels add a row into them and read the sums; returns it."""
+    for name in names:
+        if model.state_[name].any():
+            raise ValueError(f"state array {name} (a work vector) must hold zeros")
+    return model
 
 
 def _copied(v):

@@ -48,7 +48,7 @@ from .._locking import locked
 from .._params import store_params
 from .._rows import kernel_rows
 from .._validation import check_bool, check_number
-from ..base import OnlineUnlabelled
+from ..base import OnlineUnlabelled, check_work_vectors
 from ..linear.pa import pa_step_params
 from ..protocol import Slot, declare
 
@@ -153,9 +153,7 @@ class UniclassPA(OnlineUnlabelled):
 
     @classmethod
     def from_state(cls, params, meta, arrays):
-        model = super().from_state(params, meta, arrays)
-        if model.state_["Z"].any():
-            raise ValueError("state array Z (a work vector) must hold zeros")
+        model = check_work_vectors(super().from_state(params, meta, arrays), "Z")
         if model.state_["N"][0] < 0:
             raise ValueError("state array N (a count) must be >= 0")
         return model
@@ -175,16 +173,7 @@ class UniclassPA(OnlineUnlabelled):
         """One row's distance by the declared score on the one-row buffer, through the
         compiled scorer's entry point (the base's path builds a scipy matrix per row:
         about 60 us); the work vector ``Z`` is the state's, zeros again after."""
-        call = self.__dict__.get("_one_cache") or self._one_call()
-        if call.scorer is None:
-            from .._compiled import entry_point as _entry_point
-            kernel = self.kernels.scorer
-            args = (row, call.state, call.pout[None])
-            kernel(*args)
-            call.scorer = (_entry_point(kernel, args), args[2])
-        else:
-            call.scorer[0](row, call.state, call.scorer[1])
-        return call.pout
+        return self._scorer_row_scores(row, n)
 
     def _predict_rows(self, scores):
         return np.where(scores[:, 0] > float(self.epsilon), -1, 1)

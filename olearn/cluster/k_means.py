@@ -37,7 +37,7 @@ from .._locking import locked
 from .._params import store_params
 from .._rows import kernel_rows
 from .._validation import check_bool, check_number
-from ..base import OnlineUnlabelled
+from ..base import OnlineUnlabelled, check_work_vectors
 from ..protocol import Slot, declare
 
 __all__ = ["KMeans"]
@@ -158,10 +158,7 @@ class KMeans(OnlineUnlabelled):
 
     @classmethod
     def from_state(cls, params, meta, arrays):
-        model = super().from_state(params, meta, arrays)
-        if model.state_["Z"].any():
-            raise ValueError("state array Z (a work vector) must hold zeros")
-        return model
+        return check_work_vectors(super().from_state(params, meta, arrays), "Z")
 
     def batch_scores(self, X):
         scores = np.empty((X.shape[0], self._n_outputs()))

@@ -128,16 +128,7 @@ class LinearModel(LinearDecision):
         """Scores of one row by the declared score (the pass's own) from the lazy state,
         in O(non-zeros), never materialising the weights; a buffer reused by the next
         call."""
-        call = self.__dict__.get("_one_cache") or self._one_call()
-        if call.scorer is None:
-            from .._compiled import entry_point as _entry_point
-            kernel = self.kernels.scorer
-            args = (row, call.state, call.pout[None])
-            kernel(*args)
-            call.scorer = (_entry_point(kernel, args), args[2])
-        else:
-            call.scorer[0](row, call.state, call.scorer[1])
-        return call.pout
+        return self._scorer_row_scores(row, n)
 
     def _weights_finite(self):
         """The tracked ``||W||^2`` and the scale are finite (an infinite or NaN weight
