@@ -249,7 +249,8 @@ def test_expert_advice_combined_in_the_fused_pass(sparse, combine, loss, eta, mo
         np.testing.assert_array_equal(a.predict(X), b.predict(X))
         np.testing.assert_allclose(a.weights_, b.weights_, rtol=0, atol=TOL)
         np.testing.assert_allclose(a.cumulative_loss_, b.cumulative_loss_, rtol=0, atol=TOL)
-        np.testing.assert_array_equal(a.state_["combine"], b.state_["combine"])
+        np.testing.assert_array_equal(a.export_state()[1]["combine"],
+                                      b.export_state()[1]["combine"])
         for m, p in zip(a.members_, b.members_):
             np.testing.assert_allclose(m.coef_, p.coef_, rtol=0, atol=TOL)
             assert m.n_updates_ == p.n_updates_
