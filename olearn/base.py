@@ -732,7 +732,7 @@ def fit_passes(X: Any, y: Any, sample_weight: Any, epochs: int, shuffle: bool,
                 order)
 
 
-def check_work_vectors(model, *names):
+def check_work_vectors(model: _L, *names: str) -> _L:
     """A loaded model's work vectors (slots a score fills with a row and clears after)
     must hold zeros: the kernels add a row into them and read the sums; returns it."""
     for name in names:

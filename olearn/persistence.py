@@ -124,14 +124,14 @@ def _known_class(name):
     return _PERSISTABLE.get(name)
 
 
-def parameter_record(value):
+def parameter_record(value: Any) -> Any:
     """A parameter value as a model file holds it: an optimiser as its record, anything
     else as it is (the nested models of a wrapper go through the same rule)."""
     from .optim import encode_params
     return encode_params({"p": value})["p"]
 
 
-def parameter_value(value):
+def parameter_value(value: Any) -> Any:
     """:func:`parameter_record` undone: an optimiser's record made an optimiser again."""
     from .optim import decode_params
     return decode_params({"p": value})["p"]
