@@ -172,3 +172,21 @@ def test_kdd99_http_prefix_equals_the_reference():
     want = reference(X, n_trees=5, height=6, window=250, limits=None)[0]
     got = HalfSpaceTrees(n_trees=5, height=6).score_learn(X)
     np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_progressive_validation_of_a_detector_is_the_exact_auc():
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from olearn.evaluate import progressive
+    X = _rows()
+    y = np.zeros(len(X), int)
+    y[-5:] = 1
+    kw = dict(n_trees=4, height=5, window_size=40)
+    scores = HalfSpaceTrees(**kw).score_learn(X)
+    res = progressive(HalfSpaceTrees(**kw), (X, y), chunk_size=64)
+    assert res.task == "anomaly" and res.n_rows == len(X)
+    assert res.roc_auc == pytest.approx(roc_auc_score(y, scores), abs=1e-12)
+    assert res.average_precision == pytest.approx(average_precision_score(y, scores), abs=1e-12)
+    assert res.final == res.roc_auc and "ROC AUC" in str(res)
+    with pytest.raises(ValueError, match="must be 1 .* got 2 at row 3"):
+        progressive(HalfSpaceTrees(**kw), (X[:5], np.array([0, 0, 2, 0, 0])))
