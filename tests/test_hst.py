@@ -190,3 +190,23 @@ def test_progressive_validation_of_a_detector_is_the_exact_auc():
     assert res.final == res.roc_auc and "ROC AUC" in str(res)
     with pytest.raises(ValueError, match="must be 1 .* got 2 at row 3"):
         progressive(HalfSpaceTrees(**kw), (X[:5], np.array([0, 0, 2, 0, 0])))
+
+
+def test_the_command_line_evaluates_a_detector(tmp_path, capsys):
+    """``olearn evaluate DATA --algo hst``: the last column read only for the metric."""
+    from sklearn.metrics import roc_auc_score
+
+    from olearn.cli import main
+    X = _rows()
+    y = np.zeros(len(X), int)
+    y[-5:] = 1
+    path = tmp_path / "rows.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    rc = main(["evaluate", str(path), "--algo", "hst", "--param", "window_size=40",
+               "--param", "height=5", "--param", "n_trees=4"])
+    out, err = capsys.readouterr()
+    want = roc_auc_score(y, HalfSpaceTrees(n_trees=4, height=5, window_size=40)
+                         .score_learn(X))
+    assert rc == 0 and f"ROC AUC = {want:.6f}" in out + err
+    assert main(["evaluate", str(path), "--algo", "hst", "--metric", "f1"]) != 0
+    assert "anomaly detector" in capsys.readouterr().err
