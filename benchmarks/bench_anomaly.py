@@ -236,7 +236,9 @@ def main(argv=None):
                   "http stream is not this order: their published data files move the "
                   "anomalies to other parts of the stream (their project page says so), "
                   "so their table is not comparable with a file-order run, and no "
-                  "paper figure is set beside these."]
+                  "paper figure is set beside these.",
+                  "",
+                  "River's OneClassSVM row (its best here) scores a row by `w.x - intercept` (river 0.26.1, `anomaly/svm.py`, `score_one`): larger the farther a row lies on the *inlier* side of the one-class hyperplane, the opposite of Schölkopf et al.'s decision (an outlier is a row with `w.x < rho`).  It ranks http's attacks high because they are extreme in magnitude (large byte counts), not because the SVM calls them outliers; a one-class SVM scored by the paper's decision gets an AUC near 0.01-0.05 on this file in a numpy check of ours.  olearn has no one-class SVM yet (issue 41 item 2, not built)."]
     text = "\n".join(lines) + "\n"
     if a.out == "-":
         print(text)
