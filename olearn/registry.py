@@ -117,6 +117,7 @@ LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
 UNLABELLED_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "kmeans": ("olearn.cluster.k_means:KMeans", {}),
     "uniclass": ("olearn.anomaly.uniclass:UniclassPA", {}),
+    "hst": ("olearn.anomaly.hst:HalfSpaceTrees", {}),
 }
 
 #: the packages of those models (``tests/test_unlabelled.py`` checks that every model

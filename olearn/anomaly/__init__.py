@@ -1,5 +1,6 @@
 """Anomaly scores of a stream of rows without a target: ``UniclassPA`` (the
-Passive-Aggressive uniclass prediction of Crammer et al. 2006, section 5).  Imported on
+Passive-Aggressive uniclass prediction of Crammer et al. 2006, section 5) and
+``HalfSpaceTrees`` (Tan, Ting and Liu 2011).  Imported on
 first use; the models are the registry's (``olearn.make("uniclass")``).
 
 The anomaly calls, as River's detectors and scikit-learn's ``IsolationForest``:

@@ -237,6 +237,10 @@ def summary(result):
     lines = [f"rows = {result.n_rows:,}"]
     if result.task == "classification":
         lines.append(f"mistake rate = {result.final:.6f} ({result.n_mistakes:,} mistakes)")
+    elif result.task == "anomaly":  # an anomaly detector: the label only scored it
+        lines.append(f"ROC AUC = {result.roc_auc:.6f}, average precision = "
+                     f"{result.average_precision:.6f} (exact, each row scored before it "
+                     f"was learned; {int(result.metrics['anomalies']):,} anomalies)")
     else:
         lines.append(f"squared error = {result.final:.6g}, absolute error = "
                      f"{float(result.mae[-1]):.6g} (means)")

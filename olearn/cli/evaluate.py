@@ -94,7 +94,12 @@ def run(args):
         if names is not None or args.window is not None or args.fading is not None:
             raise CLIError("--metric, --window and --fading are not for --format ratings")
         return _ratings(args, params)
-    check_algos(split_algos(args.algo))
+    if not _is_detector(args.algo):
+        check_algos(split_algos(args.algo))
+    elif names is not None or args.window is not None or args.fading is not None:
+        raise CLIError(f"{args.algo} is an anomaly detector: evaluate reports its exact "
+                       "ROC AUC and average precision; --metric, --window and --fading "
+                       "are for learners")
     if args.init:                       # olearn/cli/_pipeline.py: the model's own input
         return _from_model(args, params, names)
     if args.data is None:
@@ -115,10 +120,20 @@ def run(args):
     out = report_stream()       # stdout on a terminal, else stderr
     print(f"progressive validation: {args.algo} on {args.data}", file=out)
     print(summary(result), file=out)
-    _order.warn_runs(reader)
+    if result.task != "anomaly":  # (a detector's labels come in runs: attacks do)
+        _order.warn_runs(reader)
     for line in _recent_lines(result):
         print(line, file=out)
     return 0
+
+
+def _is_detector(algo):
+    """One registered model without a target that scores rows (``score_learn``):
+    evaluate learns from DATA's rows and reads its label column only for the metric."""
+    from ..registry import UNLABELLED_MODELS, lookup
+    names = split_algos(algo)
+    return len(names) == 1 and names[0] in UNLABELLED_MODELS and \
+        hasattr(lookup(names[0])[0], "score_learn")
 
 
 def _from_model(args, params, names):

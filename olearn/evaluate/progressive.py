@@ -131,6 +131,11 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
         stream (``result.metrics``) and, with ``window`` or ``fading``, over the window or
         faded (``result.recent_metrics``), from the pre-update predictions (and, for
         ``auc`` / ``logloss``, the pre-update scores or probabilities).
+    An anomaly detector (a model without a target, with ``score_learn``) is scored
+    instead: ``y`` marks the anomalies (1 or True; 0 or False: a normal row) and is read
+    only for the metric, never learned from; the result's ``roc_auc`` and
+    ``average_precision`` (and ``values`` at each checkpoint: the ROC AUC so far) are
+    exact over every row's pre-update score.
     widen : bool, keep the model as wide as the chunks of an iterable ``data``
         (:func:`widening`); False when the chunks come through :func:`widening` already
         (the command line widens before it scores held-out rows), so that the stream is
@@ -139,10 +144,19 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
     from .metrics import (StreamMetrics, check_scores_available, metrics_task,
                           needs_scores, parse_metrics, predict_learn_scored, running_mean)
     from .._estimator import is_classifier
+    from .._tags import target_of
     if not hasattr(model, "predict_learn"):
         raise TypeError(f"{type(model).__name__} has no predict_learn: not an online learner")
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if target_of(model) == "none":
+        if metrics is not None or window is not None or fading is not None:
+            raise ValueError("an anomaly detector's progressive validation reports ROC AUC "
+                             "and average precision over the whole stream: metrics=, "
+                             "window= and fading= do not apply")
+        chunks = _array_chunks(*data, int(chunk_size)) if _is_pair(data) else \
+            (widening(model, data) if widen else data)
+        return _progressive_anomaly(model, chunks, _schedule(checkpoints), on_checkpoint)
     classify = is_classifier(model)
     need = None
     if metrics is not None:
@@ -244,6 +258,68 @@ def progressive(model, data, checkpoints=None, chunk_size=10_000, on_checkpoint=
         else stream_recent.result())
 
 
+def _progressive_anomaly(model, chunks, schedule, on_checkpoint):
+    """Progressive validation of an anomaly detector: each row's anomaly score from the
+    model before the row (``score_learn``: the label never reaches the model), and the
+    exact ROC AUC and average precision of those scores against the labels (1 or True:
+    an anomaly, 0 or False: a normal row) over the rows so far, at each checkpoint.
+    Exact, so every row's score and label are kept (9 bytes a row), unlike River's
+    ``ROCAUC`` (a fixed number of thresholds)."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
+    if not hasattr(model, "score_learn"):
+        raise TypeError(f"{type(model).__name__} learns without a target but has no "
+                        "score_learn: not an anomaly detector, so no progressive ROC AUC")
+
+    def both(y, s):
+        if y.all() or not y.any():
+            return float("nan"), float("nan")
+        return float(roc_auc_score(y, s)), float(average_precision_score(y, s))
+
+    scores, labels = [], []
+    marks = []
+    n, nxt, learn_seconds = 0, schedule.after(0), 0.0
+    t_start = time.perf_counter()
+    updates0 = getattr(model, "n_updates_", 0)
+    for chunk in chunks:
+        X, y = chunk[0], np.asarray(chunk[1])
+        if y.size and not np.isin(y, (0, 1)).all():
+            bad = y[~np.isin(y, (0, 1))][0]
+            raise ValueError(f"anomaly labels must be 1 (an anomaly) or 0 (a normal row), "
+                             f"got {bad.item()!r} at row {n + int(np.flatnonzero(y == bad)[0]) + 1}")
+        weights = {} if len(chunk) < 3 or chunk[2] is None else {"sample_weight": chunk[2]}
+        t0 = time.perf_counter()
+        s = np.asarray(model.score_learn(X, **weights), dtype=np.float64)
+        learn_seconds += time.perf_counter() - t0
+        scores.append(s)
+        labels.append(y.astype(bool))
+        m = len(y)
+        while nxt is not None and nxt <= n + m:
+            marks.append(nxt)
+            nxt = schedule.after(nxt)
+        n += m
+    if n == 0:
+        raise ValueError("no rows to evaluate: the data is empty")
+    if not marks or marks[-1] != n:
+        marks.append(n)
+    S, Y = np.concatenate(scores), np.concatenate(labels)
+    values = []
+    for k in marks:
+        auc, ap = both(Y[:k], S[:k])
+        values.append(auc)
+        if on_checkpoint is not None:
+            on_checkpoint(Checkpoint(k, auc, auc, Y[k - 1], S[k - 1]))
+    auc, ap = both(Y, S)
+    checkpoints = np.array(marks, dtype=np.int64)
+    return ProgressiveResult(
+        task="anomaly", checkpoints=checkpoints,
+        loss_sums=np.array(values) * checkpoints, abs_sums=None,
+        n_updates=int(getattr(model, "n_updates_", 0) - updates0),
+        seconds=learn_seconds, total_seconds=time.perf_counter() - t_start,
+        model_name=type(model).__name__,
+        metrics={"roc_auc": auc, "average_precision": ap,
+                 "anomalies": float(Y.sum())})
+
+
 def _plain(d):
     """A metrics dict with JSON-able keys and values (labels as text, NaN as None)."""
     if d is None:
@@ -261,7 +337,9 @@ def _plain(d):
 class ProgressiveResult:
     """What :func:`progressive` measured.
 
-    Attributes: ``task`` ("classification" or "regression"), ``metric`` (its name),
+    Attributes: ``task`` ("classification", "regression" or "anomaly"), ``metric`` (its
+    name; for "anomaly" the ROC AUC so far, with ``roc_auc`` and ``average_precision``
+    of the whole stream),
     ``checkpoints`` (row counts), ``values`` (the cumulative mean loss at each),
     ``mae`` (regression: cumulative mean absolute error at each, else None), ``final``,
     ``n_rows``, ``n_mistakes`` (classification), ``n_updates`` (updates made during the
@@ -282,7 +360,8 @@ class ProgressiveResult:
         self.recent = recent              # windowed / faded mean loss at each checkpoint
         self.recent_label = recent_label
         self.task = task
-        self.metric = "mistake rate" if task == "classification" else "squared error"
+        self.metric = {"classification": "mistake rate",
+                       "anomaly": "ROC AUC"}.get(task, "squared error")
         self.checkpoints = checkpoints
         self.loss_sums = loss_sums
         self.values = loss_sums / checkpoints
@@ -290,6 +369,9 @@ class ProgressiveResult:
         self.n_rows = int(checkpoints[-1])
         self.final = float(self.values[-1])
         self.n_mistakes = int(round(loss_sums[-1])) if task == "classification" else None
+        #: anomaly detectors: the exact ROC AUC and average precision of the whole stream
+        self.roc_auc = metrics["roc_auc"] if task == "anomaly" else None
+        self.average_precision = metrics["average_precision"] if task == "anomaly" else None
         self.n_updates = n_updates
         self.seconds = seconds
         self.total_seconds = total_seconds
@@ -330,6 +412,10 @@ class ProgressiveResult:
                  f"{self.n_rows:,} rows"]
         if self.task == "classification":
             lines.append(f"  mistake rate   {self.final:.4f} ({self.n_mistakes:,} mistakes)")
+        elif self.task == "anomaly":
+            lines.append(f"  ROC AUC        {self.roc_auc:.4f} (exact, pre-update scores; "
+                         f"{int(self.metrics['anomalies']):,} anomalies)")
+            lines.append(f"  avg precision  {self.average_precision:.4f}")
         else:
             lines.append(f"  squared error  {self.final:.6g} (mean)")
             lines.append(f"  absolute error {float(self.mae[-1]):.6g} (mean)")
