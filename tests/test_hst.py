@@ -120,7 +120,8 @@ def test_one_row_at_a_time_equals_the_pass():
         one.append(m.score_one({j: v for j, v in enumerate(row)}))
         m.learn_one({j: v for j, v in enumerate(row)})
     np.testing.assert_allclose(one, batch, atol=1e-12)
-    assert m.predict_one({j: v for j, v in enumerate(X[-1])}) == (-1 if batch[-1] > 0.5 else 1)
+    last = {j: v for j, v in enumerate(X[-1])}
+    assert m.predict_one(last) == (-1 if m.score_one(last) > m.threshold_ else 1)
 
 
 def test_anomaly_calls_agree():
@@ -129,6 +130,19 @@ def test_anomaly_calls_agree():
     s = m.score_samples(X)
     np.testing.assert_allclose(m.decision_function(X), 0.6 + s)
     np.testing.assert_array_equal(m.predict(X), np.where(-s > 0.6, -1, 1))
+
+
+def test_contamination_is_a_running_quantile_of_the_scores():
+    X = _rows(600)
+    m = HalfSpaceTrees(n_trees=4, height=5, window_size=40, contamination=0.05)
+    s = m.score_learn(X)
+    scored = s[80:]  # the rows scored with a reference profile (limits learned: 2 windows)
+    H = np.bincount(np.minimum((scored * 1000).astype(int), 999), minlength=1000)
+    np.testing.assert_array_equal(m.export_state()[1]["state/H"], H)
+    q = np.quantile(scored, 0.95)
+    assert abs(m.threshold_ - q) <= 1e-3 + 1e-12
+    assert abs((m.predict(X[80:]) == -1).mean() - 0.05) < 0.03
+    assert HalfSpaceTrees(threshold=0.3).threshold_ == 0.3
 
 
 def test_save_load_and_mix(tmp_path):
@@ -209,4 +223,24 @@ def test_the_command_line_evaluates_a_detector(tmp_path, capsys):
                          .score_learn(X))
     assert rc == 0 and f"ROC AUC = {want:.6f}" in out + err
     assert main(["evaluate", str(path), "--algo", "hst", "--metric", "f1"]) != 0
+    assert "anomaly detector" in capsys.readouterr().err
+
+
+def test_the_command_line_trains_a_detector_and_predicts_with_it(tmp_path, capsys):
+    from olearn.cli import main
+    X = _rows()
+    y = np.zeros(len(X), int)
+    y[-5:] = 1
+    path, model = tmp_path / "rows.csv", tmp_path / "m.olm"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    kw = ["--param", "window_size=40", "--param", "height=5", "--param", "n_trees=4"]
+    assert main(["train", str(path), "--algo", "hst", "-f", str(model), *kw]) == 0
+    assert "ROC AUC = " in "".join(capsys.readouterr())
+    assert main(["predict", str(path), "-i", str(model), "-p", str(tmp_path / "p"),
+                 "-r", str(tmp_path / "r")]) == 0
+    det = HalfSpaceTrees(n_trees=4, height=5, window_size=40).fit(X)
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "p"), det.predict(X))
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "r"), det.decision_function(X),
+                               atol=1e-4)
+    assert main(["train", str(path), "--algo", "hst", "--holdout", "10"]) != 0
     assert "anomaly detector" in capsys.readouterr().err

@@ -30,7 +30,7 @@ anomalous (River's ``HalfSpaceTrees`` normalises its score similarly with anothe
 maximum; the ranking of rows is the paper's), and 0 while no reference profile exists
 (River's convention for its first window); ``score_samples(X)`` is minus it
 (scikit-learn's: lower = more abnormal); ``predict(X)`` is -1 where the score exceeds
-``threshold``; ``score_learn(X)`` each row's score before the row is learned, in one
+``threshold_``; ``score_learn(X)`` each row's score before the row is learned, in one
 compiled pass.  A row's weight adds to the masses in its place (weight 0: nothing;
 every row of positive weight counts one toward the window).
 
@@ -73,7 +73,7 @@ def _clear(Z, idx):
 @njit(inline="always")
 def _score(state, idx, val, out):
     """``1 - mass / max_mass`` (0 before a reference profile exists)."""
-    Q, P, R, C, Z = state[0], state[1], state[2], state[7], state[8]
+    Q, P, R, C, Z = state[0], state[1], state[2], state[7], state[9]
     if C[1] < 1.0:  # no reference window yet
         out[0] = 0.0
         return
@@ -130,9 +130,12 @@ def _build(Q, P, U, S, B, d):
 def _rule(state, params, idx, val, y, sw, out, seen):
     """Algorithm 1 for one row: the first window's limits (when learned), UpdateMass
     along each tree's path, and the window's swap ``r <- l``, ``l <- 0``."""
-    Q, P, R, L, U, S, B, C, Z = state
+    Q, P, R, L, U, S, B, C, H, Z = state
     if sw == 0.0:
         return 0
+    if C[1] >= 1.0:  # a scored row: its score into the histogram of scores
+        nb = H.shape[0]
+        H[min(int(out[0] * nb), nb - 1)] += sw
     d = Z.shape[0]
     C[3] = params.window
     _scatter(Z, idx, val)
@@ -197,8 +200,13 @@ class HalfSpaceTrees(OnlineUnlabelled):
     limits : None or (float, float), default=None
         The range of every feature; None: each feature's minimum and maximum over the
         first window (the trees are then built at its end).
-    threshold : float in [0, 1], default=0.5
-        ``predict`` flags a row (-1) whose score is above it.
+    contamination : float in (0, 0.5], default=0.01
+        The expected share of anomalies: ``predict`` flags a row (-1) whose score is
+        above the ``1 - contamination`` quantile of the scores met so far (a running
+        quantile, for a stream whose rate of anomalies is unknown; from a histogram of
+        1,000 bins over ``[0, 1]``, so to 0.001).
+    threshold : None or float in [0, 1], default=None
+        A fixed score above which ``predict`` flags a row, instead of the quantile.
     epochs, shuffle, random_state
         Passes of ``fit``, their order, and the seed of that order and of the trees.
 
@@ -218,9 +226,11 @@ class HalfSpaceTrees(OnlineUnlabelled):
              Slot("S", ("n_trees", "d"), mix="mean"),         # draws: work ranges
              Slot("B", (2, "d"), mix="mean"),                 # feature limits
              Slot("C", (4,), mix="mean"),  # rows in window, windows, built, window size
+             Slot("H", (1000,), mix="sum"),  # histogram of the scores met
              Slot("Z", ("d",), mix="reset"))  # work vector, zeros between rows
 
-    def __init__(self, n_trees=10, height=8, window_size=250, limits=None, threshold=0.5,
+    def __init__(self, n_trees=10, height=8, window_size=250, limits=None,
+                 contamination=0.01, threshold=None,
                  epochs=1, shuffle=False, random_state=0):
         store_params(self, locals())
 
@@ -252,7 +262,9 @@ class HalfSpaceTrees(OnlineUnlabelled):
             if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
                 raise ValueError(f"HalfSpaceTrees: limits must be finite with lo < hi, "
                                  f"got {self.limits!r}")
-        check_number("threshold", self.threshold, low=0.0, high=1.0)
+        check_number("contamination", self.contamination, low=0.0, high=0.5, low_open=True)
+        if self.threshold is not None:
+            check_number("threshold", self.threshold, low=0.0, high=1.0)
         check_number("epochs", self.epochs, low=1)
         check_bool("shuffle", self.shuffle)
         self.check_layout()
@@ -275,8 +287,8 @@ class HalfSpaceTrees(OnlineUnlabelled):
         model = check_work_vectors(super().from_state(params, meta, arrays), "Z")
         st, d = model.state_, model.state_["Z"].shape[0]
         bad = ((st["Q"] < 0) | (st["Q"] >= max(d, 1)) | (st["Q"] != np.floor(st["Q"]))).any()
-        if bad or (st["R"] < 0).any() or (st["L"] < 0).any() or (st["C"] < 0).any():
-            raise ValueError("state arrays Q (split features), R, L (masses) and C "
+        if bad or any((st[k] < 0).any() for k in ("R", "L", "C", "H")):
+            raise ValueError("state arrays Q (split features), R, L (masses), C and H "
                              "(counters) must be non-negative, Q whole numbers below the "
                              "width")
         return model
@@ -310,13 +322,13 @@ class HalfSpaceTrees(OnlineUnlabelled):
         return self._scorer_row_scores(row, n)
 
     def _predict_rows(self, scores):
-        return np.where(scores[:, 0] > float(self.threshold), -1, 1)
+        return np.where(scores[:, 0] > self.threshold_, -1, 1)
 
     def _score_from_scores(self, scores):
         return 0.0 if scores is None else float(scores[0])
 
     def _predict_from_scores(self, scores):
-        return 1 if scores is None else (-1 if scores[0] > float(self.threshold) else 1)
+        return 1 if scores is None else (-1 if scores[0] > self.threshold_ else 1)
 
     # ------------------------------------------------------------ answers
     @locked
@@ -327,12 +339,12 @@ class HalfSpaceTrees(OnlineUnlabelled):
 
     @locked
     def decision_function(self, X):
-        """``threshold - score``: negative for an outlier."""
-        return float(self.threshold) - self._scores(X)[:, 0]
+        """``threshold_ - score``: negative for an outlier."""
+        return self.threshold_ - self._scores(X)[:, 0]
 
     @locked
     def predict(self, X):
-        """+1 for an inlier, -1 for a row whose score is above ``threshold``."""
+        """+1 for an inlier, -1 for a row whose score is above ``threshold_``."""
         return self._predict_rows(self._scores(X))
 
     @locked
@@ -345,6 +357,21 @@ class HalfSpaceTrees(OnlineUnlabelled):
         """Each row's anomaly score from the model before that row, the model learning
         the rows in order, in one compiled pass."""
         return self.predict_learn(X, return_scores=True, sample_weight=sample_weight)[:, 0]
+
+    @property
+    def threshold_(self):
+        """The score above which ``predict`` flags a row: ``threshold`` when given,
+        else the ``1 - contamination`` quantile of the scores met so far (the upper edge
+        of the histogram bin that holds it; 1.0 before any row was scored)."""
+        if self.threshold is not None:
+            return float(self.threshold)
+        check_is_fitted(self, "state_")
+        H = self.state_["H"]
+        total = H.sum()
+        if total <= 0:
+            return 1.0
+        k = int(np.searchsorted(np.cumsum(H), (1.0 - float(self.contamination)) * total))
+        return min(k + 1, H.shape[0]) / H.shape[0]
 
     @property
     def n_windows_(self):

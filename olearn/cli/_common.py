@@ -83,10 +83,23 @@ def split_algos(text):
     return [a.strip() for a in (text or "").split(",") if a.strip()]
 
 
-def check_algos(names):
-    """Unknown algorithm names fail here, before anything heavy is imported."""
+def is_detector(algo):
+    """One registered model without a target that scores rows (``score_learn``): an
+    anomaly detector, which train and evaluate take (the label column, when there is
+    one, is read only for the metric)."""
+    from ..registry import UNLABELLED_MODELS, lookup
+    names = split_algos(algo)
+    return len(names) == 1 and names[0] in UNLABELLED_MODELS and \
+        hasattr(lookup(names[0])[0], "score_learn")
+
+
+def check_algos(names, detectors=False):
+    """Unknown algorithm names fail here, before anything heavy is imported (with
+    ``detectors``, an anomaly detector's name passes: :func:`is_detector`)."""
     from ..registry import check_name, other_models
     for name in names:
+        if detectors and is_detector(name):
+            continue
         try:
             check_name(name)
         except KeyError:

@@ -17,8 +17,8 @@ pre-update predictions; --window N or --fading A prints each also over the last 
 rows, or with fading factor A, beside the whole-stream value.  auc needs decision
 values (any two-class learner), logloss probabilities (learners with predict_proba).
 """
-from ._common import (CLIError, add_algo_args, check_algos, check_paths, one_line,
-                      parse_params, report_stream, split_algos, user_errors)
+from ._common import (CLIError, add_algo_args, check_algos, check_paths, is_detector,
+                      one_line, parse_params, report_stream, split_algos, user_errors)
 from ._input import add_data_args, open_data, require_data
 from ._learning import check_finite, learn_progressively, learning, summary
 from ._models import initial_model, learner_of, make_model, model_width
@@ -94,9 +94,9 @@ def run(args):
         if names is not None or args.window is not None or args.fading is not None:
             raise CLIError("--metric, --window and --fading are not for --format ratings")
         return _ratings(args, params)
-    if not _is_detector(args.algo):
-        check_algos(split_algos(args.algo))
-    elif names is not None or args.window is not None or args.fading is not None:
+    check_algos(split_algos(args.algo), detectors=True)
+    if is_detector(args.algo) and (names is not None or args.window is not None
+                                   or args.fading is not None):
         raise CLIError(f"{args.algo} is an anomaly detector: evaluate reports its exact "
                        "ROC AUC and average precision; --metric, --window and --fading "
                        "are for learners")
@@ -125,15 +125,6 @@ def run(args):
     for line in _recent_lines(result):
         print(line, file=out)
     return 0
-
-
-def _is_detector(algo):
-    """One registered model without a target that scores rows (``score_learn``):
-    evaluate learns from DATA's rows and reads its label column only for the metric."""
-    from ..registry import UNLABELLED_MODELS, lookup
-    names = split_algos(algo)
-    return len(names) == 1 and names[0] in UNLABELLED_MODELS and \
-        hasattr(lookup(names[0])[0], "score_learn")
 
 
 def _from_model(args, params, names):

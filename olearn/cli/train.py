@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from ._common import (CLIError, add_algo_args, check_algos, check_paths, check_writable,
+                      is_detector,
                       format_value, parse_params, report_stream)
 from ._input import add_data_args, open_data, require_data
 from ._learning import learn_progressively, summary
@@ -134,7 +135,11 @@ def run(args):
         if not args.quiet:
             print(f"olearn: no --algo: the default learner {args.algo} (normalised adaptive "
                   "steps, as vw's default)", file=sys.stderr)
-    if args.algo:
+    if args.algo and is_detector(args.algo):
+        if args.holdout or args.oaa or args.predictions or args.testonly:
+            raise CLIError(f"{args.algo} is an anomaly detector: --holdout, --oaa, -p and "
+                           "-t are for learners (olearn predict -i MODEL writes its scores)")
+    elif args.algo:
         check_algos([args.algo])
         params = _vw.learner_params(args, args.algo, params)
     elif _vw_learning_options(args):
@@ -167,7 +172,8 @@ def run(args):
     out = report_stream() if not args.quiet else io.StringIO()
     if args.testonly:       # vw's -t: predictions of the model as it is, nothing learned
         return _test_only(args, model, reader, out)
-    printer = None if args.quiet else ProgressPrinter(out)
+    # (a detector's progress is its ROC AUC, known at the end: the summary says it)
+    printer = None if args.quiet or is_detector(algo) else ProgressPrinter(out)
     note = "; the model was not saved" if args.model else ""
     held = _Holdout(args.holdout)
     t0 = time.perf_counter()
@@ -194,7 +200,7 @@ def run(args):
         print(f"passes = {args.passes}, whole command {total:.3f} s", file=out)
     if args.holdout:
         print(held.report(), file=out)
-    if not args.quiet:
+    if not args.quiet and not is_detector(algo):  # (attacks come in runs)
         _order.warn_runs(reader)
     if args.model and not args.init and not args.quiet:
         advice = _advice.averaging_note(learner_of(model), params, algo)
