@@ -37,6 +37,7 @@ import itertools
 import numpy as np
 
 from ._compiled.declare import Kernels
+from ._internals import internals as core, runs_base_pass
 from ._compiled.grid import grid_entry
 from ._estimator import Estimator, clone, is_classifier
 from ._locking import locked
@@ -56,8 +57,7 @@ def fusable(model):
     own."""
     t = type(model)
     return (isinstance(model, OnlineLearner) and isinstance(model.kernels, Kernels)
-            and t._run is OnlineLearner._run and t._partial is OnlineLearner._partial
-            and t._pass_arrays is OnlineLearner._pass_arrays
+            and runs_base_pass(t, OnlineLearner)
             and all(_core_method(t, name) for name in ("predict_learn", "partial_fit")))
 
 
@@ -101,7 +101,7 @@ class Fused:
         ms = [self.members[j] for j in idx]
         with contextlib.ExitStack() as stack:
             for m in ms:
-                stack.enter_context(m._atomic())
+                stack.enter_context(core(m).atomic())
             X, labels, sw = self._prepare(ms, X, y, classes, sample_weight, contract)
             groups = {}
             for m, yk in zip(ms, labels):
@@ -112,7 +112,7 @@ class Fused:
                 ms_ = [m for m, _ in group]
                 if len(group) == 1:
                     m, yk = group[0]
-                    results[id(m)] = m._run(X, yk, sw)
+                    results[id(m)] = core(m).run(X, yk, sw)
                 elif combiner is not None and len(group) == len(self.members) \
                         and combiner.accepts(ms_[0]):
                     results.update(self._run_group(ms_, X, group[0][1], sw, combiner))
@@ -126,15 +126,15 @@ class Fused:
         for m in ms:
             m.check_params()
         lead = ms[0]
-        X, y, sw = lead._validate(X, y, sample_weight, reset=lead._is_fresh())
+        X, y, sw = core(lead).validate(X, y, sample_weight, reset=core(lead).is_fresh())
         names = "feature_names_in_" in lead.__dict__
         labels = []
         shared = {}
         for m in ms:
-            fresh = m._is_fresh()
+            fresh = core(m).is_fresh()
             if m is not lead:
                 if names:
-                    m._validate_X(X, reset=fresh)
+                    core(m).validate_X(X, reset=fresh)
                 elif fresh:
                     m.n_features_in_ = X.shape[1]
                 elif m.n_features_in_ != X.shape[1]:
@@ -142,7 +142,7 @@ class Fused:
                                      f"{type(m).__name__} is expecting "
                                      f"{m.n_features_in_} features as input.")
             if fresh:
-                m._start(X.shape[1])
+                core(m).start(X.shape[1])
             elif m.vocabulary_ is not None and X.shape[1] != m.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but the model has "
                                  f"{m.n_features_in_}")
@@ -165,7 +165,7 @@ class Fused:
             mine = tuple(a[..., g] for a in arrays)
             for n, v in zip(names, mine):
                 m.state_[n] = v
-            m._state_changed()
+            core(m).state_changed()
             views.append(mine)
         self._stacks = {k: v for k, v in self._stacks.items()
                         if not set(k) & set(key)}
@@ -176,8 +176,8 @@ class Fused:
         lead = group[0]
         n, G = X.shape[0], len(group)
         state = self._stacked(group)
-        P = np.array([tuple(m._packed_params()) for m in group], dtype=np.float64)
-        rows = kernel_rows(X, lead.fit_intercept, lead._constant())
+        P = np.array([tuple(core(m).packed_params()) for m in group], dtype=np.float64)
+        rows = kernel_rows(X, lead.fit_intercept, core(lead).constant())
         sw = np.ones(n) if sw is None else sw
         counts = np.zeros(G, dtype=np.int64)
         if combiner is not None:
@@ -187,10 +187,10 @@ class Fused:
                 m.n_updates_ += int(counts[g])
                 m.t_ += n
             if done < n:     # (the caller runs each member on its own: it names it)
-                raise lead._diverged(done, "batch")
+                raise core(lead).diverged(done, "batch")
             for m in group:
-                if not m._weights_finite():
-                    raise m._diverged(n - 1, "batch")
+                if not core(m).weights_finite():
+                    raise core(m).diverged(n - 1, "batch")
             return {id(m): None for m in group}
         scores = np.empty((n, G, 1))
         pred = np.zeros((n, G), dtype=np.int64)
@@ -201,8 +201,8 @@ class Fused:
             m.n_updates_ += int(counts[g])
             m.t_ += n
             if done < n and not np.isfinite(scores[done, g]).all():
-                raise m._diverged(done, "batch")
-            m._check_finite(scores[:, g])
+                raise core(m).diverged(done, "batch")
+            core(m).check_finite(scores[:, g])
             out[id(m)] = (scores[:, g], pred[:, g])
         return out
 
@@ -216,19 +216,19 @@ def _labels(m, y, classes, contract, shared):
     member's class map, a copy, and its labels: what its own call would make, without
     sorting the labels again."""
     if not isinstance(m, LabelMixin) or "classes_" in m.__dict__:
-        return m._kernel_labels(m._prepare_labels(y, classes, contract))
+        return core(m).kernel_labels(core(m).prepare_labels(y, classes, contract))
     src = shared.get(type(m))
     if src is not None:
         for name in _LABEL_STATE:
             value = src[0].__dict__[name]
             m.__dict__[name] = value.copy() if hasattr(value, "copy") else value
-        m._state_changed()   # (seen_ is a new array, as _add_classes says)
-        if m._task() == BINARY:
+        core(m).state_changed()   # (seen_ is a new array, as _add_classes says)
+        if core(m).task() == BINARY:
             return src[1]
         for name in _LABEL_STATE:
             del m.__dict__[name]
-    out = m._kernel_labels(m._prepare_labels(y, classes, contract))
-    if m._task() == BINARY and all(n in m.__dict__ for n in _LABEL_STATE):
+    out = core(m).kernel_labels(core(m).prepare_labels(y, classes, contract))
+    if core(m).task() == BINARY and all(n in m.__dict__ for n in _LABEL_STATE):
         shared[type(m)] = (m, out)
     return out
 
@@ -236,10 +236,10 @@ def _labels(m, y, classes, contract, shared):
 def _group_key(m):
     """Members with equal keys share one fused pass; None: the member runs alone (a
     rule that is not a first-order step, another task than binary)."""
-    if m.kernels.declaration.step is None or m._task() != BINARY \
+    if m.kernels.declaration.step is None or core(m).task() != BINARY \
             or tuple(s.name for s in m.slots) != ("W", "U", "A"):
         return None
-    return (type(m), m.kernels.name, m._task(), m.fit_intercept, m._constant(),
+    return (type(m), m.kernels.name, core(m).task(), m.fit_intercept, core(m).constant(),
             tuple((k, a.shape) for k, a in m.state_.items()),
             tuple(m.classes_.tolist()))
 
@@ -312,7 +312,7 @@ class Grid(Progressive, Estimator):
             c = copy.deepcopy(m)
             if "state_" in c.__dict__:
                 c.state_ = {k: np.ascontiguousarray(v) for k, v in c.state_.items()}
-                c._state_changed()
+                core(c).state_changed()
             out.append(c)
         return out
 
@@ -324,7 +324,7 @@ class Grid(Progressive, Estimator):
         out = []
         for j, m in enumerate(self.members_):
             if j not in done:  # (not fusable: its own pass)
-                s, p = m._progressive(X, y, classes, sample_weight, True)
+                s, p = core(m).progressive(X, y, classes, sample_weight, True)
                 done[j] = (s, p)
             out.append(done[j])
         return out
@@ -339,7 +339,7 @@ class Grid(Progressive, Estimator):
         return self._pass(X, y, classes, sample_weight), None
 
     def _progressive_output(self, results, _, return_scores):
-        return np.stack([m._progressive_output(s, p, return_scores)
+        return np.stack([core(m).progressive_output(s, p, return_scores)
                          for m, (s, p) in zip(self.members_, results)], axis=1)
 
     @locked
@@ -356,8 +356,8 @@ class Grid(Progressive, Estimator):
             for m in self.members_:
                 m.fit(X, y, sample_weight=sample_weight)
             return self
-        X, y, sample_weight = lead._validate(X, y, sample_weight, reset=True)
-        classes = lead._fit_classes(y) if is_classifier(lead) else None
+        X, y, sample_weight = core(lead).validate(X, y, sample_weight, reset=True)
+        classes = core(lead).fit_classes(y) if is_classifier(lead) else None
         del lead.n_features_in_
         fit_passes(X, y, sample_weight, lead.epochs, lead.shuffle, lead.random_state,
                    lambda X, y, sw, order: self._fused.run(X, y, classes, sw,
@@ -405,5 +405,5 @@ def grid(learner, **param_lists):
     product of ``param_lists`` (``C=[0.1, 1, 10], average=[False, True]``), run in one
     fused compiled pass per batch where the members share a rule."""
     g = Grid(learner, dict(param_lists))
-    g._start()
+    core(g).start()
     return g

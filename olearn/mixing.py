@@ -102,6 +102,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ._internals import internals as core
 from .protocol import CannotMixError
 
 _M = TypeVar("_M")
@@ -151,8 +152,8 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
         if getattr(first, "target", None) == "none" and hasattr(first, "explicit_state"):
             first.explicit_state()  # (a model without a target says its own reason)
         raise CannotMixError(f"{name} cannot be mixed: {_wrapper_reason(first)}")
-    if len(models) > 1 and getattr(first, "_mix_refusal", None):
-        raise CannotMixError(f"{name} cannot be mixed: {first._mix_refusal}")
+    if len(models) > 1 and core(first).mix_refusal:
+        raise CannotMixError(f"{name} cannot be mixed: {core(first).mix_refusal}")
     if base is not None:
         base = _members([base])[0]
         if type(base) is not type(first):
@@ -166,12 +167,12 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
     if base is not None:
         base_copy = copies.pop()
     out = copies[0]
-    if hasattr(out, "_merge_supports"):  # a kernel expansion over a support set
+    if core(out).merge_supports is not None:  # a kernel expansion over a support set
         if len(copies) > 1:
-            out._merge_supports(copies, lam)
+            core(out).merge_supports(copies, lam)
         else:
             out.state_["alpha"] *= lam[0]
-            out._state_changed()
+            core(out).state_changed()
     else:
         _mix_leaves(copies, lam, given, rules, None if base is None else base_copy)
     extra = 0 if base is None else len(models) - 1
@@ -199,8 +200,8 @@ def _members(models):
         if type(m) is not type(first):
             raise ValueError(f"cannot mix a {type(first).__name__} with a "
                              f"{type(m).__name__}: members must be models of one class")
-        fresh = getattr(m, "_is_fresh", None)
-        if fresh() if fresh is not None else not any(
+        fresh = core(m).is_fresh()
+        if fresh if fresh is not None else not any(
                 k.endswith("_") and not k.startswith("_") for k in vars(m)):
             raise ValueError(f"member {i} ({type(m).__name__}) is not fitted: nothing "
                              "to mix")
@@ -281,7 +282,7 @@ def _align_columns(copies):
         width = max(int(c.n_features_in_) for c in copies)
         for c in copies:
             if int(c.n_features_in_) < width:
-                c._widen(width)
+                core(c).widen(width)
         return
     if any(v is None for v in vocabs):
         raise ValueError("cannot mix a model trained on dict examples with one trained "
@@ -299,19 +300,19 @@ def _align_columns(copies):
         cols = np.array(list(range(b)) + [b + where[n] for n in c.vocabulary_.to_list()],
                         dtype=np.intp)
         d = b + len(names)
-        if hasattr(c, "_merge_supports"):
+        if core(c).merge_supports is not None:
             st = c.state_
             n = int(st["ints"][0])
             used = st["sv_ptr"][n]
             st["sv_idx"][:used] = cols[st["sv_idx"][:used]]
         else:
-            K = c._n_rows
+            K = core(c).n_rows
             c.state_ = {s.name: _moved(c, s, c.state_[s.name], cols, K, d)
                         for s in c.slots}
         c.vocabulary_ = Vocabulary.from_list(names)
         c.n_features_in_ = len(names)
         c.__dict__.pop("_row_buf", None)
-        c._state_changed()
+        core(c).state_changed()
 
 
 def _moved(model, slot, arr, cols, K, d):
@@ -319,7 +320,7 @@ def _moved(model, slot, arr, cols, K, d):
     array at the slot's initial value elsewhere."""
     if "d" not in slot.axes:
         return arr
-    new = model._alloc(slot, K, d)
+    new = core(model).alloc(slot, K, d)
     src, dst = [], []
     for i, a in enumerate(slot.axes):
         if a == "d":
@@ -336,39 +337,39 @@ def _align_classes(copies):
     """Every copy with the union of the labels, in one order."""
     union = list(copies[0].classes_)
     n_first = len(union)
-    known = set(copies[0]._class_index)
+    known = set(core(copies[0]).class_index)
     for c in copies[1:]:
         for label in c.classes_:
             if label not in known:
                 known.add(label)
                 union.append(label)
     for c in copies:
-        missing = [label for label in union if label not in c._class_index]
+        missing = [label for label in union if label not in core(c).class_index]
         if missing:
-            fixed = c.__dict__.get("_classes_fixed", False)
-            c._classes_fixed = False
-            c._add_classes(missing, np.asarray(missing))
-            c._classes_fixed = fixed
-    order = [copies[0]._class_index[label] for label in union]
+            fixed = core(c).classes_fixed
+            core(c).classes_fixed = False
+            core(c).add_classes(missing, np.asarray(missing))
+            core(c).classes_fixed = fixed
+    order = [core(copies[0]).class_index[label] for label in union]
     labels = copies[0].classes_[order]
     for c in copies:
-        perm = [c._class_index[label] for label in union]
+        perm = [core(c).class_index[label] for label in union]
         if perm != list(range(len(perm))):
-            if c._n_rows == 1:  # binary, the two labels the other way round
-                c._negate_signed()
+            if core(c).n_rows == 1:  # binary, the two labels the other way round
+                core(c).negate_signed()
             else:
                 _permute_rows(c, perm)
             c.seen_ = np.ascontiguousarray(c.seen_[perm])
         c.classes_ = labels.copy()
-        c._class_index = {label: i for i, label in enumerate(union)}
-        c._state_changed()
+        core(c).class_index = {label: i for i, label in enumerate(union)}
+        core(c).state_changed()
     seen = np.zeros_like(copies[0].seen_)
     for c in copies:
         seen |= c.seen_
     out = copies[0]
     out.seen_ = seen
     if len(union) > n_first:  # classes given up front, and more from other members
-        out._classes_fixed = False
+        core(out).classes_fixed = False
 
 
 def _mix_one_vs_rest(models, lam, given, rules, base=None):
@@ -390,19 +391,20 @@ def _mix_one_vs_rest(models, lam, given, rules, base=None):
     base_copy = copies.pop() if base is not None else None
     union = list(copies[0].classes_)
     for c in copies[1:]:
-        union += [label for label in c.classes_ if label not in copies[0]._class_index
-                  and label not in union]
+        union += [label for label in c.classes_
+                  if label not in core(copies[0]).class_index and label not in union]
     out = copies[0]
     members = []
     for label in union:
-        leaves = [c.estimators_[c._class_index[label]] if label in c._class_index else None
-                  for c in copies]
+        leaves = [c.estimators_[core(c).class_index[label]]
+                  if label in core(c).class_index else None for c in copies]
         some = next(leaf for leaf in leaves if leaf is not None)
         leaves = [leaf if leaf is not None else _fresh_like(some) for leaf in leaves]
         root = None
         if base_copy is not None:
-            root = base_copy.estimators_[base_copy._class_index[label]] \
-                if label in base_copy._class_index else _fresh_like(some)
+            index = core(base_copy).class_index
+            root = base_copy.estimators_[index[label]] if label in index \
+                else _fresh_like(some)
         extra = 0 if root is None else len(leaves) - 1
         t = sum(leaf.t_ for leaf in leaves) - extra * (root.t_ if extra else 0)
         n = sum(leaf.n_updates_ for leaf in leaves) - extra * (root.n_updates_ if extra else 0)
@@ -414,15 +416,15 @@ def _mix_one_vs_rest(models, lam, given, rules, base=None):
         members.append(mixed)
     labels = np.array(union, dtype=out.classes_.dtype) if len(union) == len(out.classes_) \
         else np.array(union)
-    fixed = out._classes_fixed and len(union) == len(out.classes_)
+    fixed = core(out).classes_fixed and len(union) == len(out.classes_)
     out.classes_ = labels
-    out._class_index = {label: i for i, label in enumerate(union)}
-    out._classes_fixed = fixed
+    core(out).class_index = {label: i for i, label in enumerate(union)}
+    core(out).classes_fixed = fixed
     out.seen_ = np.ones(len(union), dtype=np.uint8)
     out.estimators_ = members
     out.t_ = int(sum(m.t_ for m in models)) - \
         (0 if base is None else (len(models) - 1) * int(base.t_))
-    out._width = max(c._width for c in copies)
+    core(out).width = max(core(c).width for c in copies)
     return out
 
 
@@ -430,7 +432,7 @@ def _fresh_like(model):
     """``model``'s class with its settings, at its width and labels, in its initial
     state (no round begun): what a class model is before its first row."""
     fresh = copy.deepcopy(model)
-    fresh._start(model.n_features_in_)
+    core(fresh).start(model.n_features_in_)
     fresh.n_features_in_ = model.n_features_in_
     fresh.check_params()
     return fresh
@@ -441,7 +443,7 @@ def _permute_rows(model, perm):
     one-vs-rest model's blocks, a learner's per-class slots (``A``, whose row 0 holds
     the counters and other rows scratch, stays)."""
     st = model.state_
-    if hasattr(model, "_merge_supports"):
+    if core(model).merge_supports is not None:
         st["alpha"] = np.ascontiguousarray(st["alpha"][perm])
         return
     for s in model.slots:
@@ -510,7 +512,7 @@ def _first(arrays, ctx, slot):
 
 
 def _reset(arrays, ctx, slot):
-    return np.full_like(arrays[0], ctx.model._fill(slot))
+    return np.full_like(arrays[0], core(ctx.model).fill(slot))
 
 
 def _same(arrays, ctx, slot):
@@ -547,9 +549,9 @@ def _gaussian(ctx):
         if ctx.base is not None:
             raise CannotMixError("a full-covariance Gaussian mix from a base is not "
                                  "supported: mix with base=None")
-        result = _gaussian_full(states, c, 1.0 / float(ctx.model._sigma0))
+        result = _gaussian_full(states, c, 1.0 / core(ctx.model).sigma0)
     else:
-        P0 = 1.0 / (float(ctx.model._sigma0) if ctx.base is None else ctx.base["S"])
+        P0 = 1.0 / (core(ctx.model).sigma0 if ctx.base is None else ctx.base["S"])
         Pm = [1.0 / st["S"] for st in states]
         P = P0 + sum(cm * (p - P0) for cm, p in zip(c, Pm))
         P = np.maximum(P, np.minimum.reduce(Pm))
@@ -650,7 +652,7 @@ def _apply(rule, slot, arrays, ctx):
 
 
 def _explicit(leaf):
-    return leaf._explicit_state() if hasattr(leaf, "_explicit_state") else leaf.state_
+    return core(leaf).explicit_state()
 
 
 def _mix_leaves(leaves, lam, given, rules, base=None):
@@ -660,8 +662,8 @@ def _mix_leaves(leaves, lam, given, rules, base=None):
     states = [_explicit(leaf) for leaf in leaves]
     base_state = None if base is None else _explicit(base)
     out = leaves[0]
-    if hasattr(out, "_before_mix"):
-        out._before_mix(states)
+    if core(out).before_mix is not None:
+        core(out).before_mix(states)
     ctx = _Context(out, states, lam, given, base_state)
     name = type(out).__name__
     mixed = {}
@@ -676,7 +678,7 @@ def _mix_leaves(leaves, lam, given, rules, base=None):
         mixed[slot.name] = np.ascontiguousarray(
             _apply(rules.get(slot.name, slot.mix), slot, arrays, ctx), dtype=np.float64)
     out.state_ = mixed
-    if hasattr(out, "_after_mix"):
-        out._after_mix()
-    out._state_changed()
+    if core(out).after_mix is not None:
+        core(out).after_mix()
+    core(out).state_changed()
     return out

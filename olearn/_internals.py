@@ -1,0 +1,210 @@
+"""The base's internal interface: what the modules that drive several models at once
+(``olearn.mixing``, which combines members' states, and ``olearn.fused``, which runs a
+grid's members in one compiled pass) need of a model beyond the public protocol.
+
+A model's extension points are its public hooks (``olearn.protocol``); these members are
+not for extending a model.  They are the base's own steps, named here once so that the
+two drivers reach them through one documented door, ``internals(model)``, and never
+through a model's private names: when the base changes one of them, this file is where
+the drivers' side changes too.
+
+``internals(model)`` returns an :class:`Internals` view (it holds nothing but the
+model).  Every member forwards to the base (``olearn.base.OnlineLearner`` and its label
+and state mixins) or, for the optional hooks a family may define, gives ``None`` when
+the model has none.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Internals", "internals", "runs_base_pass"]
+
+
+class Internals:
+    """The internal interface of one model (see the module docstring)."""
+
+    __slots__ = ("model",)
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    # ------------------------------------------------------------ state
+    def state_changed(self) -> None:
+        """The state arrays were replaced: drop what was derived from the old ones (the
+        one-example call, stacked views)."""
+        self.model._state_changed()
+
+    def alloc(self, slot: Any, K: int, d: int) -> Any:
+        """A fresh array of ``slot`` for ``K`` class rows and width ``d``, at its
+        initial value."""
+        return self.model._alloc(slot, K, d)
+
+    def fill(self, slot: Any) -> float:
+        """The initial value of ``slot`` (a number, or the hyper-parameter it names)."""
+        return self.model._fill(slot)
+
+    def start(self, n_features: Any = None) -> None:
+        """Begin afresh at ``n_features`` columns (a wrapper: with no argument)."""
+        if n_features is None:
+            self.model._start()
+        else:
+            self.model._start(n_features)
+
+    def is_fresh(self) -> bool | None:
+        """Whether the model has no state yet (nothing learned); None for an object
+        without the base's notion of it."""
+        hook = getattr(self.model, "_is_fresh", None)
+        return None if hook is None else bool(hook())
+
+    def widen(self, width: int) -> Any:
+        """Take ``width`` columns from now on (the state grown in place)."""
+        return self.model._widen(width)
+
+    @property
+    def n_rows(self) -> int:
+        """The number of class rows of the state (1 for a binary or one-output model)."""
+        return int(self.model._n_rows)
+
+    @property
+    def width(self) -> int:
+        """A one-vs-rest model's width (its members')."""
+        return int(self.model._width)
+
+    @width.setter
+    def width(self, value: int) -> None:
+        self.model._width = value
+
+    # ------------------------------------------------------------ labels
+    @property
+    def class_index(self) -> dict:
+        """label -> class row."""
+        return self.model._class_index
+
+    @class_index.setter
+    def class_index(self, value: dict) -> None:
+        self.model._class_index = value
+
+    @property
+    def classes_fixed(self) -> bool:
+        """Whether the classes were given up front (``classes=``), so that a new label
+        is an error rather than a new class."""
+        return bool(self.model.__dict__.get("_classes_fixed", False))
+
+    @classes_fixed.setter
+    def classes_fixed(self, value: bool) -> None:
+        self.model._classes_fixed = value
+
+    def add_classes(self, labels: list, values: Any) -> None:
+        """New class rows for ``labels`` (the state grown as a new label would grow it)."""
+        self.model._add_classes(labels, values)
+
+    def negate_signed(self) -> None:
+        """A binary model's two labels the other way round: its signed slots negated."""
+        self.model._negate_signed()
+
+    def prepare_labels(self, y: Any, classes: Any, contract: Any) -> Any:
+        """The batch's labels checked and registered (new classes grown)."""
+        return self.model._prepare_labels(y, classes, contract)
+
+    def kernel_labels(self, y: Any) -> Any:
+        """Registered labels as the compiled rule reads them (+-1, class rows, values)."""
+        return self.model._kernel_labels(y)
+
+    def fit_classes(self, y: Any) -> Any:
+        """The classes of ``fit``'s labels."""
+        return self.model._fit_classes(y)
+
+    def task(self) -> int:
+        """The driver's task of the model now (binary, multiclass, regression, ...)."""
+        return self.model._task()
+
+    # ------------------------------------------------------------ a pass
+    def atomic(self) -> Any:
+        """A context in which a failing pass restores the state as before it."""
+        return self.model._atomic()
+
+    def validate(self, X: Any, y: Any, sample_weight: Any, reset: bool) -> Any:
+        """``(X, y, sample_weight)`` checked as ``partial_fit`` checks them."""
+        return self.model._validate(X, y, sample_weight, reset=reset)
+
+    def validate_X(self, X: Any, reset: bool) -> Any:
+        """``X`` checked (feature names and count) as the model's own calls check it."""
+        return self.model._validate_X(X, reset=reset)
+
+    def run(self, X: Any, y: Any, sample_weight: Any) -> Any:
+        """The model's own compiled pass over validated rows and kernel labels."""
+        return self.model._run(X, y, sample_weight)
+
+    def progressive(self, X: Any, y: Any, classes: Any, sample_weight: Any,
+                    return_scores: Any) -> Any:
+        """``predict_learn``'s pass: ``(scores, predictions)`` before each row."""
+        return self.model._progressive(X, y, classes, sample_weight, return_scores)
+
+    def progressive_output(self, scores: Any, pred: Any, return_scores: Any) -> Any:
+        """``predict_learn``'s answer from the pass's scores and predictions."""
+        return self.model._progressive_output(scores, pred, return_scores)
+
+    def packed_params(self) -> Any:
+        """The hyper-parameters the compiled rule reads, packed in declaration order."""
+        return self.model._packed_params()
+
+    def constant(self) -> float:
+        """The value of the constant (intercept) feature."""
+        return self.model._constant()
+
+    def diverged(self, row: int, where: str) -> Exception:
+        """The ``DivergenceError`` naming ``row`` of a pass (to raise)."""
+        return self.model._diverged(row, where)
+
+    def weights_finite(self) -> bool:
+        """Whether every state array is finite."""
+        return bool(self.model._weights_finite())
+
+    def check_finite(self, scores: Any) -> None:
+        """Raise the divergence error when a pass's scores or state are not finite."""
+        self.model._check_finite(scores)
+
+    # ------------------------------------------------------------ optional hooks
+    @property
+    def mix_refusal(self) -> str | None:
+        """Why this model's members cannot be mixed (a family's reason), or None."""
+        return getattr(self.model, "_mix_refusal", None)
+
+    @property
+    def merge_supports(self) -> Any:
+        """A kernel expansion's merge of its members' support sets, or None."""
+        return getattr(self.model, "_merge_supports", None)
+
+    @property
+    def before_mix(self) -> Any:
+        """The family's hook run on the members' states before the slots are mixed
+        (k-means renumbers clusters), or None."""
+        return getattr(self.model, "_before_mix", None)
+
+    @property
+    def after_mix(self) -> Any:
+        """The family's hook run on the mixed model, or None."""
+        return getattr(self.model, "_after_mix", None)
+
+    def explicit_state(self) -> Any:
+        """The state with its lazy parts made explicit, in place (the family's
+        ``_explicit_state``), else the state as it is."""
+        hook = getattr(self.model, "_explicit_state", None)
+        return hook() if hook is not None else self.model.state_
+
+    @property
+    def sigma0(self) -> float:
+        """A Gaussian learner's prior variance (the covariance's initial diagonal)."""
+        return float(self.model._sigma0)
+
+
+def internals(model: Any) -> Internals:
+    """The base's internal interface of ``model`` (module docstring)."""
+    return Internals(model)
+
+
+def runs_base_pass(cls: type, base: type) -> bool:
+    """Whether ``cls`` runs ``base``'s own batch pass (its ``_run``, ``_partial`` and
+    ``_pass_arrays`` not overridden), so that a fused pass may stand in for it."""
+    return all(getattr(cls, name) is getattr(base, name)
+               for name in ("_run", "_partial", "_pass_arrays"))
