@@ -21,7 +21,8 @@ A subclass writes
     :class:`~olearn.multilabel._labelsets.Batch`; returns the pre-update (n, L)
     predictions (``return_scores``: scores; ``"both"``: the pair).
 ``predict_rows(X, return_scores=False)``, ``learn_example(x, y, sample_weight, first)``
-    (one example: ``y`` its (L,) indicator; returns its pre-update (L,) prediction) and
+    (``return_scores`` None: nothing is wanted back, from ``partial_fit`` and
+    ``fit``; one example: ``y`` its (L,) indicator; returns its pre-update (L,) prediction) and
     ``predict_example(x)`` (an (L,) prediction), with ``check_params``, ``start``,
     ``own_state`` / ``load_own_state`` where needed, as the wrapper base says.
 """
@@ -111,13 +112,20 @@ class MultilabelModel(Wrapper):
         return out, out
 
     @locked
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Go on learning from a batch, in order; ``classes``: labels known from its
+        first row (their columns in ``predict`` from then on)."""
+        self._learn(X, y, classes, sample_weight, None)  # (None: no predictions wanted)
+        return self
+
+    @locked
     def fit(self, X, y, sample_weight=None):
         """Start afresh, then learn the rows in order (one pass)."""
         self._check()
 
         def run():
             self._forget()
-            self._learn(X, y, None, sample_weight, False)
+            self._learn(X, y, None, sample_weight, None)
             if sample_weight is not None and not np.any(sample_weight):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
         self._atomically(run)
