@@ -13,9 +13,10 @@ time learn.
 
 A subclass writes
 
-``add_labels(new)``
+``add_labels(new, first)``
     make the state of the labels at positions ``new`` of the (already updated, sorted)
-    ``classes_``; ``new - arange(len(new))`` are their places in the old order.
+    ``classes_``; ``new - arange(len(new))`` are their places in the old order;
+    ``first[j]``: the row of the batch that makes label j known.
 ``learn_rows(X, Y, sample_weight, first, return_scores)``
     validated rows, ``Y`` their (n, L) int8 indicator, ``first`` from
     :class:`~olearn.multilabel._labelsets.Batch`; returns the pre-update (n, L)
@@ -66,7 +67,7 @@ class MultilabelModel(Wrapper):
     own_labels = True
 
     # ------------------------------------------------------------ what a subclass writes
-    def add_labels(self, new):
+    def add_labels(self, new, first):
         raise NotImplementedError(f"{type(self).__name__} cannot add labels")
 
     def learn_rows(self, X, Y, sample_weight, first, return_scores):  # type: ignore[override]
@@ -88,7 +89,7 @@ class MultilabelModel(Wrapper):
     def _register(self, b):
         if len(b.new):
             self.classes_ = b.classes
-            self.add_labels(b.new)
+            self.add_labels(b.new, b.first)
 
     def _learn(self, X, y, classes, sample_weight, return_scores):
         self._check()

@@ -66,7 +66,7 @@ class RankingModel(MultilabelModel):
         self._fitted()
         return (self.W_[1:, 0] - self.W_[0, 0]) * self._constant()
 
-    def add_labels(self, new):
+    def add_labels(self, new, first):
         self.W_ = np.insert(self.W_, new - np.arange(len(new)) + 1, 0.0, axis=0)
 
     def _fit_width(self, d):
@@ -104,10 +104,17 @@ class RankingModel(MultilabelModel):
     def _one(self, x, grow):
         """One example as a one-row CSR triple (a dict through ``vocabulary_``)."""
         d = self.__dict__
+        if isinstance(x, dict) and self.vocabulary_ is None and d.get("n_features_in_"):
+            cols = list(x)  # (a model of arrays: dict keys are column indices)
+            if not all(isinstance(c, (int, np.integer)) and 0 <= c < self.n_features_in_
+                       for c in cols):
+                raise ValueError("this model was trained on arrays: dict keys must be "
+                                 f"integer column indices 0..{self.n_features_in_ - 1}")
+            row = np.zeros(self.n_features_in_)
+            row[cols] = list(x.values())
+            x = row
         if isinstance(x, dict):
             if self.vocabulary_ is None:
-                if d.get("n_features_in_"):
-                    raise ValueError("this model was trained on arrays: give x as an array")
                 self.vocabulary_ = Vocabulary()
             idx, val = self.vocabulary_.lookup(x, grow)
             if grow:

@@ -24,7 +24,7 @@ class BinaryRelevance(PerLabel):
     def __init__(self, base=None):
         self.base = base
 
-    def add_labels(self, new):
+    def add_labels(self, new, first):
         for j in new:
             self.models_.insert(int(j), self.fresh())
 

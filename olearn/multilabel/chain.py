@@ -74,7 +74,8 @@ class ClassifierChain(PerLabel):
         return np.searchsorted(self.classes_, np.array(self.order_)) if self.order_ else \
             np.zeros(0, dtype=np.int64)
 
-    def add_labels(self, new):
+    def add_labels(self, new, first):
+        new = sorted(new, key=lambda j: first[j])  # (the order they become known)
         labels = [self.classes_[j].item() for j in new]
         given = [v for v in (self.order or []) if v in labels]
         for v in given + [v for v in labels if v not in given]:
