@@ -132,18 +132,18 @@ MULTILABEL_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "ml-pa": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA"}),
     "ml-pa1": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA-I"}),
     "ml-pa2": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA-II"}),
+    # (the default multilabel learner: benchmarks/multilabel.md)
+    "ml-br": ("olearn.multilabel.binary_relevance:BinaryRelevance", {}),
+    "ml-cc": ("olearn.multilabel.chain:ClassifierChain", {}),
 }
 
 #: the packages of those models (``tests/test_multilabel.py`` checks that every model
 #: class in them is in :data:`MULTILABEL_MODELS` or :data:`MULTILABEL_UNNAMED`)
 MULTILABEL_PACKAGES = ("olearn.multilabel",)
 
-#: multilabel classes without a name, and why
-MULTILABEL_UNNAMED = {
-    "olearn.multilabel.binary_relevance:BinaryRelevance": "a reduction over a binary "
-                                                          "learner (base=...)",
-    "olearn.multilabel.chain:ClassifierChain": "a reduction over a binary learner (base=...)",
-}
+#: multilabel classes without a name, and why (none yet: the reductions are named with
+#: their default base)
+MULTILABEL_UNNAMED: dict[str, str] = {}
 
 #: learner classes of LEARNER_PACKAGES that have no name, and why: they need other
 #: models as parameters

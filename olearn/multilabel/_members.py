@@ -14,13 +14,26 @@ from ._base import MultilabelModel
 BINARY = np.array([0, 1])
 
 
+#: the binary model of each label when ``base`` is None: PA-II (Crammer et al. 2006) with
+#: ``C = 0.012`` and an intercept feature of 1, chosen on the five standard sets of
+#: ``benchmarks/multilabel.md`` (a small C: most labels are rare, and a large step on
+#: each of their few positives over-predicts them)
+DEFAULT_BASE = {"variant": "PA-II", "C": 0.012, "intercept_scaling": 1.0}
+
+
+def default_base():
+    """A fresh default binary model (:data:`DEFAULT_BASE`)."""
+    from ..linear.pa import PAClassifier
+    return PAClassifier(**DEFAULT_BASE)
+
+
 class PerLabel(MultilabelModel):
     """A multilabel reduction holding one binary ``base`` clone per label."""
 
     _order_attr = "classes_"
 
     def check_params(self):
-        base = self.base
+        base = self._base()
         if not (hasattr(base, "clone") and hasattr(base, "predict_learn")):
             raise TypeError(f"{type(self).__name__}: base must be an olearn classifier, got "
                             f"{base!r:.80}")
@@ -34,11 +47,14 @@ class PerLabel(MultilabelModel):
     def start(self):
         self.models_ = []
 
+    def _base(self):
+        return default_base() if self.base is None else self.base
+
     def held_learners(self):
-        return list(self.__dict__.get("models_", [self.base]))
+        return list(self.__dict__.get("models_", [self._base()]))
 
     def fresh(self):
-        return self.base.clone()
+        return self._base().clone()
 
     # ------------------------------------------------------------ state
     def own_state(self):
@@ -51,7 +67,7 @@ class PerLabel(MultilabelModel):
         n = len(self.__dict__.get("classes_", ()))
         if not isinstance(info, list) or len(info) != n:
             raise ValueError(f"models: {n} saved models expected (one a label)")
-        self.models_ = [import_model(i, f"m{j}.", arrays, like=self.base)
+        self.models_ = [import_model(i, f"m{j}.", arrays, like=self._base())
                         for j, i in enumerate(info)]
 
     def widen(self, n_features):

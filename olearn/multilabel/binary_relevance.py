@@ -18,7 +18,8 @@ class BinaryRelevance(PerLabel):
 
     Parameters
     ----------
-    base : an olearn binary classifier (cloned once per label), e.g. ``olearn.make("pa1")``.
+    base : an olearn binary classifier (cloned once per label), e.g. ``olearn.make("pa1")``;
+        None: PA-II with C = 0.012 and ``intercept_scaling=1`` (``_members.DEFAULT_BASE``).
     """
 
     def __init__(self, base=None):

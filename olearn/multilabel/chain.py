@@ -36,7 +36,8 @@ class ClassifierChain(PerLabel):
 
     Parameters
     ----------
-    base : an olearn binary classifier (cloned once per label).
+    base : an olearn binary classifier (cloned once per label); None: PA-II with
+        C = 0.012 and ``intercept_scaling=1`` (as ``BinaryRelevance``'s).
     order : list of labels or None, the chain's first labels (the rest join in the
         order they become known).
     """
