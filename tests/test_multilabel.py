@@ -23,7 +23,7 @@ NATIVE = {"ml-pa": "PA", "ml-pa1": "PA-I", "ml-pa2": "PA-II", "ml-perceptron": "
 
 
 # ---------------------------------------------------------------- the numpy reference
-def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None):
+def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None, sw=None):
     """The paper's equations, row by row: (W after, pre-update scores s_j - s_v)."""
     X = X.toarray() if sp.issparse(X) else X
     n, d = X.shape
@@ -60,6 +60,7 @@ def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None):
                 continue
             tau = {"PA": loss / (2 * sq), "PA-I": min(C, loss / (2 * sq)),
                    "PA-II": loss / (2 * sq + 1 / (2 * C))}[variant]
+        tau *= 1.0 if sw is None else sw[i]
         W[a] += tau * z
         W[b] -= tau * z
     return W, out
@@ -107,6 +108,33 @@ def test_native_labels_met_late_and_intercept_scaling():
     W, out = reference(X, Y, "PA-II", C=0.5, constant=2.0, first=first)
     np.testing.assert_allclose(model.W_, W, atol=1e-10)
     np.testing.assert_allclose(scores, out, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", sorted(NATIVE))
+def test_sample_weights_scale_the_step(name):
+    X, Y = _data(seed=8)
+    sw = np.random.default_rng(1).uniform(0.0, 2.0, len(X))
+    model = olearn.make(name)
+    model.partial_fit(sp.csr_matrix(X), Y, sample_weight=sw)
+    W, _ = reference(X, Y, NATIVE[name], sw=sw)
+    np.testing.assert_allclose(model.W_, W, atol=1e-10, rtol=0)
+
+
+def test_one_example_calls_and_their_errors():
+    model = olearn.make("ml-br")
+    assert model.predict_one({"a": 1.0}) == {}
+    model.learn_one({"a": 1.0}, {"x": True, "y": False})
+    assert set(model.classes_.tolist()) == {"x", "y"}
+    for bad, match in [("x", "not a label set"), (3, "not a label set"),
+                       ({1.5}, "integers or strings"), ({"x", 2}, "mix")]:
+        with pytest.raises(ValueError, match=match):
+            model.learn_one({"a": 1.0}, bad)
+    assert model.t_ == 1
+    native = olearn.make("ml-pa1").fit(np.eye(3), [{0}, {1}, {2}])
+    assert native.predict_one({0: 1.0}) == native.predict_one(np.array([1.0, 0, 0]))
+    with pytest.raises(ValueError, match="column indices"):
+        native.predict_one({"a": 1.0})
+    assert native.widen(5) == 5 and native.predict(np.ones((2, 5))).shape == (2, 3)
 
 
 def test_the_threshold_predicts_an_empty_set():
