@@ -151,6 +151,7 @@ UNNAMED = {
     "olearn.multiclass.ovr:OneVsRest": "a reduction over a binary learner (base=...)",
     "olearn.ensemble.expert_advice:ExpertAdvice": "an ensemble of given learners",
     "olearn.ensemble.oza:OzaBagging": "copies of a given learner (base=...)",
+    "olearn.multiclass.cost_sensitive:CostSensitivePA": "needs its cost matrix (costs=...)",
 }
 
 #: kind -> (what they are, where their table is: "module:attribute", how to make one);
