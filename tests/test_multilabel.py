@@ -23,7 +23,19 @@ NATIVE = {"ml-pa": "PA", "ml-pa1": "PA-I", "ml-pa2": "PA-II", "ml-perceptron": "
 
 
 # ---------------------------------------------------------------- the numpy reference
-def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None, sw=None):
+def _tau(m, variant, C, sq):
+    """A pair's step (0: not violated)."""
+    if variant == "P":
+        return 1.0 if m <= 0 else 0.0
+    loss = max(0.0, 1.0 - m)
+    if loss == 0.0:
+        return 0.0
+    return {"PA": loss / (2 * sq), "PA-I": min(C, loss / (2 * sq)),
+            "PA-II": loss / (2 * sq + 1 / (2 * C))}[variant]
+
+
+def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None, sw=None,
+              pairs="worst"):
     """The paper's equations, row by row: (W after, pre-update scores s_j - s_v)."""
     X = X.toarray() if sp.issparse(X) else X
     n, d = X.shape
@@ -38,16 +50,26 @@ def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None, sw=None):
         out[i] = np.where(first < i, s[1:] - s[0], 0.0)
         R = np.flatnonzero(known & (Y[i] == 1))
         S = np.flatnonzero(known & (Y[i] == 0))
-        pairs = []   # (a, b): rows of W, label j is row j + 1, the threshold row 0
-        if len(R) and len(S):
-            pairs.append((R[np.argmin(s[R + 1])] + 1, S[np.argmax(s[S + 1])] + 1))
-        if len(R):
-            pairs.append((R[np.argmin(s[R + 1])] + 1, 0))
-        if len(S):
-            pairs.append((0, S[np.argmax(s[S + 1])] + 1))
-        if not pairs:
+        weight = 1.0 if sw is None else sw[i]
+        if pairs == "all":  # every violated pair, its step over their number
+            every = [(r + 1, q + 1) for r in R for q in S] + [(r + 1, 0) for r in R] + \
+                [(0, q + 1) for q in S]
+            taus = [(a, b, _tau(s[a] - s[b], variant, C, z @ z)) for a, b in every]
+            taus = [t for t in taus if t[2] > 0]
+            for a, b, tau in taus:
+                W[a] += tau * weight / len(taus) * z
+                W[b] -= tau * weight / len(taus) * z
             continue
-        a, b = min(pairs, key=lambda p: s[p[0]] - s[p[1]])
+        pairs_ = []   # (a, b): rows of W, label j is row j + 1, the threshold row 0
+        if len(R) and len(S):
+            pairs_.append((R[np.argmin(s[R + 1])] + 1, S[np.argmax(s[S + 1])] + 1))
+        if len(R):
+            pairs_.append((R[np.argmin(s[R + 1])] + 1, 0))
+        if len(S):
+            pairs_.append((0, S[np.argmax(s[S + 1])] + 1))
+        if not pairs_:
+            continue
+        a, b = min(pairs_, key=lambda p: s[p[0]] - s[p[1]])
         m = s[a] - s[b]
         sq = z @ z
         if variant == "P":
@@ -60,7 +82,7 @@ def reference(X, Y, variant, C=1.0, constant=1.0, W=None, first=None, sw=None):
                 continue
             tau = {"PA": loss / (2 * sq), "PA-I": min(C, loss / (2 * sq)),
                    "PA-II": loss / (2 * sq + 1 / (2 * C))}[variant]
-        tau *= 1.0 if sw is None else sw[i]
+        tau *= weight
         W[a] += tau * z
         W[b] -= tau * z
     return W, out
@@ -86,6 +108,22 @@ def test_native_passes_equal_the_numpy_loop(name, sparse):
     np.testing.assert_allclose(scores, out, atol=1e-10, rtol=0)
     assert model.n_updates_ > 0
     np.testing.assert_array_equal(model.predict(X), (model.decision_function(X) > 0))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", sorted(NATIVE))
+def test_all_pairs_variant_equals_the_numpy_loop(name, sparse):
+    X, Y = _data(seed=9)
+    sw = np.random.default_rng(3).uniform(0.5, 1.5, len(X))
+    W, out = reference(X, Y, NATIVE[name], C=0.3, pairs="all", sw=sw)
+    kw = {} if name == "ml-perceptron" else {"C": 0.3}
+    model = olearn.make(name, pairs="all", **kw)
+    scores = model.predict_learn(sp.csr_matrix(X) if sparse else X, Y, return_scores=True,
+                                 sample_weight=sw)
+    np.testing.assert_allclose(model.W_, W, atol=1e-10, rtol=0)
+    np.testing.assert_allclose(scores[1:], out[1:], atol=1e-10, rtol=0)
+    with pytest.raises(ValueError, match="pairs must be"):
+        olearn.make(name, pairs="some").fit(X, Y)
 
 
 @pytest.mark.parametrize("name", sorted(NATIVE))

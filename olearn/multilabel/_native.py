@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_bool, check_number, check_saved_array
+from .._validation import check_bool, check_choice, check_number, check_saved_array
 from .._vocabulary import Vocabulary
 from ._base import MultilabelModel, _pick
 from ._ranking import ranking_pass
@@ -25,6 +25,8 @@ class RankingModel(MultilabelModel):
 
     Parameters
     ----------
+    pairs : "worst" or "all", the pairs a row moves: its worst-violating pair (the
+        paper's max-loss step), or every violated pair, each by its step over their number.
     fit_intercept : bool, a constant feature (each label's bias against the threshold).
     intercept_scaling : float > 0, the value of that constant feature.
     """
@@ -34,6 +36,7 @@ class RankingModel(MultilabelModel):
         raise NotImplementedError
 
     def check_params(self):
+        check_choice("pairs", self.pairs, ("worst", "all"))
         check_bool("fit_intercept", self.fit_intercept)
         check_number("intercept_scaling", self.intercept_scaling, low=0.0, low_open=True)
         self.step()
@@ -79,7 +82,7 @@ class RankingModel(MultilabelModel):
         scores, pred = np.empty((n, L)), np.empty((n, L), dtype=np.int8)
         c, D = self.step()
         steps = ranking_pass(*rows, Y, first, sw, self.W_, c, D, self._constant(), learn,
-                             scores, pred)
+                             scores, pred, self.pairs == "all")
         if learn:
             if not np.isfinite(scores).all() or not np.isfinite(self.W_).all():
                 raise ValueError(f"{type(self).__name__} diverged (non-finite scores or "

@@ -21,6 +21,11 @@ violated, moves ``W[a] += tau x``, ``W[b] -= tau x`` (``||Phi(x, a) - Phi(x, b)|
   with (c, D) = (inf, 0) for PA, (C, 0) for PA-I, (inf, 1 / (2C)) for PA-II (eqs. 6-8 with
   the pair's feature difference); a zero row makes no step.
 
+``all_pairs``: every violated pair of the row moves, each by its own step (computed from
+the pre-update scores) divided by the number of violated pairs k (the uniform update of
+Crammer and Singer 2003's family, with the PA step of each pair in place of its 1; the
+Perceptron's pairs: ``tau = sw / k`` each); the steps are summed, then applied.
+
 Labels not yet known at a row (``i < first[j]``) take no part in it; a label is predicted
 only after the row that makes it known (``i > first[j]``; before, output 0 and score 0).
 """
@@ -31,7 +36,7 @@ from .._compiled import njit
 
 @njit(cache=True, nogil=True)
 def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
-                 scores, pred):
+                 scores, pred, all_pairs=False):
     """One pass over CSR rows ``(indptr, indices, data)`` (columns of x, before the
     shift past the constant); writes the pre-update ``scores`` and ``pred`` (n, L);
     learns when ``learn``; returns the number of steps taken."""
@@ -39,6 +44,7 @@ def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
     K = W.shape[0]
     L = K - 1
     s = np.empty(K)
+    g = np.zeros(K)
     steps = 0
     for i in range(n):
         a0, a1 = indptr[i], indptr[i + 1]
@@ -58,6 +64,16 @@ def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
                 scores[i, j] = 0.0
                 pred[i, j] = 0
         if not learn:
+            continue
+        if all_pairs:
+            if _all_pairs(s, Y, first, i, g, c, D, sq, sw[i]):
+                for k in range(K):
+                    if g[k] != 0.0:
+                        W[k, 0] += g[k] * constant
+                        for t in range(a0, a1):
+                            W[k, indices[t] + 1] += g[k] * data[t]
+                        g[k] = 0.0
+                steps += 1
             continue
         r = -1
         q = -1
@@ -100,3 +116,41 @@ def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
             W[lo, indices[t] + 1] -= tau * data[t]
         steps += 1
     return steps
+
+
+@njit(cache=True, nogil=True)
+def _step_of(m, c, D, sq):
+    """A pair's step before the weight and the split (0: the pair is not violated)."""
+    if c < 0.0:
+        return 1.0 if m <= 0.0 else 0.0
+    loss = 1.0 - m
+    if loss <= 0.0 or sq == 0.0:
+        return 0.0
+    return min(c, loss / (2.0 * sq + D))
+
+
+@njit(cache=True, nogil=True)
+def _all_pairs(s, Y, first, i, g, c, D, sq, w):
+    """The all-pairs step of row ``i`` summed into ``g`` (one entry a row of W);
+    returns whether any pair is violated."""
+    L = Y.shape[1]
+    k = 0
+    for phase in range(2):  # (0: count the violated pairs; 1: add their steps)
+        for a in range(L + 1):
+            if a > 0 and (i < first[a - 1] or Y[i, a - 1] == 0):
+                continue  # (a: a relevant label, or the threshold)
+            for b in range(L + 1):
+                if b == a or (b > 0 and (i < first[b - 1] or Y[i, b - 1] != 0)):
+                    continue  # (b: an irrelevant label, or the threshold)
+                if a == 0 and b == 0:
+                    continue
+                tau = _step_of(s[a] - s[b], c, D, sq)
+                if tau > 0.0:
+                    if phase == 0:
+                        k += 1
+                    else:
+                        g[a] += tau * w / k
+                        g[b] -= tau * w / k
+        if k == 0:
+            return False
+    return True

@@ -19,11 +19,13 @@ class MultilabelPerceptron(RankingModel):
 
     Parameters
     ----------
+    pairs : "worst" (the worst pair's step) or "all" (every mis-ranked pair, ``sw / k`` each
+        of the k: Crammer and Singer 2003's uniform update).
     fit_intercept : bool, a constant feature (each label's bias against the threshold).
     intercept_scaling : float > 0, the value of that constant feature.
     """
 
-    def __init__(self, fit_intercept=True, intercept_scaling=1.0):
+    def __init__(self, pairs="worst", fit_intercept=True, intercept_scaling=1.0):
         store_params(self, locals())
 
     def step(self):
