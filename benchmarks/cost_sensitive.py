@@ -86,7 +86,7 @@ def main(argv=None):
         marker = "<!-- results: written by benchmarks/cost_sensitive.py -->"
         out = Path(args.out)
         old = out.read_text() if out.exists() else ""
-        notes = old.split(marker)[0] if marker in old else ""
+        notes = old.split(marker)[0] if marker in old else old  # (never lose notes)
         out.write_text(f"{notes}{marker}\n\n{text}")
     return 0
 

@@ -111,6 +111,8 @@ LEARNERS = {
     "ml-pa1": lambda: olearn.make("ml-pa1"),
     "ml-pa2": lambda: olearn.make("ml-pa2"),
     "ml-perceptron": lambda: olearn.make("ml-perceptron"),
+    "ml-pa1 pairs=all": lambda: olearn.make("ml-pa1", pairs="all"),
+    "ml-perceptron pairs=all": lambda: olearn.make("ml-perceptron", pairs="all"),
     "BR(pa1)": lambda: BinaryRelevance(olearn.make("pa1")),
     "ml-cc": lambda: olearn.make("ml-cc"),
 }
@@ -179,7 +181,7 @@ def main(argv=None):
     if args.out:  # (the text after the marker line is replaced; the notes above it kept)
         out = Path(args.out)
         old = out.read_text() if out.exists() else ""
-        notes = old.split(MARKER)[0] if MARKER in old else ""
+        notes = old.split(MARKER)[0] if MARKER in old else old  # (never lose notes)
         out.write_text(f"{notes}{MARKER}\n\n{text}")
     return 0
 
