@@ -249,6 +249,8 @@ def test_target_forms_give_the_same_model():
     for m in (b, c):
         np.testing.assert_allclose(m.decision_function(X), a.decision_function(X))
     assert olearn.tags(a).target == "labels"
+    pred, scores = olearn.make("ml-pa1").predict_learn(X, Y, return_scores="both")
+    np.testing.assert_array_equal(pred, scores > 0)
     assert a.predict(X).shape == (30, 3)
 
 

@@ -146,6 +146,16 @@ def read_arff(path: Any, labels: int | None = None
         if not line or line.startswith("%"):
             continue
         row = np.zeros(L, dtype=np.int8)
+
+        def put(i, value):
+            """Attribute i's value: into the row's labels, or a non-zero feature."""
+            if is_label[i]:
+                row[column[i]] = attributes[i].relevant(value)
+            else:
+                v = attributes[i].number(value)
+                if v != 0.0:
+                    indices.append(int(column[i]))
+                    data.append(v)
         try:
             if line.startswith("{"):
                 if sparse is False or not line.endswith("}"):
@@ -160,14 +170,7 @@ def read_arff(path: Any, labels: int | None = None
                         raise ValueError(f"attribute index {i} out of order or beyond "
                                          f"{a - 1}")
                     last = i
-                    attr = attributes[i]
-                    if is_label[i]:
-                        row[column[i]] = attr.relevant(value)
-                    else:
-                        v = attr.number(value)
-                        if v != 0.0:
-                            indices.append(int(column[i]))
-                            data.append(v)
+                    put(i, value)
             else:
                 if sparse:
                     raise ValueError("a dense row among sparse rows")
@@ -175,14 +178,8 @@ def read_arff(path: Any, labels: int | None = None
                 values = line.split(",")
                 if len(values) != a:
                     raise ValueError(f"{len(values)} values, expected {a}")
-                for i, (attr, value) in enumerate(zip(attributes, values)):
-                    if is_label[i]:
-                        row[column[i]] = attr.relevant(value)
-                    else:
-                        v = attr.number(value)
-                        if v != 0.0:
-                            indices.append(int(column[i]))
-                            data.append(v)
+                for i, value in enumerate(values):
+                    put(i, value)
         except ValueError as exc:
             raise DataFormatError(name, lineno, str(exc)) from None
         indptr.append(len(indices))

@@ -13,9 +13,8 @@ of class y over r is ``root[y, r]``, and the loss against r is
 When r != y and l > 0: ``tau = min(c, l / (2 ||x||^2 + D)) * sw`` ((c, D) = (inf, 0) for
 PA, (C, 0) for PA-I, (inf, 1/(2C)) for PA-II), ``W[y] += tau x``, ``W[r] -= tau x``.
 """
-import numpy as np
-
 from .._compiled import njit
+from .._compiled.pairs import move_pair, row_dot, row_sq
 
 
 @njit(cache=True, nogil=True)
@@ -28,14 +27,10 @@ def cost_pass(indptr, indices, data, y, sw, W, root, c, D, constant, max_loss, l
     steps = 0
     for i in range(n):
         a0, a1 = indptr[i], indptr[i + 1]
-        sq = constant * constant
-        for t in range(a0, a1):
-            sq += data[t] * data[t]
+        sq = row_sq(constant, data, a0, a1)
         best = 0
         for k in range(K):
-            acc = W[k, 0] * constant
-            for t in range(a0, a1):
-                acc += W[k, indices[t] + 1] * data[t]
+            acc = row_dot(W, k, constant, indices, data, a0, a1)
             scores[i, k] = acc
             if acc > scores[i, best]:
                 best = k
@@ -59,10 +54,6 @@ def cost_pass(indptr, indices, data, y, sw, W, root, c, D, constant, max_loss, l
         tau = min(c, loss / (2.0 * sq + D)) * sw[i]
         if tau == 0.0:
             continue
-        W[yi, 0] += tau * constant
-        W[r, 0] -= tau * constant
-        for t in range(a0, a1):
-            W[yi, indices[t] + 1] += tau * data[t]
-            W[r, indices[t] + 1] -= tau * data[t]
+        move_pair(W, yi, r, tau, constant, indices, data, a0, a1)
         steps += 1
     return steps

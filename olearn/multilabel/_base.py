@@ -106,12 +106,6 @@ class MultilabelModel(Wrapper):
             return out
         return self._atomically(run)
 
-    def _progressive(self, X, y, classes, sample_weight, return_scores):
-        out = self._learn(X, y, classes, sample_weight, return_scores)
-        if isinstance(return_scores, str) and return_scores == "both":
-            return out[1], out[0]
-        return out, out
-
     @locked
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Go on learning from a batch, in order; ``classes``: labels known from its

@@ -32,6 +32,7 @@ only after the row that makes it known (``i > first[j]``; before, output 0 and s
 import numpy as np
 
 from .._compiled import njit
+from .._compiled.pairs import move_pair, row_dot, row_sq
 
 
 @njit(cache=True, nogil=True)
@@ -48,14 +49,9 @@ def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
     steps = 0
     for i in range(n):
         a0, a1 = indptr[i], indptr[i + 1]
-        sq = constant * constant
-        for t in range(a0, a1):
-            sq += data[t] * data[t]
+        sq = row_sq(constant, data, a0, a1)
         for k in range(K):
-            acc = W[k, 0] * constant
-            for t in range(a0, a1):
-                acc += W[k, indices[t] + 1] * data[t]
-            s[k] = acc
+            s[k] = row_dot(W, k, constant, indices, data, a0, a1)
         for j in range(L):
             if i > first[j]:
                 scores[i, j] = s[j + 1] - s[0]
@@ -109,11 +105,7 @@ def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
             tau = min(c, loss / (2.0 * sq + D)) * sw[i]
         if tau == 0.0:
             continue
-        W[hi, 0] += tau * constant
-        W[lo, 0] -= tau * constant
-        for t in range(a0, a1):
-            W[hi, indices[t] + 1] += tau * data[t]
-            W[lo, indices[t] + 1] -= tau * data[t]
+        move_pair(W, hi, lo, tau, constant, indices, data, a0, a1)
         steps += 1
     return steps
 
