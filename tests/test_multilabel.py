@@ -6,6 +6,7 @@ import gzip
 import importlib
 import inspect
 import pkgutil
+import threading
 
 import numpy as np
 import pytest
@@ -413,3 +414,19 @@ def test_real_sets_read_and_learn(name, shape, L, card):
     np.testing.assert_allclose(scores, out, atol=1e-10)
     br = BinaryRelevance(olearn.make("pa1")).fit(X, Y)
     assert (br.predict(X) != Y).mean() < 0.5 * Y.mean() + 0.2
+
+
+def test_threads_share_a_model():
+    X, Y = _data(n=40, L=3, seed=11)
+    model = olearn.make("ml-br")
+    threads = [threading.Thread(target=lambda: [model.partial_fit(X, Y) for _ in range(3)])
+               for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    alone = olearn.make("ml-br")
+    for _ in range(9):
+        alone.partial_fit(X, Y)
+    assert model.t_ == 9 * len(X)
+    np.testing.assert_allclose(model.decision_function(X), alone.decision_function(X))

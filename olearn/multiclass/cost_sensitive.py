@@ -40,7 +40,8 @@ class CostSensitivePA(Wrapper):
     Parameters
     ----------
     costs : list of K lists of K numbers >= 0, ``costs[y][r]`` the cost of predicting r
-        for class y (zero diagonal); the labels are 0..K-1.
+        for class y (zero diagonal); the labels are 0..K-1.  A numpy array works too,
+        but ``olearn.save`` stores parameters as JSON: give lists to save the model.
     variant : "PA", "PA-I" or "PA-II", the step.
     C : float > 0, aggressiveness of PA-I and PA-II.
     update : "prediction" or "max-loss", which wrong class the step moves away.
