@@ -34,6 +34,7 @@ FAMILIES = {
     "sparse": ("Sparse learners", ["olearn.sparse"]),
     "kernel": ("Kernel learners", ["olearn.kernel"]),
     "multiclass": ("Multiclass", ["olearn.multiclass"]),
+    "multilabel": ("Multilabel classification", ["olearn.multilabel"]),
     "neural": ("Neural networks", ["olearn.neural"]),
     "recommend": ("Recommenders", ["olearn.recommend"]),
     "decomposition": ("Decomposition", ["olearn.decomposition"]),

@@ -70,11 +70,12 @@ def loadable_module(module: str) -> bool:
     olearn's learner packages, which define classes and run nothing when imported."""
     if module in PERSISTABLE_MODULES:
         return True
-    from .registry import LEARNER_PACKAGES
+    from .registry import LEARNER_PACKAGES, MULTILABEL_PACKAGES
     parts = module.split(".") if isinstance(module, str) else []
     return len(parts) >= 3 and all(p.isidentifier() and not p.startswith("__")
                                    for p in parts) and \
-        any(module.startswith(package + ".") for package in LEARNER_PACKAGES)
+        any(module.startswith(package + ".")
+            for package in LEARNER_PACKAGES + MULTILABEL_PACKAGES)
 
 
 def persistable(cls: _C) -> _C:

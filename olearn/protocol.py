@@ -90,8 +90,10 @@ Targets
 -------
 A model class declares what it learns from in one class attribute, ``target``
 (:data:`TARGETS`): ``"none"`` (rows alone), ``"value"`` (regression), ``"label"``
-(classification); ``"labels"`` (multilabel) and ``"sequence"`` (structured output) are
-reserved for the issues that add them.  The base reads it: validation takes no ``y``
+(classification); ``"labels"`` (multilabel: ``olearn.multilabel``, whose base, on the
+wrapper base, reads label sets through one module, ``olearn.multilabel._labelsets``);
+``"sequence"`` (structured output) is reserved for the issue that adds it.  The base
+reads it: validation takes no ``y``
 for ``"none"`` (and ignores one, as scikit-learn's clusterers do), the one-example
 calls take no label, the driver runs the ``UNLABELLED`` task (``declare(...,
 unlabelled=rule)``: the same rule signature, ``y`` zeros and unread), and

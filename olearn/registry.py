@@ -124,12 +124,35 @@ UNLABELLED_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
 #: class in them is in :data:`UNLABELLED_MODELS`)
 UNLABELLED_PACKAGES = ("olearn.cluster", "olearn.anomaly")
 
+#: name -> ("module:Class", parameters), the models of label sets (``target =
+#: "labels"``: ``partial_fit(X, Y)`` with an (n, L) indicator or a sequence of label
+#: sets), made, saved and loaded like the learners (``olearn.make("ml-pa1")``); not in
+#: :func:`names` (the learners of one label): :func:`multilabel_names` lists these
+MULTILABEL_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
+    "ml-perceptron": ("olearn.multilabel.perceptron:MultilabelPerceptron", {}),
+    "ml-pa": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA"}),
+    "ml-pa1": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA-I"}),
+    "ml-pa2": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA-II"}),
+    # (the default multilabel learner: benchmarks/multilabel.md)
+    "ml-br": ("olearn.multilabel.binary_relevance:BinaryRelevance", {}),
+    "ml-cc": ("olearn.multilabel.chain:ClassifierChain", {}),
+}
+
+#: the packages of those models (``tests/test_multilabel.py`` checks that every model
+#: class in them is in :data:`MULTILABEL_MODELS` or :data:`MULTILABEL_UNNAMED`)
+MULTILABEL_PACKAGES = ("olearn.multilabel",)
+
+#: multilabel classes without a name, and why (none yet: the reductions are named with
+#: their default base)
+MULTILABEL_UNNAMED: dict[str, str] = {}
+
 #: learner classes of LEARNER_PACKAGES that have no name, and why: they need other
 #: models as parameters
 UNNAMED = {
     "olearn.multiclass.ovr:OneVsRest": "a reduction over a binary learner (base=...)",
     "olearn.ensemble.expert_advice:ExpertAdvice": "an ensemble of given learners",
     "olearn.ensemble.oza:OzaBagging": "copies of a given learner (base=...)",
+    "olearn.multiclass.cost_sensitive:CostSensitivePA": "needs its cost matrix (costs=...)",
 }
 
 #: kind -> (what they are, where their table is: "module:attribute", how to make one);
@@ -144,10 +167,13 @@ OTHER_KINDS = {
     "detector": ("drift detectors", "olearn.drift:DETECTORS", "olearn.drift.make(NAME)"),
     "model without a target": ("models of rows without a target (clustering, anomaly scores)",
                    "olearn.registry:UNLABELLED_MODELS", "olearn.make(NAME)"),
+    "multilabel": ("models of label sets (multilabel classification)",
+                   "olearn.registry:MULTILABEL_MODELS", "olearn.make(NAME)"),
 }
 
 _LEARNER_CLASSES = frozenset(where for where, _ in (*LEARNERS.values(),
-                                                      *UNLABELLED_MODELS.values()))
+                                                      *UNLABELLED_MODELS.values(),
+                                                      *MULTILABEL_MODELS.values()))
 _REGISTRY: dict[str, tuple[type, dict[str, Any]]] = {}  # name -> (class, defaults): learners registered at run time
 _classes: dict[str, Any] = {}  # "module:Class" -> class, once imported
 
@@ -193,6 +219,11 @@ def unlabelled_names() -> list[str]:
     return sorted(UNLABELLED_MODELS)
 
 
+def multilabel_names() -> list[str]:
+    """Sorted names of the models of label sets (:data:`MULTILABEL_MODELS`)."""
+    return sorted(MULTILABEL_MODELS)
+
+
 def unknown_name_message(name: str, known: Sequence[str]) -> str:
     """``unknown algorithm 'pa3'; did you mean 'pa2'? ...`` (one line)."""
     close = difflib.get_close_matches(str(name).lower(), known, n=3, cutoff=0.6)
@@ -234,9 +265,10 @@ def lookup(name: str) -> tuple[type, dict[str, Any]]:
     the one module that holds the class."""
     if name in _REGISTRY:
         return _REGISTRY[name]
-    if name in UNLABELLED_MODELS:
-        where, defaults = UNLABELLED_MODELS[name]
-        return _import(where), dict(defaults)
+    for table in (UNLABELLED_MODELS, MULTILABEL_MODELS):
+        if name in table:
+            where, defaults = table[name]
+            return _import(where), dict(defaults)
     check_name(name)
     where, defaults = LEARNERS[name]
     return _import(where), dict(defaults)
@@ -273,8 +305,9 @@ def exports(package: str) -> dict[str, str]:
     """``{class name: submodule}`` of the learner classes of :data:`LEARNERS` and
     :data:`UNNAMED` that live in ``package`` (its ``__init__`` exports them lazily)."""
     out = {}
-    for where in [w for w, _ in (*LEARNERS.values(), *UNLABELLED_MODELS.values())] + \
-            list(UNNAMED):
+    for where in [w for w, _ in (*LEARNERS.values(), *UNLABELLED_MODELS.values(),
+                                 *MULTILABEL_MODELS.values())] + \
+            list(UNNAMED) + list(MULTILABEL_UNNAMED):
         module, _, attr = where.partition(":")
         parent, _, sub = module.rpartition(".")
         if parent == package:

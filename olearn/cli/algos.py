@@ -51,7 +51,7 @@ def other_kinds():
 #: kind of OTHER_KINDS -> the function that makes one by name
 _MAKERS = {"recommender": "olearn.recommend.evaluate:make_recommender",
            "portfolio": "olearn.portfolio:make", "detector": "olearn.drift:make",
-           "model without a target": "olearn:make"}
+           "model without a target": "olearn:make", "multilabel": "olearn:make"}
 
 
 def _other_names():

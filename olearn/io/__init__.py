@@ -9,6 +9,7 @@
 * ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
+* ``read_arff``: ARFF files of multilabel data (dense and sparse, MEKA's ``-C N``).
 * ``DataFormatError``: malformed input, reported as ``path:line: reason``.
 
 The ``load_*`` functions read a whole file as the command line reads it: a plain file
@@ -20,6 +21,7 @@ objects; ``is_stream(path)`` says whether a path is read once, as it comes (``"-
 a pipe such as ``<(zcat f)``).
 """
 
+from .arff import read_arff
 from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
@@ -32,6 +34,7 @@ __all__ = [
     "DataFormatError",
     "read_libsvm", "load_libsvm", "LibSVMReader",
     "read_csv", "load_csv", "CSVReader",
+    "read_arff",
     "read_vw", "load_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
