@@ -27,9 +27,17 @@ RNG = np.random.default_rng(SEED)
 CLEAN = (ValueError,)  # ModelFileError, DataFormatError, DivergenceError, NotFittedError
 
 
+#: under numba's bounds checks (``.ci/run`` runs this file again with them, on an empty
+#: kernel cache) a child compiles its learner's checked kernels before it can answer:
+#: kernel-pa's and ofs's took over 60 s on a loaded 2-core machine, and a child killed
+#: mid-compile caches nothing, so every case of the learner "hung"
+SLACK = 10 if os.environ.get("NUMBA_BOUNDSCHECK") == "1" else 1
+
+
 def forked(fn, timeout=20):
     """Run ``fn()`` in a forked child: ("ok", repr) / ("clean", message) / ("foreign",
-    message) / ("crash", signal) / ("hang", None)."""
+    message) / ("crash", signal) / ("hang", None) (after ``timeout * SLACK`` seconds)."""
+    timeout = int(timeout * SLACK)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report, then leave without running the parent's cleanup
