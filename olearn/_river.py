@@ -93,10 +93,9 @@ class RiverTools:
     @property
     def _tags(self):
         """River's tags: a set of strings (``river.base.tags``); olearn's own capability
-        tags are ``olearn.tags(model)`` (declared as ``_capabilities``)."""
-        return set(self._more_tags())
-
-    def _more_tags(self):
+        tags are ``olearn.tags(model)`` (declared as ``_capabilities``).  None of
+        River's tags applies; no ``_more_tags`` either (scikit-learn reads that name as
+        its old tag API)."""
         return set()
 
     @classmethod
