@@ -838,12 +838,26 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         ({} before any class is known).  Where ``predict_proba`` is the logistic link
         of the scores, the one row's scores go through it in plain Python (no per-call
         setup, no matrix)."""
-        classes = self.__dict__.get("classes_")
+        d = self.__dict__
+        classes = d.get("classes_")
         if classes is None or not len(classes) or self._is_fresh():
             return {}
-        if self._logistic_one:
-            return logistic_one(self._scores_one(x), classes, self.__dict__.get("seen_"))
-        return self._proba_one(x, classes)
+        if not self._logistic_one:
+            return self._proba_one(x, classes)
+        if "_layout_ok" not in d:  # (as _scores_one, inlined: the per-call cost counts)
+            self.check_layout()
+            d["_layout_ok"] = True
+        scores = self._row_scores(*self._one_row(x, False))
+        if len(scores) == 1 and len(classes) == 2:
+            v = scores.item(0)
+            if v >= 0.0:
+                p = 1.0 / (1.0 + math.exp(-v))
+            else:
+                v = math.exp(v)
+                p = v / (1.0 + v)
+            c0, c1 = classes.tolist()
+            return {c0: 1.0 - p, c1: p}
+        return logistic_one(scores, classes, d.get("seen_"))
 
     #: whether ``predict_proba`` is the logistic link of the scores (set per class)
     _logistic_one = True
