@@ -23,8 +23,10 @@ The one-example calls take River's weight keyword: ``learn_one(x, y, w=2.0)`` is
 ``learn_one(x, y, sample_weight=2.0)`` (:func:`weight`).
 """
 import copy
+import gc
 import sys
 import threading
+import types
 
 #: River's base class per olearn task, and the stand-ins registered with them
 _KINDS = {"classifier": "Classifier", "regressor": "Regressor"}
@@ -39,6 +41,26 @@ def weight(sample_weight, w):
     if sample_weight != 1.0 and sample_weight != w:
         raise ValueError("give the example's weight once: sample_weight or w (River's name)")
     return w
+
+
+def raw_memory_usage(obj):
+    """Bytes reachable from ``obj`` (River's ``Base._raw_memory_usage`` walk)."""
+    import numpy as np
+    skip = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+            types.MethodType)
+    seen, size, pending = set(), 0, [obj]
+    while pending:
+        nxt = []
+        for o in pending:
+            if isinstance(o, skip) or id(o) in seen:
+                continue
+            seen.add(id(o))
+            size += sys.getsizeof(o)
+            if isinstance(o, np.ndarray) and o.base is None:
+                size += o.nbytes
+            nxt.append(o)
+        pending = gc.get_referents(*nxt)
+    return size
 
 
 def _river_kind(model):
@@ -63,6 +85,61 @@ class RiverTools:
 
     def _get_params(self):
         return self.get_params(deep=False)
+
+    # River's estimator hooks (``river.base.Base`` and ``river.base.Estimator``), as plain
+    # attributes: River's check suite, ``progressive_val_score(show_memory=True)`` and
+    # its ensembles read them.
+
+    @property
+    def _tags(self):
+        """River's tags: a set of strings (``river.base.tags``); olearn's own capability
+        tags are ``olearn.tags(model)`` (declared as ``_capabilities``).  None of
+        River's tags applies; no ``_more_tags`` either (scikit-learn reads that name as
+        its old tag API)."""
+        return set()
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Parameters River's checks build the class with: the defaults."""
+        yield {}
+
+    def _unit_test_skips(self):
+        """River's checks this model skips: none."""
+        return set()
+
+    @property
+    def _mutable_attributes(self):
+        """The parameters ``mutate`` may change: none (``set_params`` changes them)."""
+        return set()
+
+    def mutate(self, new_attrs):
+        """River's in-place change of the ``_mutable_attributes`` (none here): an empty
+        dict changes nothing; any other name is refused as River refuses it."""
+        for name in new_attrs:
+            if name not in self._mutable_attributes:
+                raise ValueError(f"'{name}' is not a mutable attribute of "
+                                 f"{type(self).__name__}")
+
+    @property
+    def _is_stochastic(self):
+        """River's question: is a ``seed`` parameter left unset?  olearn's randomness
+        is ``random_state``, seeded by default: never."""
+        return False
+
+    @property
+    def _raw_memory_usage(self):
+        """The model's size in bytes, as River counts it: the objects it references
+        (``gc.get_referents``), numpy arrays with their buffers; classes, modules and
+        functions (the compiled kernels) are not counted."""
+        return raw_memory_usage(self)
+
+    @property
+    def _memory_usage(self):
+        size = float(self._raw_memory_usage)
+        for unit in ("B", "KiB", "MiB", "GiB"):
+            if size < 1024 or unit == "GiB":
+                return f"{size:.2f} {unit}"
+            size /= 1024
 
     def clone(self, new_params=None, include_attributes=False):
         """A copy for River's ensembles: unfitted (with the same parameters, updated by

@@ -1,8 +1,9 @@
 """Capability tags: what a model can do, declared on its class, asked as ``olearn.tags(x)``.
 
 A class declares the tags that differ from its bases' in a class attribute
-``_tags = {"linear": True}``; :func:`tags` merges the declarations along the method
-resolution order (a subclass overrides its bases), on top of the defaults of
+``_capabilities = {"linear": True}`` (not ``_tags``: River's tools read that name as
+River's own set of tag strings, ``olearn._river``); :func:`tags` merges the declarations
+along the method resolution order (a subclass overrides its bases), on top of the defaults of
 :class:`Tags`.  A model whose tags depend on its parameters (a one-vs-rest over its
 ``base``, online feature selection's ``partial``) answers for an instance in
 ``_instance_tags()`` (a dict of the tags that change); ``probabilistic`` is, for a model,
@@ -73,11 +74,11 @@ def declared(cls):
     """The tags ``cls`` declares with its bases, merged (``{}`` where nothing is)."""
     merged = {}
     for klass in reversed(cls.__mro__):
-        own = klass.__dict__.get("_tags")
+        own = klass.__dict__.get("_capabilities")
         if own:
             unknown = set(own) - _NAMES
             if unknown:
-                raise TypeError(f"{klass.__qualname__}._tags: unknown tag "
+                raise TypeError(f"{klass.__qualname__}._capabilities: unknown tag "
                                 f"{sorted(unknown)[0]!r} (known: {', '.join(sorted(_NAMES))})")
             merged.update(own)
     return merged

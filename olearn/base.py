@@ -59,8 +59,7 @@ import math
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
-from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, available_if,
-                         check_is_fitted)
+from ._estimator import (ClassifierMixin, Estimator, RegressorMixin, check_is_fitted)
 
 from ._compiled import entry_point as _entry_point
 from ._compiled.driver import (BINARY, MULTICLASS, REGRESSION,  # noqa: F401 (re-exported)
@@ -761,14 +760,11 @@ def _count(meta, key):
     return v
 
 
-def _has_proba(model):
-    return hasattr(model, "predict_proba")
-
-
 class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     """Binary and multiclass classification: label bookkeeping on top of the base."""
 
     target = "label"
+    _capabilities = {"probabilistic": True}   # (the logistic link of the margin at least)
 
     def _progressive_output(self, scores, pred, return_scores):
         if return_scores:
@@ -817,14 +813,66 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         classes = self.classes_
         return classes[min(call.views[3][0], len(classes) - 1)]
 
-    @available_if(_has_proba)
+    @locked
+    def predict_proba(self, X: Matrix) -> NDArray[Any]:
+        """Probabilities of ``classes_``, (n, K), through the logistic link of the
+        margin, as River's ``PAClassifier`` and ``Perceptron`` give them: the sigmoid of
+        the score for two classes, the softmax of the scores over the classes seen for
+        more.  For a learner of the logistic loss (OGD, FTRL, ... with
+        ``loss="logistic"``) that is the model the loss fits; for a margin learner
+        (perceptron, PA, ...) it is a link of its margin, monotone in the score, so the
+        most probable class is ``predict``'s.  (The Gaussian-margin learners and the
+        networks give their own.)"""
+        from .linear._proba import logistic_proba
+        return logistic_proba(self, self.decision_function(X))
+
+    @locked
+    def predict_log_proba(self, X: Matrix) -> NDArray[Any]:
+        """``log(predict_proba(X))``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
     @locked
     def predict_proba_one(self, x: Row) -> dict[Any, float]:
-        """``{label: probability}`` for one example ({} before any class is known)."""
-        if self._is_fresh() or not len(self.__dict__.get("classes_", ())):
+        """``{label: probability}`` for one example, as ``predict_proba`` gives them
+        ({} before any class is known).  Where ``predict_proba`` is the logistic link
+        of the scores, the one row's scores go through it in plain Python (no per-call
+        setup, no matrix)."""
+        d = self.__dict__
+        classes = d.get("classes_")
+        if classes is None or not len(classes) or self._is_fresh():
             return {}
+        if not self._logistic_one:
+            return self._proba_one(x, classes)
+        if "_layout_ok" not in d:  # (as _scores_one, inlined: the per-call cost counts)
+            self.check_layout()
+            d["_layout_ok"] = True
+        scores = self._row_scores(*self._one_row(x, False))
+        if len(scores) == 1 and len(classes) == 2:
+            v = scores.item(0)
+            if v >= 0.0:
+                p = 1.0 / (1.0 + math.exp(-v))
+            else:
+                v = math.exp(v)
+                p = v / (1.0 + v)
+            c0, c1 = classes.tolist()
+            return {c0: 1.0 - p, c1: p}
+        return logistic_one(scores, classes, d.get("seen_"))
+
+    #: whether ``predict_proba`` is the logistic link of the scores (set per class)
+    _logistic_one = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_logistic_one" not in cls.__dict__:
+            cls._logistic_one = cls.predict_proba in _LOGISTIC_PROBAS
+
+    def _proba_one(self, x, classes):
+        """``predict_proba_one``'s answer for a fitted model whose probabilities are
+        not the logistic link: ``predict_proba`` of the one row (a family with a faster
+        one-row path overrides this)."""
         p = self.predict_proba(self._one_matrix(x))[0]
-        return dict(zip(self.classes_.tolist(), p.tolist()))
+        return dict(zip(classes.tolist(), p.tolist()))
 
     def _one_matrix(self, x):
         """One example as a 1-row matrix of the model's columns (unknown features dropped)."""
@@ -844,6 +892,34 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def logistic_one(scores, classes, seen):
+    """``{label: probability}`` from one row's scores ``(K,)``: the sigmoid of the one
+    score (two classes; a single class known: probability 1), the softmax over the
+    classes ``seen`` flags (K > 2 rows); plain Python on the few numbers."""
+    keys = classes.tolist()
+    if len(scores) == 1:
+        if len(keys) == 1:
+            return {keys[0]: 1.0}
+        s = float(scores[0])
+        if s >= 0.0:
+            p = 1.0 / (1.0 + math.exp(-s))
+        else:
+            e = math.exp(s)
+            p = e / (1.0 + e)
+        return {keys[0]: 1.0 - p, keys[1]: p}
+    flags = seen.tolist()
+    sc = scores.tolist()
+    top = max([v for v, f in zip(sc, flags) if f], default=0.0)
+    ex = [math.exp(v - top) if f else 0.0 for v, f in zip(sc, flags)]
+    total = sum(ex)
+    return {k: e / total for k, e in zip(keys, ex)}
+
+
+#: the ``predict_proba`` functions that are the logistic link of the scores (the fast
+#: one-example path applies); filled as the classes that define them are made
+_LOGISTIC_PROBAS = {OnlineClassifier.predict_proba}
 
 
 class OnlineRegressor(RegressorMixin, OnlineLearner):

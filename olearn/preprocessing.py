@@ -224,6 +224,10 @@ class Scaled(Wrapper):
         """The learner's prediction of ``x`` scaled with the statistics as they are."""
         return self.model_.predict_one(self._scaled_one(x, update=False))
 
+    def predict_proba_example(self, x):
+        """The learner's probabilities of ``x`` scaled with the statistics as they are."""
+        return self.model_.predict_proba_one(self._scaled_one(x, update=False))
+
     def learn_example(self, x, y, sample_weight):
         """Update the statistics with ``x``, scale it, predict it, then learn it."""
         saved = self._kept()

@@ -62,7 +62,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
     #: River's learn-then-transform), so that ``predict_learn``'s prediction of a row is
     #: ``predict_learn_one``'s, not ``predict``'s before the row
     row_first = False
-    _tags = {"wrapper": True}
+    _capabilities = {"wrapper": True}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -383,6 +383,23 @@ class Wrapper(Progressive, SavesNested, Estimator):
             return None if self._estimator_kind() == "classifier" else 0.0
         return self.predict_example(x)
 
+    @available_if(lambda self: self._estimator_kind() == "classifier")
+    @locked
+    def predict_proba_one(self, x):
+        """``{label: probability}`` of one example ({} before any), from
+        ``predict_proba_example``; River's convention where a wrapper has no
+        probabilities: ``NotImplementedError``."""
+        x = self._checked_one(x)
+        if not self._started() or "classes_" not in self.__dict__ and self.own_labels:
+            return {}
+        return self.predict_proba_example(x)
+
+    def predict_proba_example(self, x):
+        """A wrapper's probabilities of one validated example, ``{label: p}``; none
+        by default (``NotImplementedError``, which River's tools take as "no
+        probabilities")."""
+        raise NotImplementedError(f"{type(self).__name__} gives no class probabilities")
+
     # ------------------------------------------------------------ state
     def export_state(self):
         """(meta, arrays): ``t_``, the members' own states (a list's under ``m<j>.``, a
@@ -468,6 +485,21 @@ def learn_repeated(model, X, y, counts, sample_weight=None, classes=None):
         elif model.__sklearn_is_fitted__():
             out[a:b] = model.predict(X[a:b])
     return out, fresh
+
+
+def vote_shares(model, outs, fresh):
+    """The members' votes as probabilities, (n, K) over ``model.classes_``: each
+    label's share of the votes of the members that have learned (uniform where none
+    has); ``vote``'s label is the arg-max (the lowest label on ties)."""
+    classes = model.classes_
+    n, M = outs.shape
+    labels = np.where(fresh, classes[0], outs)
+    idx = np.minimum(np.searchsorted(classes, labels), len(classes) - 1)
+    share = np.zeros((n, len(classes)))
+    np.add.at(share, (np.repeat(np.arange(n), M), idx.ravel()),
+              (~fresh).ravel().astype(np.float64))
+    total = share.sum(axis=1, keepdims=True)
+    return np.where(total > 0, share / np.where(total > 0, total, 1.0), 1.0 / len(classes))
 
 
 def vote(model, outs, fresh, return_scores=False):

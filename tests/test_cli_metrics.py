@@ -145,13 +145,13 @@ def test_bad_metric_names_and_requests_are_one_line_exit_2(capsys, svm):
             (["evaluate", path, "--algo", "pa1", "--metric", "accuracy,bogus"], "bogus"),
             (["evaluate", path, "--algo", "pa1", "--metric", "mae"], "regression"),
             (["evaluate", path, "--algo", "pa1", "--metric", "accuracy,mae"], "mix"),
-            (["evaluate", path, "--algo", "pa1", "--metric", "logloss"], "predict_proba"),
+            (["evaluate", path, "--algo", "auto", "--metric", "logloss"], "predict_proba"),
             (["evaluate", path, "--algo", "pa1", "--window", "0"], "window"),
             (["evaluate", path, "--algo", "pa1", "--fading", "1.5"], "fading"),
             (["evaluate", path, "--algo", "pa1", "--window", "5", "--fading", "0.9"],
              "not both"),
             (["compare", path, "--algos", "pa1", "--metric", "nope", "--no-plot"], "nope"),
-            (["compare", path, "--algos", "pa1", "--metric", "logloss", "--no-plot"],
+            (["compare", path, "--algos", "auto", "--metric", "logloss", "--no-plot"],
              "predict_proba")]:
         rc, out, err = run_cli(capsys, *argv)
         assert_one_error(rc, err, needle)

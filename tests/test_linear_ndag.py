@@ -160,7 +160,7 @@ def test_logistic_ndag_and_cocob_give_the_sigmoid_of_their_scores():
         m = olearn.make(name).partial_fit(X, y)
         s = m.decision_function(X)
         np.testing.assert_allclose(m.predict_proba(X)[:, 1], 1 / (1 + np.exp(-s)), rtol=1e-12)
-        assert not hasattr(olearn.make(name, loss="hinge"), "predict_proba")
+        assert hasattr(olearn.make(name, loss="hinge"), "predict_proba")  # (the link)
         # multiclass: the softmax over the classes seen
         yk = np.arange(80) % 3
         mk = olearn.make(name).partial_fit(X, yk)

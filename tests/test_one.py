@@ -100,7 +100,13 @@ def test_predict_proba_one_sums_to_one(n_classes):
     assert set(p) == set(m.classes_) and sum(p.values()) == pytest.approx(1.0)
     want = m.predict_proba(m._one_matrix(_as_dicts(X[:1])[0]))[0]
     np.testing.assert_allclose([p[c] for c in m.classes_], want)
-    assert not hasattr(olearn.make("ogd", loss="hinge"), "predict_proba_one")
+    # a margin learner (hinge loss): the logistic link of its margin (issue 44)
+    h = olearn.make("ogd", loss="hinge")
+    for xi, yi in zip(_as_dicts(X), y):
+        h.learn_one(xi, yi)
+    ph = h.predict_proba_one(_as_dicts(X[:1])[0])
+    np.testing.assert_allclose([ph[c] for c in h.classes_],
+                               h.predict_proba(h._one_matrix(_as_dicts(X[:1])[0]))[0])
 
 
 def test_learn_one_reuses_the_predicted_row_only_when_unchanged():

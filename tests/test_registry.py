@@ -158,16 +158,16 @@ def test_other_kinds_make_their_models():
 # ------------------------------------------------------------------ tags
 def test_tags_merge_along_the_bases_and_refuse_unknown_names():
     class Base(Estimator):
-        _tags = {"linear": True, "kernel": "support"}
+        _capabilities = {"linear": True, "kernel": "support"}
 
     class Child(Base):
-        _tags = {"kernel": None}
+        _capabilities = {"kernel": None}
 
     assert declared(Child) == {"linear": True, "kernel": None}
     assert tags(Child) == Tags(linear=True)
 
     class Wrong(Estimator):
-        _tags = {"lineer": True}
+        _capabilities = {"lineer": True}
 
     with pytest.raises(TypeError, match="unknown tag 'lineer'"):
         tags(Wrong)
@@ -175,7 +175,7 @@ def test_tags_merge_along_the_bases_and_refuse_unknown_names():
 
 
 def test_tags_of_a_model_follow_its_parameters():
-    assert not tags(olearn.make("ogd", loss="hinge")).probabilistic
+    assert tags(olearn.make("ogd", loss="hinge")).probabilistic  # (the margin's link)
     assert tags(olearn.make("ogd", loss="logistic")).probabilistic
     assert tags(olearn.make("ofs-partial")).width_dependent
     assert not tags(olearn.make("ofs")).width_dependent

@@ -84,5 +84,6 @@ def test_multiclass_probit_matches_monte_carlo_over_the_weights():
     for i, xi in enumerate(xa):
         w = mu[:, None, :] + np.sqrt(S)[:, None, :] * rng.standard_normal(
             (mu.shape[0], draws, mu.shape[1]))
-        freq = np.bincount((w @ xi).argmax(axis=0), minlength=mu.shape[0]) / draws
+        noise = rng.standard_normal((mu.shape[0], draws))  # (the unit probit noise)
+        freq = np.bincount((w @ xi + noise).argmax(axis=0), minlength=mu.shape[0]) / draws
         np.testing.assert_allclose(P[i], freq, atol=0.006)

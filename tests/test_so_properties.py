@@ -195,7 +195,10 @@ def test_save_load_keeps_the_layout(tmp_path):
 
 # ---------------------------------------------------------------- predict_proba
 @pytest.mark.parametrize("cov", ["full", "diag"])
-def test_predict_proba_is_the_probit_of_the_normalized_margin(cov):
+def test_predict_proba_is_the_probit_predictive_of_the_margin(cov):
+    """``Phi(margin / sqrt(1 + its variance))``: the margin under the weight
+    distribution, read with a unit probit noise (issue 44: without the noise the
+    probabilities were near 0 or 1 and lost to a coin on log loss)."""
     rng = np.random.default_rng(5)
     X = rng.standard_normal((80, 4)) * (rng.random((80, 4)) < 0.7)
     y = np.where(X @ [1.0, -2.0, 0.5, 0.0] > 0, "yes", "no")
@@ -204,7 +207,7 @@ def test_predict_proba_is_the_probit_of_the_normalized_margin(cov):
         Xi = np.hstack([np.ones((20, 1)), X[60:]])
         C = model._sigma()[0]
         var = np.einsum("ij,jk,ik->i", Xi, C, Xi) if cov == "full" else (Xi * Xi) @ C
-        want = norm.cdf(model.decision_function(X[60:]) / np.sqrt(var))
+        want = norm.cdf(model.decision_function(X[60:]) / np.sqrt(1.0 + var))
         for data in (X[60:], sp.csr_matrix(X[60:])):
             P = model.predict_proba(data)
             np.testing.assert_allclose(P[:, 1], want, rtol=1e-12, atol=1e-15)
@@ -260,7 +263,7 @@ def test_arow_predict_proba_is_the_probit_of_its_gaussian_margin():
     p = m.predict_proba(X)[:, 1]
     Xc = np.column_stack([np.full(60, m._constant()), X]) if m.fit_intercept else X
     v = np.einsum("ij,jk,ik->i", Xc, Sigma[:Xc.shape[1], :Xc.shape[1]], Xc)
-    np.testing.assert_allclose(p, ndtr(s / np.sqrt(v)), rtol=1e-10)
+    np.testing.assert_allclose(p, ndtr(s / np.sqrt(1.0 + v)), rtol=1e-10)
     assert np.all((p > 0.5) == (s > 0))
     three = olearn.make("arow").partial_fit(X, np.arange(60) % 3)  # (issue 32: kept)
     np.testing.assert_allclose(three.predict_proba(X).sum(axis=1), 1.0)

@@ -50,7 +50,7 @@ class DriftDetector(NotMixable, Saves):
 
     #: what a detector learns from: a stream of numbers, no target
     target = "none"
-    _tags = {"sparse_input": False, "one_example": True}
+    _capabilities = {"sparse_input": False, "one_example": True}
 
     _saves_infinity = True  # (DDM's and Page-Hinkley's running minima start at inf)
 

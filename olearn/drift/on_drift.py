@@ -113,6 +113,9 @@ class OnDrift(Wrapper):
     def predict_example(self, x):
         return self.model_.predict_one(x)
 
+    def predict_proba_example(self, x):
+        return self.model_.predict_proba_one(x)
+
     def learn_example(self, x, y, sample_weight):
         """Predict ``x``, feed the error to the detector, learn ``x`` (reset on a drift)."""
         pred = self.model_.predict_learn_one(x, y, sample_weight)

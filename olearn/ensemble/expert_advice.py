@@ -100,7 +100,7 @@ class ExpertAdvice(Wrapper):
     detector_, drifts_ : with ``detector``: the detector in use, and the rows (0-based)
         where a drift was detected and the ensemble re-weighted.
     """
-    _tags = {"multiclass": "members"}
+    _capabilities = {"multiclass": "members"}
     members = {"learners": "members_"}  # (the detector, optional, is held by hand)
 
     def __init__(self, learners=None, combine="ewa", eta=None, loss=None, epochs=1,

@@ -72,7 +72,7 @@ class _Call:
 class SupportModel:
     """Mixin: a kernel expansion over a support set that grows in the compiled pass."""
 
-    _tags = {"kernel": "support"}
+    _capabilities = {"kernel": "support"}
 
     _expansion = None       # the learner's declared expansion (``S.declare_expansion``)
     _policies = ()          # budget policies a learner supports

@@ -83,7 +83,7 @@ class FeatureModel(FeatureMapModel):
     """Mixin of FOGD and NOGD: hyper-parameter checks, and their scores of a few rows
     (``_chunk_scores``) as the public base's ``feature_scores``."""
 
-    _tags = {"kernel": "features"}
+    _capabilities = {"kernel": "features"}
 
     def _check_eta_gamma(self):
         check_number("eta", self.eta, low=0.0, low_open=True)

@@ -70,7 +70,7 @@ class FOGDModel(F.FeatureModel):
     """Mixin: the parameters (``DOC``), random directions in the state, predictions
     through the features."""
     _kernels = KERNELS
-    _tags = {"width_dependent": "random Fourier directions are drawn per column as the "
+    _capabilities = {"width_dependent": "random Fourier directions are drawn per column as the "
                                 "columns appear"}
 
     def __init__(self, D=400, gamma=0.1, eta=0.2, fit_intercept=False, intercept_scaling=1.0,

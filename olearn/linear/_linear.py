@@ -88,7 +88,7 @@ class LinearDecision:
 class LinearModel(LinearDecision):
     """Mixin for the linear learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
-    _tags = {"linear": True}
+    _capabilities = {"linear": True}
 
     def _extra_slots(self):
         return ()

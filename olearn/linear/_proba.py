@@ -1,9 +1,10 @@
-"""``predict_proba`` of the classifiers trained with the logistic loss: the sigmoid of
-the score (binary) or the softmax over the classes seen (multiclass), the model the
-logistic loss fits.  One mixin for every such learner (OGD, COCOB, NDAG, the sparse
-learners), public as ``olearn.linear.LogisticProba`` and ``olearn.linear.logistic_proba``."""
+"""``predict_proba`` of the classifiers trained with a loss: the sigmoid of the score
+(binary) or the softmax over the classes seen (multiclass).  With the logistic loss
+that is the model the loss fits; with another (hinge, squared hinge, ...) it is the
+logistic link of the margin, as every margin classifier's (``OnlineClassifier``).  One
+mixin for every such learner (OGD, COCOB, NDAG, the sparse learners), public as
+``olearn.linear.LogisticProba`` and ``olearn.linear.logistic_proba``."""
 import numpy as np
-from .._estimator import available_if
 from .._locking import locked
 
 
@@ -27,22 +28,27 @@ def logistic_proba(model, scores):
 _proba = logistic_proba  # former name
 
 
-def _logistic(model):
-    return getattr(model, "loss", "logistic") == "logistic"
-
-
 class LogisticProba:
     """Sigmoid (binary) or softmax over the seen classes (multiclass) of the scores."""
 
-    _tags = {"probabilistic": True}     # with the logistic loss
+    _capabilities = {"probabilistic": True}
 
-    @available_if(_logistic)
     @locked
     def predict_proba(self, X):
-        """Class probabilities (logistic loss only): sigmoid, or softmax over seen classes."""
+        """Class probabilities: the sigmoid of the score (two classes), the softmax over
+        the classes seen (more).  With ``loss="logistic"`` the model the loss fits;
+        with another loss the logistic link of the margin (as River's ``PAClassifier``)."""
         return logistic_proba(self, self.decision_function(X))
 
-    @available_if(_logistic)
     @locked
     def predict_log_proba(self, X):
-        return np.log(self.predict_proba(X))
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+def _register():
+    from ..base import _LOGISTIC_PROBAS
+    _LOGISTIC_PROBAS.add(LogisticProba.predict_proba)
+
+
+_register()  # (before any class deriving from LogisticProba is made)

@@ -72,6 +72,13 @@ def _two_as_one(scores):
     return scores[..., 0].copy() if scores.shape[-1] == 1 else scores
 
 
+def _ovr_proba(scores, seen):
+    """``sigmoid`` of each class's score, zero for the classes not seen, normalised."""
+    p = np.where(seen[None, :], 0.5 * (1.0 + np.tanh(0.5 * scores)), 0.0)
+    total = p.sum(axis=1, keepdims=True)
+    return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / scores.shape[1])
+
+
 def _masked_argmax(scores, mask):
     """Row-wise arg-max of ``scores`` over the columns flagged in ``mask`` (lowest index
     on ties; 0 where none is flagged)."""
@@ -94,7 +101,7 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
         rows for two classes).  ``decision_function`` gives the K binary scores, or for
         two classes their difference (scikit-learn's binary convention).
     """
-    _tags = {"multiclass": "ovr"}
+    _capabilities = {"multiclass": "ovr"}
     members = {"base": "estimators_"}  # (one per class, made at the class's first row)
 
     def _instance_tags(self):
@@ -324,6 +331,14 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
     def _class_of(self, scores):
         return _masked_argmax(scores, self.seen_.astype(bool)[None, :])
 
+    @locked
+    def predict_proba(self, X):
+        """Probabilities of ``classes_``, (n, K): each class model's score through the
+        logistic link, ``sigmoid(s_k)``, normalised over the classes seen (as
+        scikit-learn's ``OneVsRestClassifier``); monotone in the scores, so the most
+        probable class is ``predict``'s."""
+        return _ovr_proba(self._scores(X), self.seen_.astype(bool))
+
     @property
     def coef_(self):
         """A linear base's weights, one row per class (``(K, n_features)``)."""
@@ -435,6 +450,21 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
         scores = np.array([float(np.ravel(m.decision_function(row))[0])
                            for m in self.estimators_])
         return self.classes_[int(_masked_argmax(scores, self.seen_.astype(bool)))]
+
+    @locked
+    def predict_proba_one(self, x):
+        """``{label: probability}`` of one example ({} before any class), as
+        ``predict_proba``'s."""
+        if self._is_fresh() or not self._n_classes():
+            return {}
+        xm = self._member_row(x, grow=False)
+        if "_params_seen" not in self.__dict__:
+            self._sync()
+        row = self._row_matrix(xm)
+        scores = np.array([[float(np.ravel(m.decision_function(row))[0])
+                            for m in self.estimators_]])
+        p = _ovr_proba(scores, self.seen_.astype(bool))[0]
+        return dict(zip(self.classes_.tolist(), p.tolist()))
 
     # -------------------------------------------------------- widening, state
     @locked

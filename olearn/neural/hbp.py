@@ -298,7 +298,7 @@ class HBPClassifier(FeatureMapModel, OnlineClassifier):
         ("check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in"),
         "these checks' unscaled inputs (mean 100) make 20 relu layers at the paper's step "
         "diverge: the learner raises DivergenceError, as a diverging learner must")
-    _tags = {"multiclass": "native", "probabilistic": True,
+    _capabilities = {"multiclass": "native", "probabilistic": True,
              "width_dependent": "the first layer's initial weights are drawn for the "
                                 "columns known at the start; later columns start at 0"}
 

@@ -270,7 +270,7 @@ class MLP(FeatureMapModel):
     """Mixin: the network's parameters, state, initial weights, ``coefs_``."""
 
     kernels = KERNELS
-    _tags = {"multiclass": "native",
+    _capabilities = {"multiclass": "native",
              "width_dependent": "the first layer's initial weights are drawn for the "
                                 "columns known at the start; later columns start at 0"}
 
@@ -478,7 +478,7 @@ def _same_shapes(name, values, like):
 class MLPClassifier(MLP, OnlineClassifier):
     __doc__ = DOC.format(what="classifier", loss="softmax and cross-entropy")
 
-    _tags = {"probabilistic": True}
+    _capabilities = {"probabilistic": True}
 
     @locked
     def predict_proba(self, X):

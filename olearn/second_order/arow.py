@@ -18,9 +18,10 @@ against the top-scoring wrong class ``s``, ``v = x'Sigma_y x + x'Sigma_s x``, th
 A sample weight ``h`` weights the loss: ``r`` becomes ``r / h``.  LIBOL's AROW is the
 same rule.
 
-``predict_proba`` (binary; multiclass: ``_base.ProbitMixin``): ``Phi(mu.x / sqrt(x'Sigma x))``,
-the probability that the margin is positive under the Gaussian ``N(mu, Sigma)`` over
-weights that AROW keeps, as for CW and SCW.  AROW's rule is a regularised squared hinge
+``predict_proba`` (binary; multiclass: ``_base.ProbitMixin``):
+``Phi(mu.x / sqrt(1 + x'Sigma x))``, the probability that the margin, read with a unit
+probit noise, is positive under the Gaussian ``N(mu, Sigma)`` over weights that AROW
+keeps, as for CW and SCW.  AROW's rule is a regularised squared hinge
 rather than CW's probability constraint, so this is that Gaussian's own reading of its
 confidence, not a fitted likelihood; ``olearn evaluate --metric logloss`` measures how
 calibrated it is.

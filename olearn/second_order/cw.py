@@ -13,8 +13,9 @@ projection onto ``Pr[y w.x >= 0] >= eta``, i.e. ``m >= phi sqrt(v)`` with
     mu   += alpha y Sigma x
     Sigma -= beta Sigma x x' Sigma        (i.e. Sigma^-1 += alpha phi / sqrt(u) x x')
 
-It updates exactly when ``m < phi sqrt(v)``.  ``predict_proba`` is the probability the
-constraint is about: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary models; multiclass, the
+It updates exactly when ``m < phi sqrt(v)``.  ``predict_proba`` is the probit predictive
+(issue 44; the constraint's own ``Phi(mu.x / sqrt(x'Sigma x))`` reads near 0 or 1 once
+the covariance shrinks): ``Phi(mu.x / sqrt(1 + x'Sigma x))`` (binary models; multiclass, the
 probability that class k's margin is the largest: ``_base.ProbitMixin``).
 
 Multiclass: the single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP

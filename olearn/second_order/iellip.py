@@ -95,7 +95,7 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
 
     Fitted: as the other second-order learners, plus the row counter in ``state_["t"]``.
     """
-    _tags = {"width_dependent": "the early rows' global rescaling of the covariance "
+    _capabilities = {"width_dependent": "the early rows' global rescaling of the covariance "
                                 "reaches only the columns that exist then"}
     _kernels = KERNELS
     _extra_slots = (Slot("t", (1,), 0.0, mix="sum"),)

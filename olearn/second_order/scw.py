@@ -18,7 +18,7 @@ Departure of LIBOL (its ``SCW2.m``) from the paper, not followed here: its gamma
 ``sqrt(phi^4 m^2 v 2 + 4 n v phi^2 (n + v phi 2))``, i.e. ``2 v`` for ``v^2`` and
 ``2 phi`` for ``phi^2``.  This file follows the paper's SCW-II.
 
-``predict_proba``: ``Phi(mu.x / sqrt(x'Sigma x))`` (binary); multiclass, the probability
+``predict_proba``: ``Phi(mu.x / sqrt(1 + x'Sigma x))`` (binary); multiclass, the probability
 that class k's margin is the largest (``_base.ProbitMixin``).  Multiclass: the
 single-constraint max-score form of Crammer, Dredze, Kulesza (EMNLP 2009), per-class
 covariances (see ``olearn/_compiled/second_order.py``).  A sample weight ``h`` multiplies

@@ -35,7 +35,7 @@ AUX_MIX = ("reset", "reset", "sum", "max", "reset") + ("first",) * (AUX_COLUMNS 
 class SparseModel(LinearDecision):
     """Mixin for the sparse learners (put it before ``OnlineClassifier``/``OnlineRegressor``)."""
 
-    _tags = {"linear": True}
+    _capabilities = {"linear": True}
 
     #: the per-coordinate arrays: (name, signed[, mixing rule]) in kernel order, ``W``
     #: first; the rule (``olearn.mixing``) applies to the state made explicit

@@ -44,7 +44,7 @@ class AdaRDAClassifier(LogisticProba, AdaGradL1Model, OnlineClassifier):
                          lam=": a weight is 0 while its average gradient is\n        "
                              "within ``lam``")
     _arrays = (("W", True, "sum"), ("G", False, "sum"))
-    _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
+    _capabilities = {"closed_form": True}      # dual averaging: w from the summed gradients
     _declared = KERNELS
     _coordinate_major = True
 

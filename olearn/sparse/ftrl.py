@@ -70,7 +70,7 @@ DOC = """FTRL-Proximal, {loss} loss (McMahan et al. 2013, Algorithm 1{more}).
 
 class _FTRL(LossModel, SparseModel):
     _arrays = (("W", True, "sum"), ("R", False, "rss"))  # z, and the root of n
-    _tags = {"closed_form": True}      # w from z and n in closed form
+    _capabilities = {"closed_form": True}      # w from z and n in closed form
     _declared = KERNELS
     loss = "logistic"
     _coordinate_major = True

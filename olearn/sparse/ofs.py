@@ -251,7 +251,7 @@ class OFSClassifier(SparseModel, OnlineClassifier):
         ``OnlineLearner``.
     """
     _kernels = KERNELS
-    _tags = {"width_dependent": "with partial=True, the features observed are sampled "
+    _capabilities = {"width_dependent": "with partial=True, the features observed are sampled "
                                 "among the columns known so far"}
 
     def _instance_tags(self):

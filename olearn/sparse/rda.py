@@ -46,7 +46,7 @@ def rda_weights(S, n, l1, gamma, rho):
 
 
 class _RDA(LossModel, SparseModel):
-    _tags = {"closed_form": True}      # dual averaging: w from the summed gradients
+    _capabilities = {"closed_form": True}      # dual averaging: w from the summed gradients
     _arrays = (("W", True, "sum"),)  # the gradient sums
     _declared = KERNELS
     _coordinate_major = True
