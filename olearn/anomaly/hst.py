@@ -216,7 +216,7 @@ class HalfSpaceTrees(OnlineUnlabelled):
     """
 
     kernels = KERNELS
-    _tags = {"width_dependent": "the trees split the columns the model had when they were "
+    _capabilities = {"width_dependent": "the trees split the columns the model had when they were "
                                 "built, from draws made for its width at the time"}
     slots = (Slot("Q", ("n_trees", "n_nodes"), mix="mean"),   # split features
              Slot("P", ("n_trees", "n_nodes"), mix="mean"),   # split values
