@@ -67,6 +67,7 @@ from ._compiled.driver import (BINARY, MULTICLASS, REGRESSION,  # noqa: F401 (re
 from ._compiled.declare import pack_params
 from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
+from ._links import LOGISTIC_PROBAS, logistic_one, logistic_proba
 from ._locking import locked
 from .protocol import Progressive, Saves
 from ._river import weight as _weight
@@ -823,7 +824,6 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         (perceptron, PA, ...) it is a link of its margin, monotone in the score, so the
         most probable class is ``predict``'s.  (The Gaussian-margin learners and the
         networks give their own.)"""
-        from .linear._proba import logistic_proba
         return logistic_proba(self, self.decision_function(X))
 
     @locked
@@ -865,7 +865,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "_logistic_one" not in cls.__dict__:
-            cls._logistic_one = cls.predict_proba in _LOGISTIC_PROBAS
+            cls._logistic_one = cls.predict_proba in LOGISTIC_PROBAS
 
     def _proba_one(self, x, classes):
         """``predict_proba_one``'s answer for a fitted model whose probabilities are
@@ -894,32 +894,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return tags
 
 
-def logistic_one(scores, classes, seen):
-    """``{label: probability}`` from one row's scores ``(K,)``: the sigmoid of the one
-    score (two classes; a single class known: probability 1), the softmax over the
-    classes ``seen`` flags (K > 2 rows); plain Python on the few numbers."""
-    keys = classes.tolist()
-    if len(scores) == 1:
-        if len(keys) == 1:
-            return {keys[0]: 1.0}
-        s = float(scores[0])
-        if s >= 0.0:
-            p = 1.0 / (1.0 + math.exp(-s))
-        else:
-            e = math.exp(s)
-            p = e / (1.0 + e)
-        return {keys[0]: 1.0 - p, keys[1]: p}
-    flags = seen.tolist()
-    sc = scores.tolist()
-    top = max([v for v, f in zip(sc, flags) if f], default=0.0)
-    ex = [math.exp(v - top) if f else 0.0 for v, f in zip(sc, flags)]
-    total = sum(ex)
-    return {k: e / total for k, e in zip(keys, ex)}
-
-
-#: the ``predict_proba`` functions that are the logistic link of the scores (the fast
-#: one-example path applies); filled as the classes that define them are made
-_LOGISTIC_PROBAS = {OnlineClassifier.predict_proba}
+LOGISTIC_PROBAS.add(OnlineClassifier.predict_proba)  # (the fast one-example link)
 
 
 class OnlineRegressor(RegressorMixin, OnlineLearner):

@@ -5,24 +5,9 @@ logistic link of the margin, as every margin classifier's (``OnlineClassifier``)
 mixin for every such learner (OGD, COCOB, NDAG, the sparse learners), public as
 ``olearn.linear.LogisticProba`` and ``olearn.linear.logistic_proba``."""
 import numpy as np
+
+from .._links import LOGISTIC_PROBAS, logistic_proba
 from .._locking import locked
-
-
-def logistic_proba(model, scores):
-    """Probabilities from decision values: binary sigmoid or masked softmax."""
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim == 1:
-        p = np.empty(scores.shape[0])
-        pos = scores >= 0
-        p[pos] = 1.0 / (1.0 + np.exp(-scores[pos]))
-        e = np.exp(scores[~pos])
-        p[~pos] = e / (1.0 + e)
-        if len(model.classes_) == 1:
-            return np.ones((scores.shape[0], 1))
-        return np.column_stack([1.0 - p, p])
-    s = np.where(model.seen_.astype(bool), scores, -np.inf)
-    s = np.exp(s - s.max(axis=1, keepdims=True))
-    return s / s.sum(axis=1, keepdims=True)
 
 
 _proba = logistic_proba  # former name
@@ -46,9 +31,4 @@ class LogisticProba:
             return np.log(self.predict_proba(X))
 
 
-def _register():
-    from ..base import _LOGISTIC_PROBAS
-    _LOGISTIC_PROBAS.add(LogisticProba.predict_proba)
-
-
-_register()  # (before any class deriving from LogisticProba is made)
+LOGISTIC_PROBAS.add(LogisticProba.predict_proba)  # (before any class derives from it)
