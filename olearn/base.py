@@ -92,6 +92,9 @@ _unique = unique_labels  # former name
 
 #: batch calls copy a model up to this size, to put it back if the call diverges
 SNAPSHOT_BYTES = 32 * 2**20
+#: a score beyond this magnitude marks a model as near overflow: its one-example calls
+#: copy the state they change from then on (``OnlineLearner._learn_example``)
+HOT = 1e100
 
 
 class DivergenceError(ValueError):
@@ -362,7 +365,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
                      "vocabulary_", "_class_index", "_classes_given", "_classes_fixed",
-                     "_one_cache", "_made_as", "_layout_ok",
+                     "_one_cache", "_made_as", "_layout_ok", "_hot",
                      "_row_buf"):
             self.__dict__.pop(name, None)
 
@@ -566,14 +569,81 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             raise self._diverged(fitted["t_"], "stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
-        if n and _extreme_row(row[0], row[2], sample_weight) and not self._weights_finite():
-            # (an extreme row can overflow state the scores do not read: the batch
-            # path's check after its pass, made only when a row may have caused it;
-            # the example is not counted, as one whose score diverged)
-            fitted["n_updates_"] -= n
-            fitted["t_"] -= 1
-            raise self._diverged(fitted["t_"], "stream")
         return call
+
+    def _learn_example(self, x, y, sample_weight):
+        """One example learned atomically (``learn_one``, ``predict_learn_one``): a call
+        that raises leaves the model as it was, adaptive statistics included.
+
+        Nothing is copied on the common path: the attributes are kept by reference (a
+        dict of about 20 names), which puts back what the example added (a fresh start,
+        new features of the vocabulary, a new class and the arrays grown for them).  The
+        arrays that the kernel changes in place are copied only for an extreme example
+        (``olearn._compiled.finite``: a value beyond 1e30 or below 1e-30, a weight above
+        1e6), the examples that can overflow the state while the score stays finite or
+        make a rule raise mid-update, and after it the whole state is checked; and for
+        every example of a model that has been near overflow (``_hot``: a score beyond
+        ``HOT``, an extreme example or a failed call since ``fit``).  An ordinary
+        example of any other model cannot make a score or the state non-finite: the
+        kernel would first score it, change its round's bookkeeping and work vectors,
+        and find the score non-finite, which needs weights near 1e278."""
+        if sample_weight != 1.0:
+            sample_weight = check_weight(sample_weight)  # (before anything can change)
+        d = self.__dict__
+        kept = d.copy()
+        state = kept.get("state_")
+        arrays = None if state is None else state.copy()
+        vocabulary = kept.get("vocabulary_")
+        known = 0 if vocabulary is None else len(vocabulary)
+        copies = None
+        try:
+            row, _ = self._one_row(x, grow=True)
+            if not (_extreme_row(row[0], row[2], sample_weight) or "_hot" in d):
+                call = self._learn_row(row, y, sample_weight)
+                out = call.views[2]
+                if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
+                    d["_hot"] = True
+                return call
+            copies = {k: (a, a.copy()) for k, a in d["state_"].items()}
+            seen = d.get("seen_")
+            if seen is not None:
+                copies[None] = (seen, seen.copy())
+            call = self._learn_row(row, y, sample_weight)
+            if not self._all_finite():
+                raise self._diverged(d["t_"] - 1, "stream")
+            d["_hot"] = True
+            return call
+        except BaseException:
+            self._put_back(kept, arrays, known, copies)
+            if "state_" in d:
+                d["_hot"] = True
+            raise
+
+    def _all_finite(self):
+        """Every state array finite (after an extreme example: O(size of the model))."""
+        return all(np.isfinite(a).all() for a in self.state_.values()
+                   if a.dtype.kind == "f")
+
+    def _put_back(self, kept, arrays, known, copies):
+        """The attributes as ``kept``, the state's arrays the objects of ``arrays``, with
+        the contents of ``copies`` (``{slot: (array, copy)}``, ``None``: ``seen_``) put
+        back into the arrays copied; the vocabulary cut back to ``known`` names."""
+        d = self.__dict__
+        d.clear()
+        d.update(kept)
+        if arrays is not None:
+            # an array copied before the kernel: its contents back (the call may have
+            # changed it in place and then replaced it: a lazy state settled before the
+            # arrays grew for a new class)
+            for k, (a, copy) in (copies or {}).items():
+                if a is (kept.get("seen_") if k is None else arrays.get(k)):
+                    np.copyto(a, copy)
+            kept["state_"].clear()
+            kept["state_"].update(arrays)
+        vocabulary = kept.get("vocabulary_")
+        if vocabulary is not None and len(vocabulary) > known:
+            vocabulary._truncate(known)
+            d.pop("_row_buf", None)
 
     @locked
     def learn_one(self: _L, x: Row, y: Label, sample_weight: float = 1.0,
@@ -583,8 +653,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         if w is not None:
             sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)  # (before the example can grow the model)
-        row, _ = self._one_row(x, grow=True)
-        self._learn_row(row, y, sample_weight)
+        self._learn_example(x, y, sample_weight)
         return self
 
     def _check_one_label(self, y):
@@ -805,11 +874,10 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         if w is not None:
             sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)
-        row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
         known = 0 if classes is None else len(classes)
         before = classes[0] if known == 1 else None  # type: ignore[index]
-        call = self._learn_row(row, y, sample_weight)
+        call = self._learn_example(x, y, sample_weight)
         if return_scores:
             return float(call.out[0]) if call.K == 1 else call.out.copy()
         if known < 2:
@@ -873,8 +941,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         if w is not None:
             sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)
-        row, _ = self._one_row(x, grow=True)
-        return float(self._learn_row(row, y, sample_weight).out[0])
+        return float(self._learn_example(x, y, sample_weight).out[0])
 
     def _one_label(self, y):
         y = float(y)
@@ -980,8 +1047,7 @@ class OnlineUnlabelled(OnlineLearner):
         a 1-D array); ``w`` is River's name of ``sample_weight``."""
         if w is not None:
             sample_weight = _weight(sample_weight, w)
-        row, _ = self._one_row(x, grow=True)
-        self._learn_row(row, None, sample_weight)
+        self._learn_example(x, None, sample_weight)
         return self
 
     @locked
@@ -991,8 +1057,7 @@ class OnlineUnlabelled(OnlineLearner):
         in one compiled call."""
         if w is not None:
             sample_weight = _weight(sample_weight, w)
-        row, _ = self._one_row(x, grow=True)
-        out = self._learn_row(row, None, sample_weight).out.copy()
+        out = self._learn_example(x, None, sample_weight).out.copy()
         return out if return_scores else self._predict_from_scores(out)
 
     @locked

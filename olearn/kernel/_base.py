@@ -57,7 +57,8 @@ def seed_of(random_state):
 class _Call:
     """Reused buffers of one-example calls (dropped whenever the state or a
     hyper-parameter changes, like the base's one-example call)."""
-    __slots__ = ("task", "params", "K", "scores", "out", "pred", "sw", "y", "work")
+    __slots__ = ("task", "params", "K", "scores", "out", "pred", "sw", "y", "work",
+                 "views")
 
     def __init__(self, task, params, K, dim):
         self.task, self.params, self.K = task, params, K
@@ -67,6 +68,7 @@ class _Call:
         self.sw = np.ones(1)
         self.y = np.zeros(1)
         self.work = np.zeros(max(dim, 1))
+        self.views = (None, None, memoryview(self.out))  # (the base reads the scores)
 
 
 class SupportModel:
