@@ -66,6 +66,7 @@ from ._compiled import entry_point as _entry_point
 from ._compiled.driver import (BINARY, MULTICLASS, REGRESSION,  # noqa: F401 (re-exported)
                                UNLABELLED)
 from ._compiled.declare import pack_params
+from ._compiled.finite import HIGH_WEIGHT
 from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
 from ._locking import locked
@@ -73,7 +74,8 @@ from .protocol import Progressive, Saves
 from ._river import weight as _weight
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
-from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
+from ._validation import (MAX_CONSTANT, MAX_TARGET, as_floats, check_number, check_weight,
+                          validate_batch, validate_X)
 from ._validation import check_random_state as _rng
 from ._vocabulary import check_values
 
@@ -210,6 +212,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         then the state's layout against them (``check_layout``: a parameter that shapes
         the state, set on a fitted model, is refused until ``fit``)."""
         self._check_params()
+        self._constant()
         self.check_layout()
 
     def batch_scores(self, X: Matrix) -> NDArray[Any]:
@@ -256,7 +259,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         if not self.fit_intercept:
             return 0.0
         c = getattr(self, "intercept_scaling", 1.0)
-        return check_number("intercept_scaling", c, low=0.0, low_open=True)
+        return check_number("intercept_scaling", c, low=0.0, low_open=True, high=MAX_CONSTANT)
 
     # ------------------------------------------------------------ task plumbing
     def _task(self):
@@ -405,8 +408,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         attributes are copied before the call (O(size of the model)) and put back, when
         the state is at most ``SNAPSHOT_BYTES``; a bigger model is not copied on every
         call (at 2^24 weights that would cost more than the pass) and is left diverged,
-        which the error says.  One-example calls check everything before they change
-        anything, and a diverging example raises before its update."""
+        which the error says.  One-example calls are atomic on their own, without a copy
+        on their common path (``_learn_example``)."""
         d = self.__dict__
         if d.get("_in_atomic"):
             yield
@@ -501,7 +504,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
                     if need > self._d:
                         self._resize_state(self._n_rows, max(need, 2 * self._d))
             return cols, vals
-        x = np.asarray(x, dtype=np.float64).ravel()
+        x = as_floats("x", x).ravel()
         if self._is_fresh():
             self._start(x.shape[0])
             self.n_features_in_ = x.shape[0]
@@ -598,7 +601,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         copies = None
         try:
             row, _ = self._one_row(x, grow=True)
-            if not (_extreme_row(row[0], row[2], sample_weight) or "_hot" in d):
+            if "_hot" not in d and (d["_row_buf"].plain and sample_weight <= HIGH_WEIGHT
+                                    or not _extreme(row[0], row[2], sample_weight)):
                 call = self._learn_row(row, y, sample_weight)
                 out = call.views[2]
                 if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
@@ -724,7 +728,11 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
 
     def export_state(self) -> State:
         """The fitted model as (JSON-able metadata, named arrays): what ``save`` writes
-        and ``from_state`` reads back (``olearn.persistence``)."""
+        and ``from_state`` reads back (``olearn.persistence``).  A model whose
+        parameters that shape the state were set since it learned is refused, as every
+        call but ``fit`` refuses it (``check_layout``): saved, it would load as a model of
+        the new layout over the old arrays."""
+        self.check_layout()
         meta = {"n_features_in_": int(self.n_features_in_), "t_": int(self.t_),
                 "n_updates_": int(self.n_updates_)}
         if self.vocabulary_ is not None:
@@ -808,6 +816,20 @@ def check_work_vectors(model: _L, *names: str) -> _L:
         if model.state_[name].any():
             raise ValueError(f"state array {name} (a work vector) must hold zeros")
     return model
+
+
+def _extreme(indptr, data, sw):
+    """``extreme_row`` through its compiled entry point (a dispatch through numba's
+    dispatcher cost about as much as the check)."""
+    global _EXTREME
+    if _EXTREME is None:
+        args = (indptr, data, float(sw))
+        _extreme_row(*args)
+        _EXTREME = _entry_point(_extreme_row, args)
+    return _EXTREME(indptr, data, float(sw))
+
+
+_EXTREME = None
 
 
 def _copied(v):
@@ -897,7 +919,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     def _one_matrix(self, x):
         """One example as a 1-row matrix of the model's columns (unknown features dropped)."""
         if type(x) is not dict:
-            return np.asarray(x, dtype=np.float64).reshape(1, -1)
+            return as_floats("x", x).reshape(1, -1)
         return self._row_matrix(*self._one_row(x, grow=False))
 
     # ------------------------------------------------------------ persistence
