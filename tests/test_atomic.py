@@ -148,3 +148,92 @@ def test_a_fresh_model_whose_first_example_fails_stays_fresh():
         with pytest.raises(ValueError):
             model.learn_one(X[0] * 1e300, 1e300)
         assert not model.__sklearn_is_fitted__(), name
+
+
+# ----------------------------------------------------------- parameters (items 3, 4)
+@pytest.mark.parametrize("name,params,words", [
+    ("mlp-reg", {"alpha": 1e308}, "alpha"),
+    ("mlp", {"learning_rate_init": 1e300}, "learning_rate_init"),
+    ("pa", {"C": -1}, "C must be"), ("pa", {"C": "x"}, "C must be"),
+    ("pa", {"C": True}, "C must be"), ("pa", {"C": None}, "C must be"),
+    ("fogd", {"D": 10**9}, "D must be an integer from 1 to 16777216"),
+    ("fogd", {"D": 0}, "D must be"),
+    ("nogd", {"B": 10**6}, "B must be an integer from 1 to 4096"),
+    ("mlp", {"hidden_layer_sizes": (10**5, 10**5)}, "hidden_layer_sizes"),
+    ("mlp", {"hidden_layer_sizes": (4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000,
+                                    4000)}, "hidden_layer_sizes gives"),
+    ("hbp", {"n_layers": 10**6}, "n_layers must be an integer from 1 to 1000"),
+    ("hbp", {"n_hidden": 10**9}, "n_hidden must be"),
+    ("hbp", {"n_layers": 1000, "n_hidden": 1000}, r"n_layers \* n_hidden\^2"),
+    ("kernel-pa", {"budget": 10**12}, "budget must be"),
+    ("ofs", {"n_selected": 10**12}, "n_selected must be"),
+    ("ogd", {"intercept_scaling": 1e300}, "intercept_scaling"),
+])
+def test_parameters_that_would_break_the_state_are_refused(name, params, words):
+    """Item 3: a value that would make the state non-finite (``alpha=1e308``: Adam's
+    moments became inf with no error); item 4: sizes bounded before allocation (D=1e9
+    grew a server past 5.8 GB; (10^5, 10^5) and n_layers=10^6 raised MemoryError).
+    One line, naming the parameter, before anything is allocated."""
+    model = olearn.make(name, **params)
+    with pytest.raises(ValueError, match=words) as err:
+        model.check_params()
+        model.learn_one(X[0], _labels(name)[0])
+    assert "\n" not in str(err.value)
+    assert not model.__sklearn_is_fitted__()
+
+
+# ----------------------------------------------------------- layouts (item 5)
+@pytest.mark.parametrize("name,param,value", [
+    ("pa", "fit_intercept", False), ("arow", "fit_intercept", False),
+    ("mlp", "fit_intercept", False), ("mlp-reg", "hidden_layer_sizes", (7,)),
+    ("ogd", "average", True), ("fogd", "D", 64)])
+def test_save_refuses_a_layout_set_after_learning(name, param, value, tmp_path):
+    """Item 5: save() accepted it and load() returned a model whose intercept column was
+    dropped (W (1, 7) -> (1, 6)), with other decisions."""
+    model = _fitted(name)
+    path = tmp_path / "m.olm"
+    model.save(path)
+    kept = path.read_bytes()
+    model.set_params(**{param: value})
+    with pytest.raises(ValueError, match=param) as err:
+        model.save(path)
+    assert "\n" not in str(err.value) and path.read_bytes() == kept
+    model.set_params(**{param: olearn.make(name).get_params()[param]})
+    model.save(path)  # (set back: saved as before)
+    assert olearn.load(path).predict(X).tolist() == model.predict(X).tolist()
+
+
+@pytest.mark.parametrize("name", ["mlp", "mlp-reg"])
+def test_predict_refuses_another_activation(name):
+    """Item 5: set_params(activation="tanh") on a relu-trained MLP was refused by
+    learning, but predict applied tanh to the relu weights (decisions moved by 5.2)."""
+    model = _fitted(name)
+    before = model.predict(X)
+    model.set_params(activation="tanh")
+    for call in (lambda: model.predict(X), lambda: model.predict_one(X[0]),
+                 lambda: model.export_state()):
+        with pytest.raises(ValueError, match="activation changed .*'relu' -> 'tanh'"):
+            call()
+    model.set_params(activation="relu")
+    assert model.predict(X).tolist() == before.tolist()
+
+
+# ----------------------------------------------------------- overflow (item 6)
+@pytest.mark.parametrize("call", [
+    lambda m: m.learn_one({"a": 10**400}, 1),
+    lambda m: m.learn_one({"a": 1.0, "b": -(10**400)}, 1),
+    lambda m: m.predict_one({"a": 10**400}),
+    lambda m: m.learn_one(np.array([1.0, 10**400], dtype=object), 1),
+    lambda m: m.partial_fit(np.array([[1.0, 10**400]], dtype=object), [1]),
+    lambda m: m.predict_learn(np.array([[1.0, 10**400]], dtype=object), [1]),
+])
+def test_an_int_beyond_the_floats_is_a_one_line_error(call):
+    """Item 6: learn_one({"a": 10**400}, y) raised OverflowError."""
+    for model in (olearn.make("pa1"), olearn.make("pa1").fit(X[:4, :2], Y[:4])):
+        try:
+            call(model)
+        except ValueError as err:
+            assert not isinstance(err, OverflowError)
+            assert "\n" not in str(err) and len(str(err)) < 300
+            continue
+        assert "predict_one" in repr(call.__code__.co_names), "no error"

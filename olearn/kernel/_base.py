@@ -13,7 +13,7 @@ from .._estimator import check_is_fitted, is_regressor
 from .._compiled.driver import BINARY, MULTICLASS
 from .._rows import kernel_rows
 from .._state import Slot
-from .._validation import check_choice, check_number, check_weight
+from .._validation import check_choice, check_number, check_size, check_weight
 from . import _support as S
 
 KERNEL_NAMES = ("linear", "poly", "rbf")
@@ -95,9 +95,7 @@ class SupportModel:
         budget = getattr(self, "budget", None)
         policy = S.NONE
         if budget is not None:
-            check_number("budget", budget, low=1)
-            if int(budget) != budget:
-                raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
+            check_size("budget", budget)
             check_choice("budget_policy", self.budget_policy, self._policies)
             policy = POLICY_CODES[self.budget_policy]
         self._policy = policy
