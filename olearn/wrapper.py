@@ -42,7 +42,7 @@ from ._estimator import widen as _widen
 from ._locking import locked
 from ._nested import SavesNested, export_model, import_model, register
 from ._river import weight
-from ._validation import check_weight, validate_batch, validate_X
+from ._validation import as_floats, check_weight, validate_batch, validate_X
 from .protocol import Progressive
 
 __all__ = ["Wrapper", "learn_repeated", "vote"]
@@ -354,7 +354,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
             from ._vocabulary import check_values
             check_values(x)
         else:
-            x = np.asarray(x, dtype=np.float64).ravel()
+            x = as_floats("x", x).ravel()
             if not np.isfinite(x).all():
                 raise ValueError("x contains NaN or infinity")
         return x
