@@ -237,3 +237,22 @@ def test_an_int_beyond_the_floats_is_a_one_line_error(call):
             assert "\n" not in str(err) and len(str(err)) < 300
             continue
         assert "predict_one" in repr(call.__code__.co_names), "no error"
+
+
+def test_the_command_line_reads_ids_and_values_beyond_the_floats(tmp_path):
+    """Item 6: a ratings id of 1e20 written out gave a traceback from ``olearn evaluate
+    --format ratings`` (OverflowError); an id is text then, and a rating beyond the
+    floats is one error line with a non-zero exit."""
+    import subprocess
+    import sys
+    ok = tmp_path / "ids.tsv"
+    ok.write_text("1 2 3.0\n100000000000000000000 3 4.0\n2 3 1.0\n")
+    bad = tmp_path / "ratings.tsv"
+    bad.write_text("1 2 3.0\n2 3 1" + "0" * 400 + "\n")
+    run = [sys.executable, "-m", "olearn", "evaluate", "--format", "ratings",
+           "--algo", "biased-mf"]
+    r = subprocess.run(run + [str(ok)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    r = subprocess.run(run + [str(bad)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("olearn: error:")
