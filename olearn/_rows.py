@@ -77,7 +77,7 @@ class OneRow:
     a shared buffer about 0.2 us slower per argument than an array of its own.)
     """
     __slots__ = ("shift", "constant", "index", "shifted", "row", "capacity", "indptr",
-                 "indices", "data", "n", "last", "copy", "packers")
+                 "indices", "data", "n", "last", "copy", "packers", "plain")
 
     def __init__(self, shift, index=None, capacity=64, constant=1.0):
         self.shift = shift
@@ -85,6 +85,8 @@ class OneRow:
         self.index = index
         self.shifted = None if index is None else ({} if shift else index)
         self.last = self.copy = None
+        #: whether the row was written by ``put_dense``, which writes no extreme value
+        self.plain = False
         self.packers = {}  # row length -> the struct writers of its columns and values
         self.n = shift
         self._allocate(capacity)
@@ -119,6 +121,7 @@ class OneRow:
             return -1
         cols, vals = self.packers.get(m) or self._packers(m)
         self.last = None  # (the buffers may change below, whatever the outcome)
+        self.plain = False
         try:
             if self.shift:
                 cols(self.indices, 0, 0, *map(shifted.__getitem__, x))
@@ -179,7 +182,7 @@ class OneRow:
     def put_dense(self, x):
         """Write a dense example (a float64 1-D C-contiguous array of the model's width)
         by one compiled call (``olearn._compiled.onerow``); returns its length, or -1
-        when it holds a NaN or an infinity."""
+        when it holds a NaN, an infinity or an extreme value (the general path)."""
         need = x.shape[0] + self.shift
         if need > self.capacity:
             self._allocate(max(64, 2 * need))
@@ -192,6 +195,7 @@ class OneRow:
             _PUT_DENSE = entry_point(put_dense, args)
         n = _PUT_DENSE(*args)
         self.last = None
+        self.plain = n >= 0
         if n >= 0 and n != self.n:
             self.indptr[1] = self.n = n
         return n
@@ -202,4 +206,5 @@ class OneRow:
             cols = [c + 1 for c in cols]
         n = self._pack(cols, vals)
         self.last = None
+        self.plain = False
         return n

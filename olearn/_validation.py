@@ -42,6 +42,36 @@ def check_number(name, value, low=None, high=None, low_open=False, high_open=Fal
     return float(value)
 
 
+#: the largest value of a size parameter (units of a layer, random features, a budget
+#: of support vectors, selected features): the state it sizes is allocated at the first
+#: row, and a value past this asks for more memory than a machine has (one float64
+#: array of 2^24 entries is 128 MiB)
+MAX_SIZE = 2**24
+#: the largest weights a layered model may hold between hidden layers (the products of
+#: consecutive sizes), its most hidden layers, and the most units of one
+MAX_WEIGHTS = 2**27
+MAX_LAYERS = 1000
+MAX_UNITS = 2**16
+#: the largest penalty or rate a network takes: past it a gradient's square (Adam's
+#: second moment) can overflow on weights of ordinary size while every score stays
+#: finite, so the state would turn non-finite with no divergence to report
+MAX_PENALTY = 1e6
+#: the largest constant feature (``intercept_scaling``): past it every row is extreme
+#: (``olearn._compiled.finite.HIGH``), its square product with a weight out of range
+MAX_CONSTANT = 1e30
+
+
+def check_size(name, value, high=MAX_SIZE):
+    """A size parameter: an integer in 1..``high``, checked before anything is allocated;
+    returns it as int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or \
+            not 1 <= value <= high:
+        if isinstance(value, float) and value.is_integer() and 1 <= value <= high:
+            return int(value)  # (3.0 read from JSON or a command line: an integer)
+        raise ValueError(f"{name} must be an integer from 1 to {high}, got {value!r}")
+    return int(value)
+
+
 #: the largest sample weight (a step multiplied by more overflows the learners' state)
 MAX_WEIGHT = 1e9
 #: the largest regression target in absolute value (its square must stay finite)
@@ -100,8 +130,25 @@ def validate_X(estimator, X, reset):
         if width is None or width == X.shape[1]:
             return X
     from sklearn.utils.validation import validate_data
-    return validate_data(estimator, X, reset=reset, accept_sparse="csr", dtype=np.float64,
-                         order="C")
+    try:
+        return validate_data(estimator, X, reset=reset, accept_sparse="csr",
+                             dtype=np.float64, order="C")
+    except OverflowError:
+        raise ValueError(OVERFLOW.format("X")) from None
+
+
+#: the error of a number too big for a float (an int of 400 digits)
+OVERFLOW = ("{} holds a number beyond the range of floating-point numbers (about 1.8e308): "
+            "scale the values")
+
+
+def as_floats(name, x):
+    """``np.asarray(x, dtype=np.float64)``, with a number too big for a float as a
+    ValueError naming ``name`` (numpy raises OverflowError)."""
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(OVERFLOW.format(name)) from None
 
 
 def _ready(X):

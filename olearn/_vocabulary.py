@@ -31,10 +31,15 @@ def check_values(x):
     except (TypeError, OverflowError):
         pass
     for c, v in x.items():
-        if isinstance(v, (str, bytes)) or not isinstance(v, numbers.Real) \
-                or not math.isfinite(v):
-            raise ValueError(f"feature {c!r} has value {v!r}: x contains NaN, infinity "
-                             "or a non-number")
+        if not isinstance(v, numbers.Real) or not is_finite_number(v):
+            raise ValueError(f"feature {c!r} has value {_short(v)}: x contains NaN, "
+                             "infinity, a number beyond the floats' range or a non-number")
+
+
+def _short(v):
+    """``repr(v)``, at most 60 characters (an int of 400 digits is cut)."""
+    text = repr(v)
+    return text if len(text) <= 60 else text[:40] + f"... ({len(text)} characters)"
 
 
 class Vocabulary:

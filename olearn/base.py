@@ -65,6 +65,7 @@ from ._compiled import entry_point as _entry_point
 from ._compiled.driver import (BINARY, MULTICLASS, REGRESSION,  # noqa: F401 (re-exported)
                                UNLABELLED)
 from ._compiled.declare import pack_params
+from ._compiled.finite import HIGH_WEIGHT
 from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
 from ._links import LOGISTIC_PROBAS, logistic_one, logistic_proba
@@ -73,7 +74,8 @@ from .protocol import Progressive, Saves
 from ._river import weight as _weight
 from ._rows import OneRow, kernel_rows
 from ._state import Slot, StateMixin
-from ._validation import MAX_TARGET, check_number, check_weight, validate_batch, validate_X
+from ._validation import (MAX_CONSTANT, MAX_TARGET, as_floats, check_number, check_weight,
+                          validate_batch, validate_X)
 from ._validation import check_random_state as _rng
 from ._vocabulary import check_values
 
@@ -92,6 +94,9 @@ _unique = unique_labels  # former name
 
 #: batch calls copy a model up to this size, to put it back if the call diverges
 SNAPSHOT_BYTES = 32 * 2**20
+#: a score beyond this magnitude marks a model as near overflow: its one-example calls
+#: copy the state they change from then on (``OnlineLearner._learn_example``)
+HOT = 1e100
 
 
 class DivergenceError(ValueError):
@@ -207,6 +212,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         then the state's layout against them (``check_layout``: a parameter that shapes
         the state, set on a fitted model, is refused until ``fit``)."""
         self._check_params()
+        self._constant()
         self.check_layout()
 
     def batch_scores(self, X: Matrix) -> NDArray[Any]:
@@ -253,7 +259,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         if not self.fit_intercept:
             return 0.0
         c = getattr(self, "intercept_scaling", 1.0)
-        return check_number("intercept_scaling", c, low=0.0, low_open=True)
+        return check_number("intercept_scaling", c, low=0.0, low_open=True, high=MAX_CONSTANT)
 
     # ------------------------------------------------------------ task plumbing
     def _task(self):
@@ -362,7 +368,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     def _reset(self):
         for name in ("state_", "classes_", "seen_", "n_features_in_", "t_", "n_updates_",
                      "vocabulary_", "_class_index", "_classes_given", "_classes_fixed",
-                     "_one_cache", "_made_as", "_layout_ok",
+                     "_one_cache", "_made_as", "_layout_ok", "_hot",
                      "_row_buf"):
             self.__dict__.pop(name, None)
 
@@ -402,8 +408,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         attributes are copied before the call (O(size of the model)) and put back, when
         the state is at most ``SNAPSHOT_BYTES``; a bigger model is not copied on every
         call (at 2^24 weights that would cost more than the pass) and is left diverged,
-        which the error says.  One-example calls check everything before they change
-        anything, and a diverging example raises before its update."""
+        which the error says.  One-example calls are atomic on their own, without a copy
+        on their common path (``_learn_example``)."""
         d = self.__dict__
         if d.get("_in_atomic"):
             yield
@@ -498,7 +504,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
                     if need > self._d:
                         self._resize_state(self._n_rows, max(need, 2 * self._d))
             return cols, vals
-        x = np.asarray(x, dtype=np.float64).ravel()
+        x = as_floats("x", x).ravel()
         if self._is_fresh():
             self._start(x.shape[0])
             self.n_features_in_ = x.shape[0]
@@ -566,14 +572,82 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             raise self._diverged(fitted["t_"], "stream")
         fitted["n_updates_"] += n
         fitted["t_"] += 1
-        if n and _extreme_row(row[0], row[2], sample_weight) and not self._weights_finite():
-            # (an extreme row can overflow state the scores do not read: the batch
-            # path's check after its pass, made only when a row may have caused it;
-            # the example is not counted, as one whose score diverged)
-            fitted["n_updates_"] -= n
-            fitted["t_"] -= 1
-            raise self._diverged(fitted["t_"], "stream")
         return call
+
+    def _learn_example(self, x, y, sample_weight):
+        """One example learned atomically (``learn_one``, ``predict_learn_one``): a call
+        that raises leaves the model as it was, adaptive statistics included.
+
+        Nothing is copied on the common path: the attributes are kept by reference (a
+        dict of about 20 names), which puts back what the example added (a fresh start,
+        new features of the vocabulary, a new class and the arrays grown for them).  The
+        arrays that the kernel changes in place are copied only for an extreme example
+        (``olearn._compiled.finite``: a value beyond 1e30 or below 1e-30, a weight above
+        1e6), the examples that can overflow the state while the score stays finite or
+        make a rule raise mid-update, and after it the whole state is checked; and for
+        every example of a model that has been near overflow (``_hot``: a score beyond
+        ``HOT``, an extreme example or a failed call since ``fit``).  An ordinary
+        example of any other model cannot make a score or the state non-finite: the
+        kernel would first score it, change its round's bookkeeping and work vectors,
+        and find the score non-finite, which needs weights near 1e278."""
+        if sample_weight != 1.0:
+            sample_weight = check_weight(sample_weight)  # (before anything can change)
+        d = self.__dict__
+        kept = d.copy()
+        state = kept.get("state_")
+        arrays = None if state is None else state.copy()
+        vocabulary = kept.get("vocabulary_")
+        known = 0 if vocabulary is None else len(vocabulary)
+        copies = None
+        try:
+            row, _ = self._one_row(x, grow=True)
+            if "_hot" not in d and (d["_row_buf"].plain and sample_weight <= HIGH_WEIGHT
+                                    or not _extreme(row[0], row[2], sample_weight)):
+                call = self._learn_row(row, y, sample_weight)
+                out = call.views[2]
+                if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
+                    d["_hot"] = True
+                return call
+            copies = {k: (a, a.copy()) for k, a in d["state_"].items()}
+            seen = d.get("seen_")
+            if seen is not None:
+                copies[None] = (seen, seen.copy())
+            call = self._learn_row(row, y, sample_weight)
+            if not self._all_finite():
+                raise self._diverged(d["t_"] - 1, "stream")
+            d["_hot"] = True
+            return call
+        except BaseException:
+            self._put_back(kept, arrays, known, copies)
+            if "state_" in d:
+                d["_hot"] = True
+            raise
+
+    def _all_finite(self):
+        """Every state array finite (after an extreme example: O(size of the model))."""
+        return all(np.isfinite(a).all() for a in self.state_.values()
+                   if a.dtype.kind == "f")
+
+    def _put_back(self, kept, arrays, known, copies):
+        """The attributes as ``kept``, the state's arrays the objects of ``arrays``, with
+        the contents of ``copies`` (``{slot: (array, copy)}``, ``None``: ``seen_``) put
+        back into the arrays copied; the vocabulary cut back to ``known`` names."""
+        d = self.__dict__
+        d.clear()
+        d.update(kept)
+        if arrays is not None:
+            # an array copied before the kernel: its contents back (the call may have
+            # changed it in place and then replaced it: a lazy state settled before the
+            # arrays grew for a new class)
+            for k, (a, copy) in (copies or {}).items():
+                if a is (kept.get("seen_") if k is None else arrays.get(k)):
+                    np.copyto(a, copy)
+            kept["state_"].clear()
+            kept["state_"].update(arrays)
+        vocabulary = kept.get("vocabulary_")
+        if vocabulary is not None and len(vocabulary) > known:
+            vocabulary._truncate(known)
+            d.pop("_row_buf", None)
 
     @locked
     def learn_one(self: _L, x: Row, y: Label, sample_weight: float = 1.0,
@@ -583,8 +657,7 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         if w is not None:
             sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)  # (before the example can grow the model)
-        row, _ = self._one_row(x, grow=True)
-        self._learn_row(row, y, sample_weight)
+        self._learn_example(x, y, sample_weight)
         return self
 
     def _check_one_label(self, y):
@@ -655,7 +728,11 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
 
     def export_state(self) -> State:
         """The fitted model as (JSON-able metadata, named arrays): what ``save`` writes
-        and ``from_state`` reads back (``olearn.persistence``)."""
+        and ``from_state`` reads back (``olearn.persistence``).  A model whose
+        parameters that shape the state were set since it learned is refused, as every
+        call but ``fit`` refuses it (``check_layout``): saved, it would load as a model of
+        the new layout over the old arrays."""
+        self.check_layout()
         meta = {"n_features_in_": int(self.n_features_in_), "t_": int(self.t_),
                 "n_updates_": int(self.n_updates_)}
         if self.vocabulary_ is not None:
@@ -741,6 +818,20 @@ def check_work_vectors(model: _L, *names: str) -> _L:
     return model
 
 
+def _extreme(indptr, data, sw):
+    """``extreme_row`` through its compiled entry point (a dispatch through numba's
+    dispatcher cost about as much as the check)."""
+    global _EXTREME
+    if _EXTREME is None:
+        args = (indptr, data, float(sw))
+        _extreme_row(*args)
+        _EXTREME = _entry_point(_extreme_row, args)
+    return _EXTREME(indptr, data, float(sw))
+
+
+_EXTREME = None
+
+
 def _copied(v):
     """A value of the model's ``__dict__`` as a snapshot keeps it: arrays, the state
     dict and the label map copied; other values are replaced, never mutated, in place."""
@@ -802,11 +893,10 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         if w is not None:
             sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)
-        row, _ = self._one_row(x, grow=True)
         classes = self.__dict__.get("classes_")
         known = 0 if classes is None else len(classes)
         before = classes[0] if known == 1 else None  # type: ignore[index]
-        call = self._learn_row(row, y, sample_weight)
+        call = self._learn_example(x, y, sample_weight)
         if return_scores:
             return float(call.out[0]) if call.K == 1 else call.out.copy()
         if known < 2:
@@ -877,7 +967,7 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
     def _one_matrix(self, x):
         """One example as a 1-row matrix of the model's columns (unknown features dropped)."""
         if type(x) is not dict:
-            return np.asarray(x, dtype=np.float64).reshape(1, -1)
+            return as_floats("x", x).reshape(1, -1)
         return self._row_matrix(*self._one_row(x, grow=False))
 
     # ------------------------------------------------------------ persistence
@@ -924,8 +1014,7 @@ class OnlineRegressor(RegressorMixin, OnlineLearner):
         if w is not None:
             sample_weight = _weight(sample_weight, w)
         self._check_one_label(y)
-        row, _ = self._one_row(x, grow=True)
-        return float(self._learn_row(row, y, sample_weight).out[0])
+        return float(self._learn_example(x, y, sample_weight).out[0])
 
     def _one_label(self, y):
         y = float(y)
@@ -1031,8 +1120,7 @@ class OnlineUnlabelled(OnlineLearner):
         a 1-D array); ``w`` is River's name of ``sample_weight``."""
         if w is not None:
             sample_weight = _weight(sample_weight, w)
-        row, _ = self._one_row(x, grow=True)
-        self._learn_row(row, None, sample_weight)
+        self._learn_example(x, None, sample_weight)
         return self
 
     @locked
@@ -1042,8 +1130,7 @@ class OnlineUnlabelled(OnlineLearner):
         in one compiled call."""
         if w is not None:
             sample_weight = _weight(sample_weight, w)
-        row, _ = self._one_row(x, grow=True)
-        out = self._learn_row(row, None, sample_weight).out.copy()
+        out = self._learn_example(x, None, sample_weight).out.copy()
         return out if return_scores else self._predict_from_scores(out)
 
     @locked

@@ -42,7 +42,7 @@ from ._estimator import widen as _widen
 from ._locking import locked
 from ._nested import SavesNested, export_model, import_model, register
 from ._river import weight
-from ._validation import check_weight, validate_batch, validate_X
+from ._validation import as_floats, check_weight, validate_batch, validate_X
 from .protocol import Progressive
 
 __all__ = ["Wrapper", "learn_repeated", "vote"]
@@ -235,8 +235,12 @@ class Wrapper(Progressive, SavesNested, Estimator):
             out[k] = v
         return out
 
-    def _atomically(self, run):
-        kept = self._kept()
+    def _atomically(self, run, x=None, sample_weight=None):
+        """``run()``, the wrapper as it was if it raises: its own attributes copied
+        before; the models it holds copied too when ``x`` (an example or a batch) or
+        ``sample_weight`` is extreme (``extreme_input``), the input that can make a
+        member fail after others learned (each member's own call is atomic)."""
+        kept = whole_copy(self) if extreme_input(x, sample_weight) else self._kept()
         try:
             return run()
         except BaseException:
@@ -256,7 +260,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
             out = self.learn_rows(X, y, sample_weight, classes, return_scores)
             self.t_ += X.shape[0]
             return out
-        return self._atomically(run)
+        return self._atomically(run, X, sample_weight)
 
     def _progressive(self, X, y, classes, sample_weight, return_scores):
         out = self._learn(X, y, classes, sample_weight, return_scores)
@@ -350,7 +354,7 @@ class Wrapper(Progressive, SavesNested, Estimator):
             from ._vocabulary import check_values
             check_values(x)
         else:
-            x = np.asarray(x, dtype=np.float64).ravel()
+            x = as_floats("x", x).ravel()
             if not np.isfinite(x).all():
                 raise ValueError("x contains NaN or infinity")
         return x
@@ -363,11 +367,14 @@ class Wrapper(Progressive, SavesNested, Estimator):
         if sample_weight != 1.0:
             sample_weight = check_weight(sample_weight)
         x = self._checked_one(x)
-        self._begin()
-        out = self.learn_example(x, y, sample_weight)
-        self._note_labels(np.array([y]))
-        self.t_ += 1
-        return out
+
+        def run():
+            self._begin()
+            out = self.learn_example(x, y, sample_weight)
+            self._note_labels(np.array([y]))
+            self.t_ += 1
+            return out
+        return self._atomically(run, x, sample_weight)
 
     @locked
     def learn_one(self, x, y, sample_weight=1.0, w=None):
@@ -459,6 +466,32 @@ class Wrapper(Progressive, SavesNested, Estimator):
             model.classes_ = np.asarray(arrays["classes_"])
         model.load_own_state(meta, arrays)
         return model
+
+
+def extreme_input(x: object, sample_weight: object = None) -> bool:
+    """Whether an example (a dict or an array), a batch (an array or a sparse matrix)
+    or its weights hold a value that can overflow a model's state while its scores stay
+    finite (``olearn._compiled.finite``'s bounds: beyond 1e30, a non-zero below 1e-30, a
+    weight above 1e6); False for input that validation will refuse anyway."""
+    from ._compiled.finite import HIGH, HIGH_WEIGHT, LOW
+    try:
+        if sample_weight is not None and np.max(np.asarray(sample_weight, dtype=np.float64),
+                                                initial=0.0) > HIGH_WEIGHT:
+            return True
+        if x is None:
+            return False
+        if isinstance(x, dict):
+            x = list(x.values())
+        a = np.abs(np.asarray(getattr(x, "data", x), dtype=np.float64))
+        return bool(np.any((a > HIGH) | ((a < LOW) & (a != 0.0))))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def whole_copy(model: object) -> dict:
+    """A copy of ``model``'s attributes, the models it holds copied whole (its lock
+    kept as it is): what a failed call puts back."""
+    return {k: (v if k == "_lock" else copy.deepcopy(v)) for k, v in model.__dict__.items()}
 
 
 def learn_repeated(model, X, y, counts, sample_weight=None, classes=None):

@@ -24,7 +24,8 @@ class CLIError(Exception):
 def user_errors():
     """Exceptions shown as one ``olearn: error:`` line instead of a traceback.
     (``ModelFileError`` only if persistence was imported: otherwise none was raised.)"""
-    errors = (CLIError, ValueError, KeyError, OSError, TypeError, ImportError, MemoryError)
+    errors = (CLIError, ValueError, KeyError, OSError, TypeError, ImportError, MemoryError,
+              OverflowError)
     persistence = sys.modules.get("olearn.persistence")
     if persistence is not None:
         errors += (persistence.ModelFileError,)

@@ -48,9 +48,11 @@ class Ratings(NamedTuple):
 
 
 def _ids(column):
+    """Integer ids as int64; else (a name, an integer beyond int64: 1e20 written out)
+    the ids as text."""
     try:
         return np.array([int(v) for v in column], dtype=np.int64)
-    except ValueError:
+    except (ValueError, OverflowError):
         return np.array(column, dtype=str)
 
 

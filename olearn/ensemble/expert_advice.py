@@ -429,10 +429,26 @@ class ExpertAdvice(Wrapper):
             self._start()
         return self._pass(X, y, classes, sample_weight)
 
+    def _atomically(self, run, x, sample_weight=None):
+        """``run()``, the ensemble as it was if it raises: its attributes copied before,
+        the members whole when the input is extreme (``olearn.wrapper.extreme_input``:
+        one member can then fail after others learned; a member's own call is atomic)."""
+        from ..wrapper import extreme_input, whole_copy
+        d = self.__dict__
+        kept = whole_copy(self) if extreme_input(x, sample_weight) else {
+            k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in d.items()}
+        try:
+            return run()
+        except BaseException:
+            d.clear()
+            d.update(kept)
+            raise
+
     @locked
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue learning from a batch, one row at a time, in order."""
-        self._partial(X, y, classes, sample_weight)
+        self._atomically(lambda: self._partial(X, y, classes, sample_weight), X,
+                         sample_weight)
         return self
 
     @locked
@@ -458,7 +474,8 @@ class ExpertAdvice(Wrapper):
     def _progressive(self, X, y, classes, sample_weight, return_scores):
         """``predict_learn``'s pass (``olearn.protocol.Progressive``): the ensemble's
         scores and pre-update predictions, learning as it goes."""
-        out, scores = self._partial(X, y, classes, sample_weight)
+        out, scores = self._atomically(
+            lambda: self._partial(X, y, classes, sample_weight), X, sample_weight)
         return scores, out
 
     def _progressive_output(self, scores, out, return_scores):
@@ -564,13 +581,13 @@ class ExpertAdvice(Wrapper):
     @locked
     def learn_one(self, x, y, sample_weight=1.0):
         """Learn from one example (dict or 1-D array)."""
-        self._one(x, y, True)
+        self._atomically(lambda: self._one(x, y, True), x)
         return self
 
     @locked
     def predict_learn_one(self, x, y, sample_weight=1.0):
         """Predict one example, then learn from it (one call per member)."""
-        return self._one(x, y, True)
+        return self._atomically(lambda: self._one(x, y, True), x)
 
     @locked
     def predict_one(self, x):

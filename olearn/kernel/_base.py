@@ -13,7 +13,7 @@ from .._estimator import check_is_fitted, is_regressor
 from .._compiled.driver import BINARY, MULTICLASS
 from .._rows import kernel_rows
 from .._state import Slot
-from .._validation import check_choice, check_number, check_weight
+from .._validation import check_choice, check_number, check_size, check_weight
 from . import _support as S
 
 KERNEL_NAMES = ("linear", "poly", "rbf")
@@ -57,7 +57,8 @@ def seed_of(random_state):
 class _Call:
     """Reused buffers of one-example calls (dropped whenever the state or a
     hyper-parameter changes, like the base's one-example call)."""
-    __slots__ = ("task", "params", "K", "scores", "out", "pred", "sw", "y", "work")
+    __slots__ = ("task", "params", "K", "scores", "out", "pred", "sw", "y", "work",
+                 "views")
 
     def __init__(self, task, params, K, dim):
         self.task, self.params, self.K = task, params, K
@@ -67,6 +68,7 @@ class _Call:
         self.sw = np.ones(1)
         self.y = np.zeros(1)
         self.work = np.zeros(max(dim, 1))
+        self.views = (None, None, memoryview(self.out))  # (the base reads the scores)
 
 
 class SupportModel:
@@ -93,9 +95,7 @@ class SupportModel:
         budget = getattr(self, "budget", None)
         policy = S.NONE
         if budget is not None:
-            check_number("budget", budget, low=1)
-            if int(budget) != budget:
-                raise ValueError(f"budget must be a positive integer or None, got {budget!r}")
+            check_size("budget", budget)
             check_choice("budget_policy", self.budget_policy, self._policies)
             policy = POLICY_CODES[self.budget_policy]
         self._policy = policy

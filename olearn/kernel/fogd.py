@@ -30,7 +30,7 @@ from ..base import OnlineClassifier, OnlineRegressor
 from .._compiled.declare import declare
 from .._params import store_params
 from .._state import Slot
-from .._validation import check_number
+from .._validation import check_number, check_size
 from . import _features as F
 from ._base import seed_of
 
@@ -85,9 +85,7 @@ class FOGDModel(F.FeatureModel):
 
     def _check_params(self):
         self._check_eta_gamma()
-        D = check_number("D", self.D, low=1)
-        if D != int(D):
-            raise ValueError(f"D must be a positive integer, got {self.D!r}")
+        D = check_size("D", self.D)
         state = getattr(self, "state_", None)
         if state is not None and state["U"].shape[1] != int(D):
             raise ValueError("D changed after learning started; call fit() to start afresh")

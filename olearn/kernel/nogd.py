@@ -41,8 +41,11 @@ from .._compiled.declare import declare
 from .._compiled.driver import matvec, top_wrong
 from .._params import store_params
 from .._state import Slot
-from .._validation import check_number
+from .._validation import check_number, check_size
 from . import _features as F
+
+#: the largest budget B (and rank k): the state holds a B x B matrix (2^12: 128 MiB)
+MAX_BUDGET = 2**12
 
 _W, _L, _Z, _A, _M, _KH, _V, _C = range(8)  # slot order (W first, Z third: _features)
 _TOL = 1e-12
@@ -203,11 +206,8 @@ class NOGDModel(F.FeatureModel):
 
     def _check_params(self):
         self._check_eta_gamma()
-        for name in ("B", "k"):
-            v = check_number(name, getattr(self, name), low=1)
-            if v != int(v):
-                raise ValueError(f"{name} must be a positive integer, got "
-                                 f"{getattr(self, name)!r}")
+        check_size("B", self.B, MAX_BUDGET)  # (KH is B x B)
+        check_size("k", self.k, MAX_BUDGET)
         if int(self.k) > int(self.B):
             raise ValueError(f"k (the rank, {self.k!r}) must be at most B ({self.B!r})")
         state = getattr(self, "state_", None)

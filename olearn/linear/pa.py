@@ -45,8 +45,9 @@ def pa_step_params(variant, C):
     """(c, D) of ``tau = min(c, l / (||x||^2 + D))`` for a PA variant."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    if variant != "PA" and not (isinstance(C, numbers.Real) and C > 0):
-        raise ValueError(f"C must be a number > 0, got {C!r}")
+    if isinstance(C, bool) or not (isinstance(C, numbers.Real) and 0 < C < math.inf):
+        raise ValueError(f"C must be a finite number > 0, got {C!r} (variant PA ignores "
+                         "it, but it must be valid)")
     if variant == "PA":
         return math.inf, 0.0
     if variant == "PA-I":

@@ -52,7 +52,7 @@ from .._estimator import widen as _widen_model
 from .._labels import LabelMixin, unique_labels
 from .._locking import locked
 from .._nested import export_model, import_model
-from .._validation import check_weight, validate_batch
+from .._validation import as_floats, check_weight, validate_batch
 from .._vocabulary import check_values
 from .._compiled.driver import MULTICLASS
 from ..base import DivergenceError, fit_passes
@@ -374,7 +374,7 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
                         if m is not None:
                             _widen_model(m, self._width)
             return dict(zip(cols, vals))
-        x = np.asarray(x, dtype=np.float64).ravel()
+        x = as_floats("x", x).ravel()
         if self._is_fresh():
             if not grow:
                 return None

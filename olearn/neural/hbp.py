@@ -52,7 +52,8 @@ from ..protocol import Slot, declare
 from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
-from .._validation import check_choice, check_number
+from .._validation import (MAX_LAYERS, MAX_UNITS, MAX_WEIGHTS, check_choice, check_number,
+                           check_size)
 from ._layers import back, check_unchanged, forward, layer, native, uniform_init
 from .mlp import _same_shapes
 
@@ -322,10 +323,11 @@ class HBPClassifier(FeatureMapModel, OnlineClassifier):
                 Slot("G", (1, L + 1), mix="reset"))            # the hedge losses
 
     def check_params(self):
-        for name in ("n_layers", "n_hidden"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1):
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        L = check_size("n_layers", self.n_layers, MAX_LAYERS)
+        h = check_size("n_hidden", self.n_hidden, MAX_UNITS)
+        if L * h * h > MAX_WEIGHTS:
+            raise ValueError(f"n_layers * n_hidden^2 ({L * h * h}) must be at most "
+                             f"{MAX_WEIGHTS} (the hidden layers' weights)")
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("beta", self.beta, low=0.0, high=1.0, low_open=True, high_open=True)
         check_number("s", self.s, low=0.0, high=1.0, high_open=True)

@@ -62,7 +62,8 @@ from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
 from .._state import StateLayoutError
-from .._validation import check_bool, check_choice, check_number
+from .._validation import (MAX_LAYERS, MAX_PENALTY, MAX_UNITS, MAX_WEIGHTS, check_bool,
+                           check_choice, check_number)
 from ._layers import (ACTIVATIONS, SOLVERS, activate_all, back, check_unchanged, descend,
                       forward, layer, native, step, uniform_init)
 
@@ -320,20 +321,44 @@ class MLP(FeatureMapModel):
                 for h in sizes)):
             raise ValueError("hidden_layer_sizes must be a tuple of positive integers, "
                              f"got {self.hidden_layer_sizes!r}")
+        if len(sizes) > MAX_LAYERS or max(sizes) > MAX_UNITS:
+            raise ValueError(f"hidden_layer_sizes must have at most {MAX_LAYERS} layers of "
+                             f"at most {MAX_UNITS} units, got {self.hidden_layer_sizes!r}")
+        deep = sum(int(a) * int(b) for a, b in zip(sizes, sizes[1:]))
+        if deep > MAX_WEIGHTS:
+            raise ValueError(f"hidden_layer_sizes gives {deep} weights between hidden "
+                             f"layers, more than {MAX_WEIGHTS}")
         check_choice("activation", self.activation, tuple(ACTIVATIONS))
         check_choice("solver", self.solver, tuple(SOLVERS))
-        check_number("learning_rate_init", self.learning_rate_init, low=0.0, low_open=True)
-        check_number("alpha", self.alpha, low=0.0)
+        check_number("learning_rate_init", self.learning_rate_init, low=0.0, low_open=True,
+                     high=MAX_PENALTY)
+        # (alpha w enters the gradient, whose square Adam keeps: past 1e6 the moments
+        # can overflow on weights of ordinary size while every score stays finite)
+        check_number("alpha", self.alpha, low=0.0, high=MAX_PENALTY)
         check_number("momentum", self.momentum, low=0.0, high=1.0, high_open=True)
         check_bool("nesterovs_momentum", self.nesterovs_momentum)
         check_number("beta_1", self.beta_1, low=0.0, high=1.0, high_open=True)
         check_number("beta_2", self.beta_2, low=0.0, high=1.0, high_open=True)
         check_number("epsilon", self.epsilon, low=0.0, low_open=True)
         check_unchanged(self)
-        state = getattr(self, "state_", None)
-        if state is not None and state["N"][0, 0] != ACTIVATIONS[self.activation]:
-            raise ValueError("activation changed after learning started; call fit() to "
-                             "start afresh")
+        self._check_activation()
+
+    def check_layout(self):
+        """The base's check, and the activation: the weights were learned through the
+        state's activation, and another would give other decisions from the same weights
+        (``predict``, ``save`` and every learning call refuse it)."""
+        super().check_layout()
+        self._check_activation()
+
+    def _check_activation(self):
+        state = self.__dict__.get("state_")
+        code = ACTIVATIONS.get(self.activation, -1) if isinstance(self.activation, str) \
+            else -1
+        if state is not None and state["N"][0, 0] != code:
+            learned = next((k for k, v in ACTIVATIONS.items() if v == state["N"][0, 0]), "?")
+            raise ValueError(f"activation changed after learning started ({learned!r} -> "
+                             f"{self.activation!r}); set it back, or call fit() to start "
+                             "afresh")
 
     def kernel_params(self):
         solver = SOLVERS[self.solver]

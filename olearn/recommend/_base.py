@@ -187,11 +187,12 @@ class Recommender(Saves, Estimator):
         """The prediction of one rating before learning it (one compiled call)."""
         try:
             r = float(rating)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # (an int beyond the floats)
             r = math.nan
         if not abs(r) <= MAX_TARGET:
+            shown = repr(rating)
             raise ValueError(f"ratings must be finite numbers within +-{MAX_TARGET:g}, got "
-                             f"{rating!r}")
+                             f"{shown if len(shown) <= 40 else shown[:30] + '...'}")
         if not self._started():
             self._start()
         else:

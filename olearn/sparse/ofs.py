@@ -42,7 +42,7 @@ from .._compiled.declare import declare
 from .._compiled.driver import top_wrong
 from .._compiled.lazy import AUX_COLUMNS, HYPER_, P_, R_, T_, begin
 from .._params import store_params
-from .._validation import check_bool, check_number
+from .._validation import check_bool, check_number, check_size
 from ._sparse import SparseModel
 
 NSUP_, RNG_ = 4, 5
@@ -274,9 +274,7 @@ class OFSClassifier(SparseModel, OnlineClassifier):
                 Slot("A", ("K", AUX_COLUMNS), 0.0))
 
     def _check_hyper(self):
-        B = self.n_selected
-        if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
-            raise ValueError(f"n_selected must be an integer >= 1, got {B!r}")
+        B = check_size("n_selected", self.n_selected)
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("lam", self.lam, low=0.0, low_open=True)
         if not self.lam * self.eta < 1.0:
