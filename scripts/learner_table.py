@@ -38,12 +38,15 @@ def _summary(cls):
 def registered():
     """``{name: ("module:Class", task)}`` of every name the registry's tables give
     ``olearn.make``: the learners of labelled rows (``LEARNERS``), then any table of
-    models without a target (``UNLABELLED_MODELS``), in the tables' order."""
+    models without a target (``UNLABELLED_MODELS``) and of sequence taggers
+    (``SEQUENCE_MODELS``), in the tables' order."""
     sys.path.insert(0, str(ROOT))
     from olearn import registry
     out = {name: (where, None) for name, (where, _) in registry.LEARNERS.items()}
     for name, (where, _) in getattr(registry, "UNLABELLED_MODELS", {}).items():
         out[name] = (where, "unlabelled")
+    for name, (where, _) in getattr(registry, "SEQUENCE_MODELS", {}).items():
+        out[name] = (where, "sequence")
     return out
 
 

@@ -6,6 +6,8 @@
 * ``read_vw``/``load_vw``: the Vowpal Wabbit text format, hashed as ``vw`` hashes it.
 * ``read_text``, ``TextHasher``, ``TextPipeline``: raw ``label<TAB>text`` lines and
   strings to hashed token (and n-gram) counts.
+* ``read_conllu``/``write_conllu``: CoNLL-U (Universal Dependencies) sentences and
+  one column of tags, for sequence labelling (``olearn.structured``).
 * ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
@@ -20,6 +22,7 @@ objects; ``is_stream(path)`` says whether a path is read once, as it comes (``"-
 a pipe such as ``<(zcat f)``).
 """
 
+from .conllu import read_conllu, write_conllu
 from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
@@ -34,6 +37,7 @@ __all__ = [
     "read_csv", "load_csv", "CSVReader",
     "read_vw", "load_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
+    "read_conllu", "write_conllu",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
     "is_stream",
 ]
