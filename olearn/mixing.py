@@ -145,6 +145,8 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
                 raise ValueError(f"base is a {type(base).__name__}, the members are "
                                  "OneVsRest models")
         return _mix_one_vs_rest(models, lam, given, rules, base)
+    if getattr(first, "target", None) == "sequence":  # taggers: their tags aligned first
+        return _mix_taggers(models, lam, given, rules, base)
     if not hasattr(first, "slots") or not hasattr(first, "state_"):
         if len(models) == 1:
             return copy.deepcopy(first)
@@ -423,6 +425,61 @@ def _mix_one_vs_rest(models, lam, given, rules, base=None):
     out.t_ = int(sum(m.t_ for m in models)) - \
         (0 if base is None else (len(models) - 1) * int(base.t_))
     out._width = max(c._width for c in copies)
+    return out
+
+
+#: the rules a sequence tagger's arrays take (``olearn.structured``), and their defaults:
+#: the weights (raw and averaged) by their mean, AROW's variances by Jubatus's minimum
+TAGGER_RULES = {"W": "mean", "T": "mean", "Wbar": "mean", "Tbar": "mean", "S": "min",
+                "ST": "min"}
+
+
+def _mix_taggers(models, lam, given, rules, base=None):
+    """Sequence taggers (``olearn.structured.SequenceTagger``): each member's state on
+    the union of the tags (the first member's order, then new tags; a tag a member never
+    met holds its initial weights and variances there), made explicit (the raw weights
+    ``W``, ``T``, and with averaging the averaged ones ``Wbar``, ``Tbar``), mixed by
+    :data:`TAGGER_RULES` (``rules`` may name ``"mean"``, ``"min"``, ``"max"`` or
+    ``"first"`` for any of them); the mixed model's averaging accumulators are written
+    back so that it predicts with the mixed ``Wbar`` and learns on from the mixed ``W``
+    (iterative parameter mixing of the structured perceptron, McDonald et al. 2010).
+    ``t_`` and ``n_updates_`` add up (the base's counted once)."""
+    if base is not None:
+        base = _members([base])[0]
+        if type(base) is not type(models[0]):
+            raise ValueError(f"base is a {type(base).__name__}, the members are "
+                             f"{type(models[0]).__name__} models")
+    _check_settings(models + ([base] if base is not None else []))
+    name = type(models[0]).__name__
+    kinds = {m.input_ for m in models} - {None}
+    if len(kinds) > 1:
+        raise CannotMixError(f"{name} cannot be mixed: the members learned from different "
+                             f"inputs ({', '.join(sorted(kinds))})")
+    unknown = sorted(set(rules) - set(TAGGER_RULES))
+    if unknown:
+        raise ValueError(f"{name} has no array {unknown[0]!r} to mix (its arrays: "
+                         f"{', '.join(TAGGER_RULES)})")
+    for r in rules.values():
+        if r not in ("mean", "min", "max", "first"):
+            raise ValueError(f"{name}'s arrays mix by 'mean', 'min', 'max' or 'first', "
+                             f"not {r!r}")
+    labels = list(models[0].classes_.tolist())
+    known = set(labels)
+    for m in models[1:]:
+        for label in m.classes_.tolist():
+            if label not in known:
+                known.add(label)
+                labels.append(label)
+    states = [m._aligned_state(labels) for m in models]
+    ctx = _Context(models[0], states, lam, given)
+    mixed = {key: RULES[rules.get(key, TAGGER_RULES[key])]([st[key] for st in states],
+                                                          ctx, None)
+             for key in states[0]}
+    extra = 0 if base is None else len(models) - 1
+    t = int(sum(m.t_ for m in models)) - extra * int(base.t_ if extra else 0)
+    n = int(sum(m.n_updates_ for m in models)) - extra * int(base.n_updates_ if extra else 0)
+    out = copy.deepcopy(models[0])
+    out._take_mixed(labels, mixed, t, n, next(iter(kinds), None))
     return out
 
 

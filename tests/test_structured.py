@@ -283,6 +283,9 @@ def test_a_damaged_file_is_refused(tmp_path):
             SequenceTagger.from_state(params, meta, {**arrays, key: value})
     with pytest.raises(ValueError, match="classes"):
         SequenceTagger.from_state(params, {**meta, "classes": ["A", 1]}, arrays)
+    assert meta["input"] == "tokens" and meta["template"] == 1
+    with pytest.raises(ValueError, match="version 0 of the default template"):
+        SequenceTagger.from_state(params, {**meta, "template": 0}, arrays)
     with pytest.raises(ValueError, match="arrays must be"):
         SequenceTagger.from_state({**params, "average": True}, meta, arrays)
     path = tmp_path / "m.olm"
@@ -408,3 +411,120 @@ def test_universal_dependencies_slice():
     progressive = pa.predict_learn(X[:2000], y[:2000])
     hits = sum(p == g for ps, gs in zip(progressive, y) for p, g in zip(ps, gs))
     assert hits / sum(map(len, y[:2000])) > 0.8
+
+
+# ---------------------------------------------------------------- mixing
+def test_mix_of_one_is_the_model_and_two_mix_on_the_union_of_their_tags():
+    a = SequenceTagger(bits=10).fit(SENTENCES[:2], TAGS[:2])          # no ADJ, NUM
+    b = SequenceTagger(bits=10).fit(SENTENCES[2:], TAGS[2:])          # no ADP
+    one = olearn.mix([a])
+    assert one is not a and one.predict(SENTENCES) == a.predict(SENTENCES)
+    for key in a.state_:
+        np.testing.assert_allclose(one.state_[key], a.state_[key], rtol=0, atol=1e-9)
+    m = olearn.mix([a, b], weights=[1, 3])
+    assert list(m.classes_) == ["DET", "NOUN", "VERB", "PUNCT", "ADP", "ADJ", "NUM"]
+    assert m.t_ == a.t_ + b.t_ and m.n_updates_ == a.n_updates_ + b.n_updates_
+    ea, eb, em = a.explicit_state(), b.explicit_state(), m.explicit_state()
+    order_b = [list(b.classes_).index(t) if t in b.classes_ else None for t in m.classes_]
+    for k, t in enumerate(m.classes_):
+        wa = ea["W"][:, k] if k < len(a.classes_) else 0.0
+        wb = eb["W"][:, order_b[k]] if order_b[k] is not None else 0.0
+        np.testing.assert_allclose(em["W"][:, k], 0.25 * wa + 0.75 * wb, atol=1e-12)
+    # the raw weights too: the mixed model learns on from their mean
+    j = list(b.classes_).index("NOUN")
+    np.testing.assert_allclose(m.state_["W"][:, 1], 0.25 * a.state_["W"][:, 1]
+                               + 0.75 * b.state_["W"][:, j], atol=1e-12)
+    m.learn_one(["The", "mat"], ["DET", "NOUN"])
+    arow = [SequenceTagger(algorithm="arow", average=False, bits=10).fit(x, t)
+            for x, t in ((SENTENCES[:2], TAGS[:2]), (SENTENCES[1:], TAGS[1:]))]
+    mixed = olearn.mix(arow)
+    s0, s1 = (x._aligned_state(list(mixed.classes_))["S"] for x in arow)
+    np.testing.assert_array_equal(mixed.state_["S"], np.minimum(s0, s1))
+    mean = olearn.mix(arow, weights=[1, 1], rules={"S": "mean"}).state_["S"]
+    np.testing.assert_allclose(mean, (s0 + s1) / 2, atol=1e-12)
+    assert (mean > mixed.state_["S"]).any()
+
+
+def test_mix_refuses_what_cannot_be_mixed():
+    a = SequenceTagger(bits=10).fit(SENTENCES, TAGS)
+    feats = SequenceTagger(bits=10).fit([token_features(s) for s in SENTENCES], TAGS)
+    with pytest.raises(ValueError, match="different inputs"):
+        olearn.mix([a, feats])
+    with pytest.raises(ValueError, match="bits=12 differs"):
+        olearn.mix([a, SequenceTagger(bits=12).fit(SENTENCES, TAGS)])
+    with pytest.raises(ValueError, match="no array 'Z'"):
+        olearn.mix([a, a], rules={"Z": "mean"})
+    with pytest.raises(ValueError, match="not 'sum'"):
+        olearn.mix([a, a], rules={"W": "sum"})
+
+
+def test_iterative_parameter_mixing_of_sequence_shards():
+    from olearn.distributed import simulate
+    data, tags = SENTENCES * 4, TAGS * 4
+    serial = SequenceTagger(bits=10, shuffle=False, epochs=2).fit(data, tags)
+    one = simulate(SequenceTagger(bits=10), [(data, tags)], mixing="ipm", epochs=2).model
+    for key in serial.state_:
+        np.testing.assert_array_equal(one.state_[key], serial.state_[key])
+    shards = [(data[i::2], tags[i::2]) for i in range(2)]
+    for weights in ("count", "uniform"):
+        result = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=3,
+                          weights=weights)
+        assert result.rounds == 3 and result.model.t_ == 3 * len(data)
+        assert result.model.score(SENTENCES, TAGS) == 1.0
+    # by hand: the first round's mix is the members' mean (equal counts)
+    first = [SequenceTagger(bits=10).partial_fit(x, t) for x, t in shards]
+    mixed = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=1).model
+    np.testing.assert_allclose(mixed.state_["W"], olearn.mix(first).state_["W"], atol=1e-12)
+
+
+# ---------------------------------------------------------------- the command line
+def _conllu(sentences, tags):
+    blocks = []
+    for k, (words, seq) in enumerate(zip(sentences, tags)):
+        lines = [f"# sent_id = {k}"]
+        lines += [f"{i}\t{w}\t_\t{t}\tX{t}\t_\t0\tdep\t_\t_"
+                  for i, (w, t) in enumerate(zip(words, seq), 1)]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def test_command_line_train_and_predict(tmp_path, capsys):
+    from olearn.cli import main as run
+
+    def main(argv):
+        return run([str(a) for a in argv])
+
+    def errors():   # stderr, less the notice a cold kernel cache prints
+        return "".join(line + "\n" for line in capsys.readouterr().err.splitlines()
+                       if not line.startswith("olearn: compiling"))
+    data = tmp_path / "train.conllu"
+    data.write_text(_conllu(SENTENCES * 3, TAGS * 3), encoding="utf-8")
+    model = tmp_path / "pos.olm"
+    assert main(["train", data, "--task", "tag", "--algo", "tagger-pa1", "--passes", "3",
+                 "--param", "bits=12", "-f", model]) == 0
+    err = errors()
+    assert "progressive token accuracy" in err and "pass 3: token accuracy 1.000000" in err
+    assert "sentences = 12, tokens = 63, tags = 7 (upos)" in err
+    out = tmp_path / "out.conllu"
+    assert main(["predict", data, "-i", model, "-p", out]) == 0
+    assert "token accuracy 1.000000" in errors()
+    assert out.read_text(encoding="utf-8") == data.read_text(encoding="utf-8")
+    saved, record = olearn.load(model, pipeline=True)
+    assert record["format"] == "conllu" and record["column"] == "upos"
+    assert saved.algorithm == "pa1" and saved.bits == 12 and saved.t_ == 36
+    # another column; a .conllu DATA needs no --task; --init continues
+    assert main(["train", data, "--algo", "tagger-ap", "--column", "xpos", "--quiet",
+                 "-f", tmp_path / "x.olm"]) == 0
+    assert main(["predict", data, "-i", tmp_path / "x.olm", "--quiet", "-p", out]) == 0
+    assert "\tXNOUN\t" in out.read_text() and errors() == ""
+    assert main(["train", data, "-i", model, "--quiet", "-f", tmp_path / "more.olm"]) == 0
+    assert olearn.load(tmp_path / "more.olm").t_ == 48
+    for argv, message in [
+            (["train", data, "--task", "tag", "--algo", "pa1"], "not a sequence tagger"),
+            (["train", data, "--task", "tag"], "needs --algo NAME, a sequence tagger"),
+            (["train", data, "--algo", "tagger-ap", "--holdout", "3"], "--holdout is not"),
+            (["predict", data, "-i", model, "--column", "xpos"], "--column xpos"),
+            (["train", tmp_path / "none.conllu", "--algo", "tagger-ap"], "no such file")]:
+        assert main(argv) == 2
+        err = errors()
+        assert message in err and err.count("\n") == 1, err

@@ -22,7 +22,7 @@ objects; ``is_stream(path)`` says whether a path is read once, as it comes (``"-
 a pipe such as ``<(zcat f)``).
 """
 
-from .conllu import read_conllu, write_conllu
+from .conllu import CoNLLU, read_conllu, write_conllu
 from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
@@ -37,7 +37,7 @@ __all__ = [
     "read_csv", "load_csv", "CSVReader",
     "read_vw", "load_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
-    "read_conllu", "write_conllu",
+    "read_conllu", "write_conllu", "CoNLLU",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
     "is_stream",
 ]

@@ -8,7 +8,8 @@ skipped, as UD's part-of-speech evaluation does.  Plain, gzip, bzip2 and xz file
 read (``olearn.io`` recognises the compression by its magic bytes).
 
 :func:`write_conllu` writes predictions back: the input's lines, with one column of
-every word line replaced by the predicted tags.
+every word line replaced by the predicted tags (:class:`CoNLLU` reads a file once for
+both).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 from ._source import _DECOMPRESS_ERRORS, Source, _decompress_error
 from .errors import DataFormatError
 
-__all__ = ["read_conllu", "write_conllu", "COLUMNS"]
+__all__ = ["read_conllu", "write_conllu", "CoNLLU", "COLUMNS"]
 
 #: column name -> its 0-based index
 COLUMNS = {"id": 0, "form": 1, "lemma": 2, "upos": 3, "xpos": 4, "feats": 5, "head": 6,
@@ -57,9 +58,8 @@ def _lines(path):
     return source.name, text.split("\n")
 
 
-def _sentences(path, column):
+def _sentences(path, col):
     """``(lines, [(sentence's word line numbers, tokens, tags)])``."""
-    col = _column(column)
     name, lines = _lines(path)
     out = []
     numbers: list[int] = []
@@ -93,39 +93,61 @@ def _sentences(path, column):
     return lines, out
 
 
+class CoNLLU:
+    """A CoNLL-U file read whole: ``tokens`` and ``tags`` (one list per sentence, as
+    :func:`read_conllu` gives them, ``column`` the tags' column) and its lines, which
+    :meth:`write` gives back with other tags in a column (one parse for both)."""
+
+    def __init__(self, path: Any, column: str | int = "upos") -> None:
+        self.column = _column(column)
+        self.lines, sentences = _sentences(path, self.column)
+        self._numbers = [s[0] for s in sentences]
+        self.tokens = [s[1] for s in sentences]
+        self.tags = [s[2] for s in sentences]
+
+    def write(self, tags: list[list[Any]], out: Any, column: str | int | None = None) -> int:
+        """Write the file to ``out`` (a path, written atomically, or a text file object)
+        with ``column`` (default: the one read) of every word line replaced by ``tags``;
+        returns the number of sentences."""
+        col = self.column if column is None else _column(column)
+        if len(tags) != len(self._numbers):
+            raise ValueError(f"{len(tags)} tag sequences for {len(self._numbers)} sentences")
+        lines = list(self.lines)
+        for numbers, seq in zip(self._numbers, tags):
+            if len(seq) != len(numbers):
+                raise ValueError(f"{len(seq)} tags for a sentence of {len(numbers)} words")
+            for i, tag in zip(numbers, seq):
+                parts = lines[i].rstrip("\r").split("\t")
+                parts[col] = str(tag)
+                lines[i] = "\t".join(parts)
+        text = "\n".join(lines)
+        if hasattr(out, "write"):
+            out.write(text)
+        else:
+            tmp = f"{os.fspath(out)}.tmp{os.getpid()}"
+            try:
+                with open(tmp, "w", encoding="utf-8", newline="") as f:
+                    f.write(text)
+                os.replace(tmp, out)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+        return len(self._numbers)
+
+
 def read_conllu(path: Any, column: str | int = "upos") -> tuple[list[list[str]],
                                                                   list[list[str]]]:
     """``(token sequences, tag sequences)`` of a CoNLL-U file: each sentence's words
     (FORM) and one column of tags (``"upos"`` by default; any column name of
     :data:`COLUMNS` or its index).  Comments, multiword-token ranges and empty nodes
     are skipped; ``DataFormatError`` (``path:line: reason``) on a malformed line."""
-    _, sentences = _sentences(path, column)
-    return [s[1] for s in sentences], [s[2] for s in sentences]
+    doc = CoNLLU(path, column)
+    return doc.tokens, doc.tags
 
 
-def write_conllu(source: Any, tags: list[list[str]], out: Any, column: str | int = "upos"
+def write_conllu(source: Any, tags: list[list[Any]], out: Any, column: str | int = "upos"
                  ) -> int:
     """Write the CoNLL-U file ``source`` to ``out`` (a path or a text file object) with
     ``column`` of every word line replaced by ``tags`` (one list per sentence, as
     :func:`read_conllu` reads them); returns the number of sentences."""
-    col = _column(column)
-    lines, sentences = _sentences(source, col)
-    if len(tags) != len(sentences):
-        raise ValueError(f"{len(tags)} tag sequences for {len(sentences)} sentences")
-    lines = list(lines)
-    for (numbers, _, _), seq in zip(sentences, tags):
-        if len(seq) != len(numbers):
-            raise ValueError(f"{len(seq)} tags for a sentence of {len(numbers)} words")
-        for i, tag in zip(numbers, seq):
-            parts = lines[i].rstrip("\r").split("\t")
-            parts[col] = str(tag)
-            lines[i] = "\t".join(parts)
-    text = "\n".join(lines)
-    if hasattr(out, "write"):
-        out.write(text)
-    else:
-        tmp = f"{os.fspath(out)}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, out)
-    return len(sentences)
+    return CoNLLU(source, column).write(tags, out)

@@ -21,6 +21,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 TOKENS, FEATURES = "tokens", "features"
+#: the version of the default template (``template.py``): model files of raw tokens
+#: record it, and a file of another version is refused (its rows would mean other
+#: features); a change to the template's features must change it
+TEMPLATE_VERSION = 1
 _SEQUENCE_TYPES = (list, tuple, np.ndarray)
 
 

@@ -42,7 +42,7 @@ from .._params import store_params
 from .._validation import check_bool, check_choice, check_int, check_number
 from .._validation import check_random_state
 from ..protocol import Saves
-from ._input import FEATURES, TOKENS, Batch, encode, sequence_list
+from ._input import FEATURES, TEMPLATE_VERSION, TOKENS, encode, sequence_list
 
 __all__ = ["SequenceTagger", "ALGORITHMS"]
 
@@ -261,8 +261,11 @@ class SequenceTagger(Saves, Estimator):
         return self._labels(pred, batch.sptr) if want_pred else None
 
     @locked
-    def partial_fit(self, X: Any, y: Any) -> SequenceTagger:
-        """Learn the sequences ``X`` with tags ``y``, in order, one round each."""
+    def partial_fit(self, X: Any, y: Any, sample_weight: None = None) -> SequenceTagger:
+        """Learn the sequences ``X`` with tags ``y``, in order, one round each
+        (``sample_weight``: None; the protocol's keyword, no weights are taken)."""
+        if sample_weight is not None:
+            raise ValueError("SequenceTagger takes no sample weights (sample_weight=None)")
         self._learn(X, y, False)
         return self
 
@@ -349,9 +352,53 @@ class SequenceTagger(Saves, Estimator):
                 out[name] = st[name].copy()
         return out
 
+    def _aligned_state(self, labels):
+        """The explicit state on the tags ``labels`` (a superset of ``classes_``, in
+        their order): ``W``, ``T`` raw, ``Wbar``, ``Tbar`` averaged (with ``average``),
+        ``S``, ``ST`` (AROW); a tag the model never met holds the initial values."""
+        st = self.state_
+        K0 = st["W"].shape[1]
+        pos = np.array([self._index.get(label, -1) for label in labels], dtype=np.int64)
+        have = np.flatnonzero(pos >= 0)
+        ends = np.append(pos, K0)        # the boundary stays last
+        tin = np.flatnonzero(ends >= 0)
+        explicit = {"W": st["W"], "T": st["T"]}
+        if "U" in st:
+            avg = self.explicit_state()
+            explicit.update(Wbar=avg["W"], Tbar=avg["T"])
+        for name in ("S", "ST"):
+            if name in st:
+                explicit[name] = st[name]
+        out = {}
+        for name, a in explicit.items():
+            fill = self.variance if name in ("S", "ST") else 0.0
+            if name in ("T", "Tbar", "ST"):
+                b = np.full((len(labels) + 1, len(labels) + 1), fill)
+                b[np.ix_(tin, tin)] = a[np.ix_(ends[tin], ends[tin])]
+            else:
+                b = np.full((a.shape[0], len(labels)), fill)
+                b[:, have] = a[:, pos[have]]
+            out[name] = b
+        return out
+
+    def _take_mixed(self, labels, mixed, t, n_updates, kind):
+        """Become the mix: tags ``labels``, the mixed explicit state (the averaging
+        accumulators written back from ``W`` and ``Wbar``: ``U = t (W - Wbar)``)."""
+        self._index = {label: i for i, label in enumerate(labels)}
+        self.classes_ = np.array(labels)
+        st = {"W": mixed["W"], "T": mixed["T"]}
+        if "Wbar" in mixed:
+            st["U"] = t * (mixed["W"] - mixed["Wbar"])
+            st["UT"] = t * (mixed["T"] - mixed["Tbar"])
+        for name in ("S", "ST"):
+            if name in mixed:
+                st[name] = mixed[name]
+        self.state_ = {k: np.ascontiguousarray(v, dtype=np.float64) for k, v in st.items()}
+        self.t_, self.n_updates_, self.input_ = t, n_updates, kind
+
     def export_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        """(metadata, arrays) for a model file: the tags, counters and input kind; the
-        rows of the emission arrays that differ from their initial value (``rows``, in
+        """(metadata, arrays) for a model file: the tags, counters, input kind and
+        template version (raw tokens); the rows of the emission arrays that differ from their initial value (``rows``, in
         increasing order) and the transition arrays whole."""
         check_is_fitted(self, "state_")
         st = self.state_
@@ -365,7 +412,8 @@ class SequenceTagger(Saves, Estimator):
         for name, a in st.items():
             arrays[name] = a if name in ("T", "UT", "ST") else a[rows]
         meta = {"classes": self.classes_.tolist(), "t": self.t_,
-                "n_updates": self.n_updates_, "input": self.input_}
+                "n_updates": self.n_updates_, "input": self.input_,
+                "template": TEMPLATE_VERSION if self.input_ == TOKENS else None}
         return meta, {k: np.ascontiguousarray(v) for k, v in arrays.items()}
 
     @classmethod
@@ -385,6 +433,11 @@ class SequenceTagger(Saves, Estimator):
                 raise ValueError(f"{key} must be a non-negative integer")
         if meta.get("input") not in (None, TOKENS, FEATURES):
             raise ValueError(f"input must be {TOKENS!r}, {FEATURES!r} or null")
+        if meta.get("input") == TOKENS and meta.get("template") != TEMPLATE_VERSION:
+            raise ValueError(f"the model's features come from version "
+                             f"{str(meta.get('template'))[:10]} of the default template, "
+                             f"this olearn computes version {TEMPLATE_VERSION}: train it "
+                             "again")
         K, D = len(classes), 1 << model.bits
         names = model._slot_names()
         if set(arrays) != {"rows", *names}:
