@@ -16,8 +16,8 @@ from typing import Any
 #: what a model learns from, declared once on its class (``target = "none"``):
 #: ``"none"`` (rows alone: clustering, decomposition, anomaly detection, drift
 #: detectors), ``"value"`` (a real number: regression), ``"label"`` (one class label),
-#: ``"labels"`` (a set of labels: multilabel) and ``"sequence"`` (a sequence of tags);
-#: the last two are reserved for the issues that add them.
+#: ``"labels"`` (a set of labels: multilabel) and ``"sequence"`` (a sequence of tags:
+#: ``olearn.structured``).
 TARGETS = ("none", "value", "label", "labels", "sequence")
 
 

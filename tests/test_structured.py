@@ -3,6 +3,7 @@ of each algorithm against a plain numpy loop of its equation, the default templa
 against its plain-Python twin, the CoNLL-U reader, files, bad input, and a small
 real-data check on Universal Dependencies (skipped without the data)."""
 import bz2
+import copy
 import gzip
 import itertools
 import math
@@ -426,10 +427,14 @@ def test_mix_of_one_is_the_model_and_two_mix_on_the_union_of_their_tags():
     assert m.t_ == a.t_ + b.t_ and m.n_updates_ == a.n_updates_ + b.n_updates_
     ea, eb, em = a.explicit_state(), b.explicit_state(), m.explicit_state()
     order_b = [list(b.classes_).index(t) if t in b.classes_ else None for t in m.classes_]
-    for k, t in enumerate(m.classes_):
+    for k, t in enumerate(m.classes_):   # the averaged weights: the mean of all iterates
         wa = ea["W"][:, k] if k < len(a.classes_) else 0.0
         wb = eb["W"][:, order_b[k]] if order_b[k] is not None else 0.0
-        np.testing.assert_allclose(em["W"][:, k], 0.25 * wa + 0.75 * wb, atol=1e-12)
+        np.testing.assert_allclose(em["W"][:, k], (a.t_ * wa + b.t_ * wb) / m.t_,
+                                   atol=1e-12)
+    m2 = olearn.mix([a, b], weights=[1, 3], rules={"Wbar": "mean"}).explicit_state()
+    np.testing.assert_allclose(m2["W"][:, 0], 0.25 * ea["W"][:, 0]
+                               + 0.75 * eb["W"][:, order_b[0]], atol=1e-12)
     # the raw weights too: the mixed model learns on from their mean
     j = list(b.classes_).index("NOUN")
     np.testing.assert_allclose(m.state_["W"][:, 1], 0.25 * a.state_["W"][:, 1]
@@ -456,6 +461,8 @@ def test_mix_refuses_what_cannot_be_mixed():
         olearn.mix([a, a], rules={"Z": "mean"})
     with pytest.raises(ValueError, match="not 'sum'"):
         olearn.mix([a, a], rules={"W": "sum"})
+    with pytest.raises(ValueError, match="not 'iterates'"):
+        olearn.mix([a, a], rules={"W": "iterates"})
 
 
 def test_iterative_parameter_mixing_of_sequence_shards():
@@ -471,10 +478,18 @@ def test_iterative_parameter_mixing_of_sequence_shards():
                           weights=weights)
         assert result.rounds == 3 and result.model.t_ == 3 * len(data)
         assert result.model.score(SENTENCES, TAGS) == 1.0
-    # by hand: the first round's mix is the members' mean (equal counts)
+    # by hand: the members' mean, then their iterates averaged with the base's
     first = [SequenceTagger(bits=10).partial_fit(x, t) for x, t in shards]
     mixed = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=1).model
     np.testing.assert_allclose(mixed.state_["W"], olearn.mix(first).state_["W"], atol=1e-12)
+    second = [copy.deepcopy(mixed).partial_fit(x, t) for x, t in shards]
+    again = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=2).model
+    W = sum(m.state_["W"] for m in second) / 2
+    sums = [m.t_ * m.explicit_state()["W"] for m in second]
+    before = mixed.t_ * mixed.explicit_state()["W"]
+    Wbar = (before + sum(x - before for x in sums)) / again.t_
+    np.testing.assert_allclose(again.state_["W"], W, atol=1e-12)
+    np.testing.assert_allclose(again.explicit_state()["W"], Wbar, atol=1e-12)
 
 
 # ---------------------------------------------------------------- the command line

@@ -58,46 +58,28 @@ def _offsets(lengths, n):
     return out
 
 
-def _byte_spans(strings):
-    """The UTF-8 bytes of ``strings`` one after another (uint8) and each one's end."""
-    joined = "".join(strings)
-    if joined.isascii():
-        buf = joined.encode("ascii")
-        ends = np.cumsum(np.fromiter(map(len, strings), np.int64, len(strings)))
-    else:
-        raw = [s.encode("utf-8", "surrogatepass") for s in strings]
-        buf = b"".join(raw)
-        ends = np.cumsum(np.fromiter(map(len, raw), np.int64, len(raw)))
-    return np.frombuffer(buf or b"\0", dtype=np.uint8), ends.astype(np.int64)
+def _joined(strings):
+    """``strings`` joined by NUL bytes (a NUL inside one read as U+FFFD: the template's
+    twin in ``template.py`` does the same), as text; TypeError for a non-str."""
+    joined = "\0".join(strings)
+    if joined.count("\0") != len(strings) - 1:
+        joined = "\0".join(t.replace("\0", "\ufffd") for t in strings)
+    return joined
 
 
-def _token_spans(tokens):
-    """``(buffer, starts, ends)`` of the UTF-8 bytes of ``tokens`` and of their lower
-    case (two triples): the tokens joined by NUL bytes, encoded and lowered in one call
-    each (Python's ``lower`` of the joined text is each token's, the separator being no
-    letter); tokens that hold a NUL themselves are encoded one by one."""
-    joined = "\0".join(tokens)
-    out = []
-    for text in (joined, joined.lower()):
-        buf = np.frombuffer(bytearray(text.encode("utf-8", "surrogatepass") + b"\0"),
-                            dtype=np.uint8)   # (writable: the kernel's one buffer type)
-        ends = np.flatnonzero(buf == 0)
-        if len(ends) != len(tokens):
-            break
-        starts = np.empty_like(ends)
-        starts[0] = 0
-        starts[1:] = ends[:-1] + 1
-        out.append((buf, starts, ends))
-    else:
-        return out
-    out = []
-    for strings in (tokens, [t.lower() for t in tokens]):
-        buf, ends = _byte_spans(strings)
-        buf = buf.copy()
-        starts = np.zeros_like(ends)
-        starts[1:] = ends[:-1]
-        out.append((buf, starts, ends))
-    return out
+def _nul_ended(text):
+    """The UTF-8 bytes of ``text`` and a final NUL, as a writable uint8 array (the
+    kernels find the strings' spans at the NULs)."""
+    return np.frombuffer(bytearray(text.encode("utf-8", "surrogatepass") + b"\0"),
+                         dtype=np.uint8)
+
+
+def _token_bytes(tokens):
+    """The NUL-ended bytes of ``tokens`` and of their lower case: two calls each to
+    join, lower and encode the whole text (Python's ``lower`` of the joined text is each
+    token's, the separator being no letter)."""
+    joined = _joined(tokens)
+    return _nul_ended(joined), _nul_ended(joined.lower())
 
 
 def encode(X: Any, bits: int, what: str = "X") -> Batch:
@@ -113,11 +95,10 @@ def encode(X: Any, bits: int, what: str = "X") -> Batch:
         return Batch(np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64), sptr, None)
     types = set(map(type, tokens))
     if all(issubclass(t, str) for t in types):
-        (wbuf, wstarts, wends), (lbuf, lstarts, lends) = _token_spans(tokens)
+        wbuf, lbuf = _token_bytes(tokens)
         idx = np.empty(K.MAX_TEMPLATE * n, dtype=np.int64)
         fptr = np.empty(n + 1, dtype=np.int64)
-        m = K.template_features(wbuf, wstarts, wends, lbuf, lstarts, lends, sptr, mask,
-                                np.zeros(K.MAX_SHAPE, np.uint8), idx, fptr)
+        m = K.template_features(wbuf, lbuf, sptr, mask, idx, fptr)
         return Batch(idx[:m].copy(), np.ones(m), fptr, sptr, TOKENS)
     if not all(issubclass(t, (list, tuple, dict)) for t in types):
         kinds = sorted(t.__name__ for t in types)
@@ -138,9 +119,9 @@ def encode(X: Any, bits: int, what: str = "X") -> Batch:
     counts = np.fromiter(map(len, tokens), np.int64, n)
     fptr = _offsets(counts, n)
     try:
-        buf, ends = _byte_spans(names)
+        buf = _nul_ended(_joined(names))
     except TypeError:  # (join refuses anything but str)
         bad = next(name for name in names if not isinstance(name, str))
         raise ValueError(f"{what}: feature names must be strings, got {bad!r}") from None
-    idx = K.hash_names(buf, ends, 0, mask) if names else np.zeros(0, np.int64)
+    idx = K.hash_names(buf, len(names), 0, mask)
     return Batch(idx, np.ones(len(names)) if val is None else val, fptr, sptr, FEATURES)

@@ -352,16 +352,30 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
 
 
 # ---------------------------------------------------------------- hashing
-@njit(cache=True)
-def hash_names(buf, ends, seed, mask):
-    """The row of each name: ``buf`` holds the names' UTF-8 bytes one after another,
-    name ``i`` ending at ``ends[i]``; the MurmurHash3 of its bytes with ``seed``,
-    masked to ``mask``."""
-    out = np.empty(ends.shape[0], dtype=np.int64)
+@njit
+def _spans(buf, n):
+    """Starts and ends of the ``n`` NUL-ended strings of ``buf``."""
+    starts = np.empty(n, dtype=np.int64)
+    ends = np.empty(n, dtype=np.int64)
+    a = 0
     start = 0
-    for i in range(ends.shape[0]):
-        out[i] = np.int64(murmur3(buf, start, ends[i], seed) & np.uint64(mask))
-        start = ends[i]
+    for i in range(buf.shape[0]):
+        if buf[i] == 0 and a < n:
+            starts[a] = start
+            ends[a] = i
+            a += 1
+            start = i + 1
+    return starts, ends
+
+
+@njit(cache=True)
+def hash_names(buf, n, seed, mask):
+    """The row of each of the ``n`` names, NUL-ended one after another in ``buf``: the
+    MurmurHash3 of its UTF-8 bytes with ``seed``, masked to ``mask``."""
+    out = np.empty(n, dtype=np.int64)
+    starts, ends = _spans(buf, n)
+    for i in range(n):
+        out[i] = np.int64(murmur3(buf, starts[i], ends[i], seed) & np.uint64(mask))
     return out
 
 
@@ -488,12 +502,15 @@ def _neighbour(lbuf, lstarts, lends, b, a0, a1, kind, mask):
 
 
 @njit(cache=True)
-def template_features(wbuf, wstarts, wends, lbuf, lstarts, lends, sptr, mask, marks, idx,
-                      fptr):
+def template_features(wbuf, lbuf, sptr, mask, idx, fptr):
     """The default template's hashed rows of every token (``template.py`` lists
-    them): token ``a``'s bytes are ``wbuf[wstarts[a]:wends[a]]``, its lower case
-    ``lbuf[lstarts[a]:lends[a]]``; ``marks`` is scratch of ``MAX_SHAPE`` bytes.  Writes
-    ``idx`` (at most ``MAX_TEMPLATE`` per token) and ``fptr``; returns the count."""
+    them): the tokens' bytes are ``wbuf``'s NUL-ended strings, their lower case
+    ``lbuf``'s.  Writes ``idx`` (at most ``MAX_TEMPLATE`` per token) and ``fptr``;
+    returns the count."""
+    n = fptr.shape[0] - 1
+    wstarts, wends = _spans(wbuf, n)
+    lstarts, lends = _spans(lbuf, n)
+    marks = np.zeros(MAX_SHAPE, dtype=np.uint8)
     nseq = sptr.shape[0] - 1
     m = 0
     fptr[0] = 0

@@ -89,7 +89,19 @@ class SequenceTagger(Saves, Estimator):
 
     # ------------------------------------------------------------ parameters, state
     def check_params(self) -> int:
-        """Validate the hyper-parameters (once per call); returns the algorithm's code."""
+        """Validate the hyper-parameters (once per call, and only when they or the
+        state's layout changed since the last check); returns the algorithm's code."""
+        st = self.__dict__.get("state_")
+        key = (self.algorithm, self.average, self.C, self.r, self.variance, self.bits,
+               self.epochs, self.shuffle,
+               None if st is None else (st["W"].shape[0], "U" in st, "S" in st))
+        if self.__dict__.get("_checked") == key:
+            return ALGORITHMS[self.algorithm]
+        self._check_params()
+        self._checked = key
+        return ALGORITHMS[self.algorithm]
+
+    def _check_params(self):
         check_choice("algorithm", self.algorithm, tuple(ALGORITHMS))
         check_bool("average", self.average)
         check_number("C", self.C, 0, low_open=True)
@@ -112,7 +124,6 @@ class SequenceTagger(Saves, Estimator):
                     raise ValueError(f"{name}={getattr(self, name)!r} needs another state "
                                      "than the model learned with: call fit() to start "
                                      "afresh (or set it back)")
-        return ALGORITHMS[self.algorithm]
 
     def _slot_names(self):
         names = ["W", "T"]
@@ -168,7 +179,7 @@ class SequenceTagger(Saves, Estimator):
         return "state_" in self.__dict__
 
     # ------------------------------------------------------------ input
-    def _batch(self, X, learning):
+    def _batch(self, X):
         """The hashed batch of ``X``, its kind checked against what the model learned."""
         batch = encode(X, self.bits)
         learned = self.__dict__.get("input_")
@@ -251,7 +262,7 @@ class SequenceTagger(Saves, Estimator):
     def _learn(self, X, y, want_pred):
         algo = self.check_params()
         fresh = "state_" not in self.__dict__
-        batch = self._batch(X, True)
+        batch = self._batch(X)
         codes, new = self._codes(y, batch, {} if fresh else self._index)
         if fresh:   # (after the checks: a call that fails leaves the model as it was)
             self._fresh()
@@ -312,7 +323,7 @@ class SequenceTagger(Saves, Estimator):
         from ._kernels import decode_pass
         check_is_fitted(self, "state_")
         self.check_params()
-        batch = self._batch(X, False)
+        batch = self._batch(X)
         W, T, U, UT, _, _ = self._arrays()
         n = len(batch.fptr) - 1
         if n and W.shape[1] == 0:
@@ -339,6 +350,7 @@ class SequenceTagger(Saves, Estimator):
         return hits / len(flat) if flat else 0.0
 
     # ------------------------------------------------------------ state
+    @locked
     def explicit_state(self) -> dict[str, np.ndarray]:
         """The weights a prediction uses (the averaged ones with ``average``; AROW's
         variances too), name -> array, copies: what ``olearn.mix`` combines."""
@@ -396,6 +408,7 @@ class SequenceTagger(Saves, Estimator):
         self.state_ = {k: np.ascontiguousarray(v, dtype=np.float64) for k, v in st.items()}
         self.t_, self.n_updates_, self.input_ = t, n_updates, kind
 
+    @locked
     def export_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """(metadata, arrays) for a model file: the tags, counters, input kind and
         template version (raw tokens); the rows of the emission arrays that differ from their initial value (``rows``, in

@@ -130,7 +130,7 @@ def token_features(tokens: list[str], pairs: bool = False) -> list[list[Any]]:
     template hashes (each with seed ``_kernels.SEED_BASE + kind``)."""
     if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
         raise TypeError("token_features takes one sequence: a list of str tokens")
-    got = _pairs(list(tokens))
+    got = _pairs([t.replace("\0", "\ufffd") for t in tokens])   # (as the compiled one)
     if pairs:
         return got
     return [[_name(kind, value) for kind, value in f] for f in got]
