@@ -377,6 +377,9 @@ def test_read_conllu_skips_comments_ranges_and_empty_nodes(tmp_path):
         assert X == [["Do", "n't", "stop", "."], ["Yes"]]
         assert y == [["AUX", "PART", "VERB", "PUNCT"], ["INTJ"]]
     assert read_conllu(plain, column="xpos")[1][0] == ["VBP", "RB", "VB", "."]
+    crlf = tmp_path / "crlf.conllu"
+    crlf.write_bytes(CONLLU.replace("\n", "\r\n").encode())
+    assert read_conllu(crlf) == read_conllu(plain)
     assert read_conllu(plain, column=7)[1][1] == ["root"]
     out = tmp_path / "out.conllu"
     assert write_conllu(plain, [["A", "B", "C", "D"], ["E"]], out) == 2
@@ -543,3 +546,26 @@ def test_command_line_train_and_predict(tmp_path, capsys):
         assert main(argv) == 2
         err = errors()
         assert message in err and err.count("\n") == 1, err
+
+
+def test_threads_share_one_tagger():
+    """The calls take the model's lock: threads learning one tagger lose no round."""
+    import threading
+    model = SequenceTagger(bits=10)
+    model.learn_one(SENTENCES[0], TAGS[0])
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                x, t = SENTENCES[k % 4], TAGS[k % 4]
+                model.learn_one(x, t)
+                assert len(model.predict_one(x)) == len(x)
+        except Exception as exc:   # pragma: no cover (reported below)
+            errors.append(exc)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors and model.t_ == 81

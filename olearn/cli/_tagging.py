@@ -178,6 +178,7 @@ def predict(args, model):
         raise CLIError(f"{args.model} holds a {type(model).__name__}, not a sequence "
                        "tagger: a CoNLL-U file is tagged by a tagger (train one with "
                        "--task tag --algo tagger-ap)")
+    model.predict([["."]])   # (the compiled kernels loaded: start-up, not tagging)
     t0, c0 = time.perf_counter(), time.process_time()
     doc = _read(args)
     pred = model.predict(doc.tokens)

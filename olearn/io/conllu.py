@@ -55,6 +55,8 @@ def _lines(path):
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise DataFormatError(source.name, line, "not UTF-8 text") from None
+    if "\r" in text:   # (Windows line ends: written back as \n)
+        text = text.replace("\r\n", "\n")
     return source.name, text.split("\n")
 
 
@@ -65,9 +67,8 @@ def _sentences(path, col):
     numbers: list[int] = []
     tokens: list[str] = []
     tags: list[str] = []
+    cut = max(col, 1) + 1   # the fields read: ID, FORM and the tags' column
     for i, line in enumerate(lines):
-        if line.endswith("\r"):
-            line = line[:-1]
         if not line:
             if tokens:
                 out.append((numbers, tokens, tags))
@@ -75,10 +76,10 @@ def _sentences(path, col):
             continue
         if line[0] == "#":
             continue
-        parts = line.split("\t")
-        if len(parts) != 10:
+        if line.count("\t") != 9:
             raise DataFormatError(name, i + 1, f"a word line has 10 tab-separated columns, "
-                                  f"this one {len(parts)}")
+                                  f"this one {line.count(chr(9)) + 1}")
+        parts = line.split("\t", cut)
         ident = parts[0]
         if not ident.isdigit():
             if "-" in ident or "." in ident:
@@ -117,7 +118,7 @@ class CoNLLU:
             if len(seq) != len(numbers):
                 raise ValueError(f"{len(seq)} tags for a sentence of {len(numbers)} words")
             for i, tag in zip(numbers, seq):
-                parts = lines[i].rstrip("\r").split("\t")
+                parts = lines[i].split("\t", col + 1)
                 parts[col] = str(tag)
                 lines[i] = "\t".join(parts)
         text = "\n".join(lines)
