@@ -10,12 +10,12 @@ format from the name as ``olearn train`` reads it, or ``format=``): one shard pe
 each read by a worker with olearn's readers, so nothing is shipped from the client but
 the model's state; CoNLL-U files (``.conllu``, compressed or not) give a sequence
 tagger (``olearn.structured``) its sentences, ``label=`` naming the column of tags
-(``"upos"`` by default), in chunks of ``chunk_size`` sentences.  Or a Dask collection, whose partitions stay on the workers: a pair
-``(X, y)`` of ``dask.array`` (X's rows in blocks, y chunked as X's rows) or a
-``dask.dataframe`` with the label in column ``label=`` (a name or a position, default
-the last).  Reader options (``n_features``, ``zero_based``, ``chunk_size``, ``n_bits``,
-``quadratic``, ``cubic``, ``ignore``, ``ngram``, ``label``, ``header``,
-``delimiter``) go to the readers.
+(``"upos"`` by default), in chunks of ``chunk_size`` sentences.  Or a Dask collection,
+whose partitions stay on the workers: a pair ``(X, y)`` of ``dask.array`` (X's rows in
+blocks, y chunked as X's rows) or a ``dask.dataframe`` with the label in column
+``label=`` (a name or a position, default the last).  Reader options (``n_features``,
+``zero_based``, ``chunk_size``, ``n_bits``, ``quadratic``, ``cubic``, ``ignore``,
+``ngram``, ``label``, ``header``, ``delimiter``) go to the readers.
 
 Mixing (``mixing=``):
 

@@ -495,7 +495,8 @@ def _mix_taggers(models, lam, given, rules, base=None):
         total = before + sum(m.t_ * a - before for m, a in zip(models, arrays))
         mixed[key] = total / t if t > 0 else _mean(arrays, ctx, None)
     n = int(sum(m.n_updates_ for m in models)) - extra * int(base.n_updates_ if extra else 0)
-    out = copy.deepcopy(models[0])
+    from ._estimator import clone
+    out = clone(models[0])   # (its settings; the state is the mix's)
     out._take_mixed(labels, mixed, t, n, next(iter(kinds), None))
     return out
 

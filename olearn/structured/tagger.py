@@ -55,6 +55,13 @@ _KINDS = {TOKENS: "raw tokens (strings)", FEATURES: "feature lists or dicts"}
 class SequenceTagger(Saves, Estimator):
     """Linear-chain sequence tagger (structured Perceptron, PA, AROW), Viterbi-decoded.
 
+    A sequence is a list of tokens, each a string (through the default template,
+    :mod:`olearn.structured.template`), a list of feature names or a dict
+    ``{name: value}``; its tags a list of labels (str or int) of the same length.
+    Fitted attributes: ``classes_`` (the tags, in order of first appearance), ``t_``
+    (rounds, the sequences learned), ``n_updates_`` (rounds that changed the weights),
+    ``input_`` (``"tokens"`` or ``"features"``), ``state_`` (the arrays).
+
     Parameters
     ----------
     algorithm : {"perceptron", "pa", "pa1", "pa2", "arow"}, the online rule of a round
@@ -69,13 +76,6 @@ class SequenceTagger(Saves, Estimator):
     epochs : int >= 1, passes of ``fit``.
     shuffle : bool, ``fit`` visits the sequences in a new random order each pass.
     random_state : int or None, seed of that order.
-
-    A sequence is a list of tokens: strings (through the default template,
-    :mod:`olearn.structured.template`), lists of feature names, or dicts
-    ``{name: value}``; its tags a list of labels (str or int) of the same length.
-    Fitted: ``classes_`` (the tags, in order of first appearance), ``t_`` (rounds:
-    sequences learned), ``n_updates_`` (rounds that changed the weights), ``input_``
-    (``"tokens"`` or ``"features"``), ``state_`` (the arrays).
     """
 
     #: what the model learns from (``olearn.protocol.TARGETS``)
