@@ -48,7 +48,9 @@ from ..io.hashing import murmur3
 
 PERCEPTRON, PA, PA1, PA2, AROW = 0, 1, 2, 3, 4
 
-# the default template's feature kinds: each hashes with its own seed (see template.py)
+# the default template's feature kinds: each hashes with its own seed (see template.py);
+# the compiled code passes them as np.int64(F_...): a bare global is a literal to
+# numba, which would compile the helpers once per kind
 F_BIAS, F_WORD, F_LOWER, F_PREFIX, F_SUFFIX, F_SHAPE = 1, 2, 3, 4, 8, 12
 F_INIT_UPPER, F_HAS_UPPER, F_ALL_UPPER, F_HAS_DIGIT, F_ALL_DIGIT, F_HYPHEN, F_PUNCT = \
     13, 14, 15, 16, 17, 18, 19
@@ -202,10 +204,10 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
     """Learn the sequences ``order`` (indices into the batch) one at a time, in that
     order.  ``counts``: ``[t, n_updates, diverged]``, the rounds and the updating rounds
     so far, updated; ``diverged`` becomes ``q + 1`` when a score or step on sequence
-    ``q`` is not finite (the pass stops there).  With ``want_pred``, ``pred`` gets each sequence's tags as the model
-    predicts them before learning it (averaged when ``U`` has rows: the mean of the
-    iterates so far, the raw weights before the first round).  Returns the number of
-    tokens whose decoded tag differed from the gold one, over the pass."""
+    ``q`` is not finite (the pass stops there).  With ``want_pred``, ``pred`` gets each
+    sequence's tags as the model predicts them before learning it (averaged when ``U``
+    has rows: the mean of the iterates so far, the raw weights before the first round).
+    Returns the number of tokens whose decoded tag differed from the gold one."""
     K = W.shape[1]
     B = K
     average = U.shape[0] > 0
@@ -380,6 +382,14 @@ def hash_names(buf, n, seed, mask):
 
 
 @njit
+def _flag(buf, kind, mask):
+    """The row of a feature without a value (a flag, a marker): the hash of no bytes
+    with the kind's seed."""
+    z = np.int64(0)
+    return _h(buf, z, z, kind, mask)
+
+
+@njit
 def _h(buf, start, end, kind, mask):
     return np.int64(murmur3(buf, start, end, SEED_BASE + kind) & np.uint64(mask))
 
@@ -454,7 +464,7 @@ def _shape_flags(wbuf, ws, we, lbuf, ls, le, mask, marks, idx, m):
             marks[ns] = c
             ns += 1
         last = c
-    idx[m] = _h(marks, 0, ns, F_SHAPE, mask)
+    idx[m] = _h(marks, np.int64(0), ns, np.int64(F_SHAPE), mask)
     m += 1
     changed = (we - ws) != (le - ls)
     for i in range(we - ws):
@@ -462,7 +472,7 @@ def _shape_flags(wbuf, ws, we, lbuf, ls, le, mask, marks, idx, m):
             break
         changed = wbuf[ws + i] != lbuf[ls + i]
     if changed:
-        idx[m] = _h(marks, 0, 0, F_HAS_UPPER, mask)
+        idx[m] = _flag(marks, np.int64(F_HAS_UPPER), mask)
         m += 1
         # the first character changes in lower case: its bytes differ
         first = False
@@ -472,22 +482,22 @@ def _shape_flags(wbuf, ws, we, lbuf, ls, le, mask, marks, idx, m):
                 first = True
             i += 1
         if first:
-            idx[m] = _h(marks, 0, 0, F_INIT_UPPER, mask)
+            idx[m] = _flag(marks, np.int64(F_INIT_UPPER), mask)
             m += 1
         if lower == 0:
-            idx[m] = _h(marks, 0, 0, F_ALL_UPPER, mask)
+            idx[m] = _flag(marks, np.int64(F_ALL_UPPER), mask)
             m += 1
     if digit > 0:
-        idx[m] = _h(marks, 0, 0, F_HAS_DIGIT, mask)
+        idx[m] = _flag(marks, np.int64(F_HAS_DIGIT), mask)
         m += 1
         if digit == we - ws:
-            idx[m] = _h(marks, 0, 0, F_ALL_DIGIT, mask)
+            idx[m] = _flag(marks, np.int64(F_ALL_DIGIT), mask)
             m += 1
     if hyphen > 0:
-        idx[m] = _h(marks, 0, 0, F_HYPHEN, mask)
+        idx[m] = _flag(marks, np.int64(F_HYPHEN), mask)
         m += 1
     if other > 0 and upper == 0 and lower == 0 and digit == 0 and not changed:
-        idx[m] = _h(marks, 0, 0, F_PUNCT, mask)
+        idx[m] = _flag(marks, np.int64(F_PUNCT), mask)
         m += 1
     return m
 
@@ -495,9 +505,9 @@ def _shape_flags(wbuf, ws, we, lbuf, ls, le, mask, marks, idx, m):
 @njit
 def _neighbour(lbuf, lstarts, lends, b, a0, a1, kind, mask):
     if b < a0:
-        return _h(lbuf, 0, 0, F_BEFORE + 16 * kind, mask)
+        return _flag(lbuf, F_BEFORE + 16 * kind, mask)
     if b >= a1:
-        return _h(lbuf, 0, 0, F_AFTER + 16 * kind, mask)
+        return _flag(lbuf, F_AFTER + 16 * kind, mask)
     return _h(lbuf, lstarts[b], lends[b], kind, mask)
 
 
@@ -520,18 +530,19 @@ def template_features(wbuf, lbuf, sptr, mask, idx, fptr):
         for a in range(a0, a1):
             ls = lstarts[a]
             le = lends[a]
-            idx[m] = _h(marks, 0, 0, F_BIAS, mask)
-            idx[m + 1] = _h(wbuf, wstarts[a], wends[a], F_WORD, mask)
-            idx[m + 2] = _h(lbuf, ls, le, F_LOWER, mask)
+            idx[m] = _flag(marks, np.int64(F_BIAS), mask)
+            idx[m + 1] = _h(wbuf, wstarts[a], wends[a], np.int64(F_WORD), mask)
+            idx[m + 2] = _h(lbuf, ls, le, np.int64(F_LOWER), mask)
             m = _affixes(lbuf, ls, le, mask, idx, m + 3)
             m = _shape_flags(wbuf, wstarts[a], wends[a], lbuf, ls, le, mask, marks, idx, m)
             # the neighbours' lower-case words, and their 3-character suffixes
-            idx[m] = _neighbour(lbuf, lstarts, lends, a - 2, a0, a1, F_PREV2, mask)
-            idx[m + 1] = _neighbour(lbuf, lstarts, lends, a - 1, a0, a1, F_PREV1, mask)
-            idx[m + 2] = _neighbour(lbuf, lstarts, lends, a + 1, a0, a1, F_NEXT1, mask)
-            idx[m + 3] = _neighbour(lbuf, lstarts, lends, a + 2, a0, a1, F_NEXT2, mask)
-            m += 4
-            for b, kind in ((a - 1, F_PREV_SUFFIX), (a + 1, F_NEXT_SUFFIX)):
+            for off in (-2, -1, 1, 2):   # kinds F_PREV2, F_PREV1, F_NEXT1, F_NEXT2
+                kind = F_PREV2 + off + 2 - (1 if off > 0 else 0)
+                idx[m] = _neighbour(lbuf, lstarts, lends, a + off, a0, a1, kind, mask)
+                m += 1
+            for off in (-1, 1):   # kinds F_PREV_SUFFIX, F_NEXT_SUFFIX
+                b = a + off
+                kind = F_PREV_SUFFIX if off < 0 else F_NEXT_SUFFIX
                 if a0 <= b < a1:
                     p = lends[b]
                     for k in range(3):

@@ -411,8 +411,9 @@ class SequenceTagger(Saves, Estimator):
     @locked
     def export_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """(metadata, arrays) for a model file: the tags, counters, input kind and
-        template version (raw tokens); the rows of the emission arrays that differ from their initial value (``rows``, in
-        increasing order) and the transition arrays whole."""
+        template version (raw tokens); the rows of the emission arrays that differ from
+        their initial value (``rows``, in increasing order) and the transition arrays
+        whole."""
         check_is_fitted(self, "state_")
         st = self.state_
         used = np.zeros(st["W"].shape[0], dtype=bool)
