@@ -50,6 +50,7 @@ __all__ = ["SequenceTagger", "ALGORITHMS"]
 ALGORITHMS = {"perceptron": 0, "pa": 1, "pa1": 2, "pa2": 3, "arow": 4}
 
 _KINDS = {TOKENS: "raw tokens (strings)", FEATURES: "feature lists or dicts"}
+_EMPTY = np.zeros((0, 0))   # a slot not in use (it has no element to write)
 
 
 class SequenceTagger(Saves, Estimator):
@@ -169,11 +170,11 @@ class SequenceTagger(Saves, Estimator):
             st[name] = b
 
     def _arrays(self):
+        """The kernels' arrays: ``W, T, U, UT, S, ST`` (an empty array for a slot the
+        settings do not use: the kernels read none of it)."""
         st = self.state_
-        K = st["W"].shape[1]
-        empty, empty_t = np.zeros((0, K)), np.zeros((0, 0))
-        return (st["W"], st["T"], st.get("U", empty), st.get("UT", empty_t),
-                st.get("S", empty), st.get("ST", empty_t))
+        return (st["W"], st["T"], st.get("U", _EMPTY), st.get("UT", _EMPTY),
+                st.get("S", _EMPTY), st.get("ST", _EMPTY))
 
     def __sklearn_is_fitted__(self) -> bool:
         return "state_" in self.__dict__
@@ -192,7 +193,7 @@ class SequenceTagger(Saves, Estimator):
         """The tag codes of ``y`` (a list of tag sequences matching the batch) and the
         labels new to ``index``, in order of first appearance; changes nothing."""
         ys = sequence_list(y, "y")
-        lengths = np.diff(batch.sptr)
+        lengths = batch.sptr[1:] - batch.sptr[:-1]
         if len(ys) != len(lengths):
             raise ValueError(f"X has {len(lengths)} sequences but y has {len(ys)}")
         ylens = np.fromiter(map(len, ys), np.int64, len(ys))
