@@ -230,6 +230,19 @@ def main():
             if what == "test":
                 cli_acc = accuracy(read_conllu(os.path.join(tmp, "pred-test.conllu"))[1], yte)
     print(f"predict {max(speeds):,.0f} tokens/s; command line {cli}", flush=True)
+    # 5. one sentence at a time (the median-length test sentence)
+    one = sorted(Xte, key=len)[len(Xte) // 2]
+    gold = yte[Xte.index(one)]
+    probe = olearn.make("tagger-ap")
+    probe.learn_one(one, gold)
+    per_call = {}
+    for what, call in (("learn_one", lambda: probe.learn_one(one, gold)),
+                       ("predict_one", lambda: probe.predict_one(one))):
+        t1 = time.process_time()
+        for _ in range(2000):
+            call()
+        per_call[what] = (time.process_time() - t1) / 2000 * 1e6
+    print(f"one at a time ({len(one)} words): {per_call}", flush=True)
     # 4. ipm
     ipm = []
     if not args.skip_ipm:
@@ -332,6 +345,9 @@ def main():
     if "test" in cli:
         lines.append(f"- the command line's tags score {100 * cli_acc:.2f}% on test (the "
                      "model's own `predict`, the same)")
+    lines += [f"- one sentence at a time ({len(one)} words, the median test sentence; "
+              f"`tagger-ap`): `learn_one` {per_call['learn_one']:.1f} us, `predict_one` "
+              f"{per_call['predict_one']:.1f} us of CPU a call"]
     if ipm:
         lines += ["", "## 4. Iterative parameter mixing (olearn.distributed.simulate)", "",
                   "| model | accuracy | vs serial |", "|---|---:|---:|", *ipm]
