@@ -346,7 +346,6 @@ def test_a_learned_model_refuses_another_input_or_state():
     model.set_params(algorithm="pa2")   # same state: fine
     model.partial_fit([["b", "a"]], [["B", "A"]])
     assert not np.array_equal(model.state_["W"], before)
-    from olearn._estimator import check_is_fitted  # noqa: F401
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
         SequenceTagger().predict([["a"]])

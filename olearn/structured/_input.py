@@ -9,9 +9,10 @@ tokens, all of one kind across the batch:
 * dicts ``{name: value}``: each name a feature of that value (names hashed the same
   way, so ``["a"]`` and ``{"a": 1.0}`` are one feature, and the two may mix).
 
-Names are hashed with MurmurHash3 (seed 0) to one of the model's ``2**bits`` rows, in
-one compiled call per batch; the Python side only joins the strings (a handful of C
-calls, no loop per feature).
+Names are hashed with MurmurHash3 (seed 0, their UTF-8 bytes; a NUL inside a name or a
+token is read as U+FFFD) to one of the model's ``2**bits`` rows, in one compiled call
+per batch; the Python side only joins the strings (a handful of C calls, no loop per
+feature).
 """
 from __future__ import annotations
 

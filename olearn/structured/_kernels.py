@@ -27,8 +27,8 @@ count once with their values added; a zero entry is dropped), as CRFsuite's
 ``delta_finalize`` collapses them.  ``tau`` by algorithm:
 
 * perceptron: 1 (Collins 2002);
-* PA, PA-I, PA-II (Crammer et al. 2006, section 7): ``l = w.Phi(x, s) - w.Phi(x, y) +
-  sqrt(d)``, ``tau = l / ||Delta||^2``, ``min(C, l / ||Delta||^2)``,
+* PA, PA-I, PA-II (Crammer et al. 2006, sequence prediction): ``l = w.Phi(x, s) -
+  w.Phi(x, y) + sqrt(d)``, ``tau = l / ||Delta||^2``, ``min(C, l / ||Delta||^2)``,
   ``l / (||Delta||^2 + 1 / (2 C))``;
 * AROW with a diagonal covariance, as CRFsuite's ``train_arow.c``: ``l = w.Phi(x, s) -
   w.Phi(x, y) + d``, ``alpha = l / (r + sum_i S_i Delta_i^2)``, ``w_i += alpha S_i

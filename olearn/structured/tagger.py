@@ -14,10 +14,10 @@ The rules, exact to their papers, are written out in ``_kernels``' docstring:
   for hidden Markov models", EMNLP 2002), with ``average=True`` his averaged form;
 * ``pa``, ``pa1``, ``pa2``: PA, PA-I and PA-II for sequences with the Hamming cost
   (Crammer, Dekel, Keshet, Shalev-Shwartz, Singer, "Online passive-aggressive
-  algorithms", JMLR 7, 2006, section 7: the prediction-based loss ``w.Phi(x, s) -
-  w.Phi(x, y) + sqrt(cost(y, s))`` of the decoded ``s``, as CRFsuite's ``pa``); the
-  max-loss variant (cost-augmented decoding) is not offered: the square root of the
-  Hamming cost does not decompose over the tokens;
+  algorithms", JMLR 7, 2006, sequence prediction: the prediction-based loss
+  ``w.Phi(x, s) - w.Phi(x, y) + sqrt(cost(y, s))`` of the decoded ``s``, as CRFsuite's
+  ``pa``); the max-loss variant (cost-augmented decoding) is not offered: the square
+  root of the Hamming cost does not decompose over the tokens;
 * ``arow``: AROW with a diagonal covariance as CRFsuite's ``arow`` has it (Mejer and
   Crammer, "Confidence in structured-prediction using confidence-weighted models",
   EMNLP 2010): loss ``w.Phi(x, s) - w.Phi(x, y) + cost(y, s)``.
