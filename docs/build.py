@@ -42,6 +42,7 @@ FAMILIES = {
     "portfolio": ("Portfolio selection", ["olearn.portfolio"]),
     "ensemble": ("Ensembles and experts", ["olearn.ensemble"]),
     "drift": ("Drift detection", ["olearn.drift"]),
+    "structured": ("Sequence labelling", ["olearn.structured"]),
     "readers": ("Readers", ["olearn.io", "olearn.preprocessing"]),
 }
 

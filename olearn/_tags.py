@@ -18,8 +18,8 @@ from typing import Any
 #: ``"none"`` (rows alone: clustering, decomposition, anomaly detection, drift
 #: detectors), ``"value"`` (a real number: regression), ``"label"`` (one class label),
 #: ``"labels"`` (a set of labels: multilabel, ``olearn.multilabel``, whose one module
-#: ``_labelsets`` reads such targets) and ``"sequence"`` (a sequence of tags, reserved
-#: for the issue that adds it).
+#: ``_labelsets`` reads such targets) and ``"sequence"`` (a sequence of tags:
+#: ``olearn.structured``).
 TARGETS = ("none", "value", "label", "labels", "sequence")
 
 

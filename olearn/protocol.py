@@ -92,7 +92,7 @@ A model class declares what it learns from in one class attribute, ``target``
 (:data:`TARGETS`): ``"none"`` (rows alone), ``"value"`` (regression), ``"label"``
 (classification); ``"labels"`` (multilabel: ``olearn.multilabel``, whose base, on the
 wrapper base, reads label sets through one module, ``olearn.multilabel._labelsets``);
-``"sequence"`` (structured output) is reserved for the issue that adds it.  The base
+``"sequence"`` (structured output: a tag per token, below).  The base
 reads it: validation takes no ``y``
 for ``"none"`` (and ignores one, as scikit-learn's clusterers do), the one-example
 calls take no label, the driver runs the ``UNLABELLED`` task (``declare(...,
@@ -110,6 +110,17 @@ counts of slot ``N``).  ``olearn.cluster.KMeans`` is the worked example; the
 decompositions (``olearn.decomposition``) give a numpy block rule as their entry
 point; the drift detectors (a stream of numbers, not rows) declare ``target = "none"``
 and ``slots`` (with a ``dtype``), and save, load and check their state from them.
+
+A sequence model (``target = "sequence"``: ``olearn.structured.SequenceTagger``) takes
+rows that are sequences (lists of tokens, of feature lists or of feature dicts) and a
+target that is a list of tags per sequence: ``partial_fit(sequences, tag_sequences)``,
+``predict_learn`` (each sequence tagged before it is learned), ``learn_one(tokens,
+tags)``, ``predict_one(tokens)`` (a list of tags), ``score`` (token accuracy).  It keeps
+the protocol's state calls (``export_state``/``from_state``, ``explicit_state``, the
+lock, ``olearn.mix`` with its tags aligned as a classifier's classes are) but not the
+row driver or the slots: its compiled pass decodes a whole sequence (Viterbi) before
+it updates, and its state is emission rows by tags plus tag-to-tag transitions with a
+boundary, whose tag axis grows in two places.
 
 Not (yet) on this protocol, and why.  Recommenders (``olearn.recommend``) learn a
 *value* (a rating) keyed by two growing ids, (user, item): their rows are not feature

@@ -146,6 +146,26 @@ MULTILABEL_PACKAGES = ("olearn.multilabel",)
 #: their default base)
 MULTILABEL_UNNAMED: dict[str, str] = {}
 
+#: name -> ("module:Class", parameters), the models whose target is a sequence of tags
+#: (``target = "sequence"``: ``partial_fit(sequences, tag_sequences)``,
+#: ``learn_one(tokens, tags)``), made, saved and loaded like the learners
+#: (``olearn.make("tagger-ap")``); :func:`sequence_names` lists them.  The settings
+#: follow CRFsuite's: its ``pa`` averages, its ``arow`` does not
+SEQUENCE_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
+    "tagger-ap": ("olearn.structured.tagger:SequenceTagger",
+                  {"algorithm": "perceptron", "average": True}),
+    "tagger-perceptron": ("olearn.structured.tagger:SequenceTagger",
+                          {"algorithm": "perceptron", "average": False}),
+    "tagger-pa": ("olearn.structured.tagger:SequenceTagger",
+                  {"algorithm": "pa", "average": True}),
+    "tagger-pa1": ("olearn.structured.tagger:SequenceTagger",
+                   {"algorithm": "pa1", "average": True}),
+    "tagger-pa2": ("olearn.structured.tagger:SequenceTagger",
+                   {"algorithm": "pa2", "average": True}),
+    "tagger-arow": ("olearn.structured.tagger:SequenceTagger",
+                    {"algorithm": "arow", "average": False}),
+}
+
 #: learner classes of LEARNER_PACKAGES that have no name, and why: they need other
 #: models as parameters
 UNNAMED = {
@@ -169,11 +189,14 @@ OTHER_KINDS = {
                    "olearn.registry:UNLABELLED_MODELS", "olearn.make(NAME)"),
     "multilabel": ("models of label sets (multilabel classification)",
                    "olearn.registry:MULTILABEL_MODELS", "olearn.make(NAME)"),
+    "sequence tagger": ("sequence taggers (a tag per token; olearn.structured)",
+                        "olearn.registry:SEQUENCE_MODELS", "olearn.make(NAME)"),
 }
 
 _LEARNER_CLASSES = frozenset(where for where, _ in (*LEARNERS.values(),
                                                       *UNLABELLED_MODELS.values(),
-                                                      *MULTILABEL_MODELS.values()))
+                                                      *MULTILABEL_MODELS.values(),
+                                                      *SEQUENCE_MODELS.values()))
 _REGISTRY: dict[str, tuple[type, dict[str, Any]]] = {}  # name -> (class, defaults): learners registered at run time
 _classes: dict[str, Any] = {}  # "module:Class" -> class, once imported
 
@@ -224,6 +247,11 @@ def multilabel_names() -> list[str]:
     return sorted(MULTILABEL_MODELS)
 
 
+def sequence_names() -> list[str]:
+    """Sorted names of the sequence taggers (:data:`SEQUENCE_MODELS`)."""
+    return sorted(SEQUENCE_MODELS)
+
+
 def unknown_name_message(name: str, known: Sequence[str]) -> str:
     """``unknown algorithm 'pa3'; did you mean 'pa2'? ...`` (one line)."""
     close = difflib.get_close_matches(str(name).lower(), known, n=3, cutoff=0.6)
@@ -265,7 +293,7 @@ def lookup(name: str) -> tuple[type, dict[str, Any]]:
     the one module that holds the class."""
     if name in _REGISTRY:
         return _REGISTRY[name]
-    for table in (UNLABELLED_MODELS, MULTILABEL_MODELS):
+    for table in (UNLABELLED_MODELS, MULTILABEL_MODELS, SEQUENCE_MODELS):
         if name in table:
             where, defaults = table[name]
             return _import(where), dict(defaults)
@@ -306,7 +334,8 @@ def exports(package: str) -> dict[str, str]:
     :data:`UNNAMED` that live in ``package`` (its ``__init__`` exports them lazily)."""
     out = {}
     for where in [w for w, _ in (*LEARNERS.values(), *UNLABELLED_MODELS.values(),
-                                 *MULTILABEL_MODELS.values())] + \
+                                 *MULTILABEL_MODELS.values(),
+                                 *SEQUENCE_MODELS.values())] + \
             list(UNNAMED) + list(MULTILABEL_UNNAMED):
         module, _, attr = where.partition(":")
         parent, _, sub = module.rpartition(".")

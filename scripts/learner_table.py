@@ -38,8 +38,9 @@ def _summary(cls):
 def registered():
     """``{name: ("module:Class", task)}`` of every name the registry's tables give
     ``olearn.make``: the learners of labelled rows (``LEARNERS``), then any table of
-    models without a target (``UNLABELLED_MODELS``) and of label sets
-    (``MULTILABEL_MODELS``), in the tables' order."""
+    models without a target (``UNLABELLED_MODELS``), of label sets
+    (``MULTILABEL_MODELS``) and sequence taggers (``SEQUENCE_MODELS``), in the tables'
+    order."""
     sys.path.insert(0, str(ROOT))
     from olearn import registry
     out = {name: (where, None) for name, (where, _) in registry.LEARNERS.items()}
@@ -47,6 +48,8 @@ def registered():
         out[name] = (where, "unlabelled")
     for name, (where, _) in getattr(registry, "MULTILABEL_MODELS", {}).items():
         out[name] = (where, "multilabel")
+    for name, (where, _) in getattr(registry, "SEQUENCE_MODELS", {}).items():
+        out[name] = (where, "sequence")
     return out
 
 

@@ -402,3 +402,29 @@ def test_a_worker_killed_during_a_round_changes_nothing(tmp_path):
     np.testing.assert_array_equal(faulty.coef_, clean.coef_)
     np.testing.assert_array_equal(faulty.intercept_, clean.intercept_)
     assert faulty.t_ == clean.t_
+
+
+def test_a_sequence_tagger_mixes_over_conllu_shards(client, tmp_path):
+    """CoNLL-U files are shards of sentences for a tagger (olearn.structured): the
+    rounds on the cluster are ``simulate``'s over the same sentences."""
+    from olearn.io import read_conllu
+    from olearn.structured import SequenceTagger
+    words = [["The", "dog", "barks", "."], ["A", "cat", "sleeps", "."], ["Dogs", "bark"]]
+    tags = [["DET", "NOUN", "VERB", "PUNCT"], ["DET", "NOUN", "VERB", "PUNCT"],
+            ["NOUN", "VERB"]]
+    files = []
+    for k in range(2):
+        lines = []
+        for s, t in zip(words[k:] + words[:k], tags[k:] + tags[:k]):
+            lines += [f"{i}\t{w}\t_\t{g}\t_\t_\t0\tdep\t_\t_"
+                      for i, (w, g) in enumerate(zip(s, t), 1)] + [""]
+        path = tmp_path / f"part-{k}.conllu"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        files.append(str(path))
+    model = SequenceTagger(bits=10)
+    got = D.fit(model, files, client=client, mixing="ipm", epochs=2, chunk_size=2)
+    want = D.simulate(model, [read_conllu(f) for f in files], mixing="ipm", epochs=2).model
+    assert got.t_ == want.t_ == 12 and not hasattr(model, "state_")
+    for key in want.state_:
+        np.testing.assert_array_equal(got.state_[key], want.state_[key])
+    assert got.predict(words) == tags

@@ -141,11 +141,11 @@ def test_a_users_learner_registers_at_run_time(tmp_path):
 def test_other_kinds_make_their_models():
     others = registry.other_models()
     assert set(others) == {"recommender", "portfolio", "detector",
-                           "model without a target", "multilabel"}
+                           "model without a target", "multilabel", "sequence tagger"}
     from olearn import drift, portfolio, recommend
     makers = {"recommender": recommend.make_recommender, "portfolio": portfolio.make,
               "detector": drift.make, "model without a target": olearn.make,
-              "multilabel": olearn.make}
+              "multilabel": olearn.make, "sequence tagger": olearn.make}
     for kind, (_, names, _) in others.items():
         assert names
         for name in names:

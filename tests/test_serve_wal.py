@@ -619,5 +619,8 @@ def test_a_model_without_a_target_is_refused_at_creation(tmp_path):
             store.create(f"m{algo}", json.dumps({"algo": algo}))
         assert err.value.status == 400 and algo in str(err.value) and "without a target" \
             in str(err.value)
+    with pytest.raises(ServeError) as err:   # a tagger (olearn.structured): not yet
+        store.create("tagger", json.dumps({"algo": "tagger-ap"}))
+    assert err.value.status == 400 and "sequences of tags" in str(err.value)
     assert store.create("pa", json.dumps({"algo": "pa1"}))
     store.close()

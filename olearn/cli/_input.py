@@ -11,18 +11,21 @@ from ._common import CLIError
 CSV_SUFFIXES = (".csv", ".tsv", ".data")
 VW_SUFFIXES = (".vw",)
 _COMPRESSED = (".gz", ".bz2", ".xz")
-FORMATS = ("auto", "libsvm", "csv", "vw", "text", "ratings")
+FORMATS = ("auto", "libsvm", "csv", "vw", "text", "ratings", "conllu")
+CONLLU_SUFFIXES = (".conllu",)
 
 
 def detect_format(path):
-    """"csv" for .csv/.tsv/.data, "vw" for .vw (compressed or not), else "libsvm"
-    (raw text is read only when asked: --format text)."""
+    """"csv" for .csv/.tsv/.data, "vw" for .vw, "conllu" for .conllu (compressed or
+    not), else "libsvm" (raw text is read only when asked: --format text)."""
     name = os.fspath(path).lower()
     for suffix in _COMPRESSED:
         if name.endswith(suffix):
             name = name[:-len(suffix)]
     if name.endswith(VW_SUFFIXES):
         return "vw"
+    if name.endswith(CONLLU_SUFFIXES):
+        return "conllu"
     return "csv" if name.endswith(CSV_SUFFIXES) else "libsvm"
 
 
@@ -41,7 +44,8 @@ def add_data_args(parser, data_required=True):
                         "'label [importance] [\'tag]|ns feature[:value] ...'; text: "
                         "'label<TAB>raw text' lines, tokens hashed; ratings: 'user item "
                         "rating [timestamp]' lines, replayed in timestamp order "
-                        "(evaluate --algo baseline|funk-mf|biased-mf|online-pmf|brand-svd)")
+                        "(evaluate --algo baseline|funk-mf|biased-mf|online-pmf|brand-svd); "
+                        "conllu: CoNLL-U sentences for a sequence tagger (--task tag)")
     g.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
                    help="rows read and learned at a time (default 10000)")
     g.add_argument("--n-features", type=int, default=None, metavar="N",
@@ -53,6 +57,9 @@ def add_data_args(parser, data_required=True):
                         "once and the model grows with the indices)")
     g.add_argument("--label", default="-1", metavar="COL",
                    help="CSV: label column, index or name (default -1, the last)")
+    g.add_argument("--column", default="upos", metavar="NAME",
+                   help="CoNLL-U: the column of tags (default upos; xpos, deprel, ... or "
+                        "an index 0-9)")
     g.add_argument("--header", choices=("infer", "yes", "no"), default="infer",
                    help="CSV: first line is a header (default: inferred)")
     g.add_argument("--delimiter", default=None, metavar="SEP",

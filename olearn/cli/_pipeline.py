@@ -21,6 +21,7 @@ OPTIONS = {
            ("ignore", "--ignore", [])),
     "text": (("bits", "-b", None), ("ngram", "--ngram", 1)),
     "ratings": (),
+    "conllu": (("column", "--column", "upos"),),
 }
 _ALL = {key: (flag, default) for options in OPTIONS.values()
         for key, flag, default in options}

@@ -51,7 +51,8 @@ def other_kinds():
 #: kind of OTHER_KINDS -> the function that makes one by name
 _MAKERS = {"recommender": "olearn.recommend.evaluate:make_recommender",
            "portfolio": "olearn.portfolio:make", "detector": "olearn.drift:make",
-           "model without a target": "olearn:make", "multilabel": "olearn:make"}
+           "model without a target": "olearn:make", "multilabel": "olearn:make",
+           "sequence tagger": "olearn:make"}
 
 
 def _other_names():
@@ -62,7 +63,10 @@ def _other_names():
 
 def _describe_other(name, kind):
     import importlib
-    from ..registry import describe_class
+    from ..registry import describe_class, lookup
+    if _MAKERS[kind] == "olearn:make":   # a table of the registry: with its settings
+        cls, defaults = lookup(name)
+        return describe_class(name, cls, defaults, kind)
     module, _, attr = _MAKERS[kind].partition(":")
     cls = type(getattr(importlib.import_module(module), attr)(name))
     return describe_class(name, cls, {}, kind)

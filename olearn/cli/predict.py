@@ -38,6 +38,9 @@ def run(args):
     if args.format == "ratings" or type(model).__module__.startswith("olearn.recommend"):
         from . import _ratings      # a recommender: 'user item' lines
         return _ratings.predict(args, model)
+    from . import _tagging
+    if _tagging.wanted(args, model):    # a sequence tagger: CoNLL-U written back
+        return _tagging.predict(args, model)
     width = model.n_features_in_
     write = _writer(model, args)
     reader = open_data(args, n_features=width)

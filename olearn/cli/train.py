@@ -36,6 +36,10 @@ def add_parser(subparsers):
     add_algo_args(p)
     p.add_argument("-f", "--model", "--final_regressor", metavar="FILE",
                    help="save the trained model here (.olm; Vowpal Wabbit's -f)")
+    p.add_argument("--task", choices=("tag",), default=None,
+                   help="tag: sequence labelling, a tag per word of a CoNLL-U file "
+                        "(--algo tagger-ap, tagger-pa1, ...; the default for a .conllu "
+                        "DATA), progressive token and sentence accuracy printed")
     p.add_argument("--quiet", action="store_true",
                    help="print nothing but errors (no table, no summary; Vowpal Wabbit's)")
     g = p.add_argument_group("learning")
@@ -104,6 +108,9 @@ def run(args):
     if args.format == "ratings":    # a recommender (olearn/cli/_ratings.py)
         from . import _ratings
         return _ratings.train(args, params)
+    from . import _tagging
+    if _tagging.wanted(args):       # a sequence tagger (olearn/cli/_tagging.py)
+        return _tagging.train(args, params)
     from . import _distributed
     if _distributed.wanted(args):   # a run on Dask (olearn/cli/_distributed.py)
         if args.algo:

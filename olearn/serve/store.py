@@ -445,10 +445,11 @@ class Store:
             raise ServeError(400, _message(exc).strip('"')) from None
         if not hasattr(model, "learn_one"):
             raise ServeError(400, f"{algo} does not learn from labelled rows")
-        if getattr(model, "target", None) == "none":   # learn rows carry a y, predictions labels
-            raise ServeError(400, f"{algo} learns from rows without a target, which the "
-                             "service does not serve yet (its learn and predict routes "
-                             "take labelled rows)")
+        target = getattr(model, "target", None)  # learn rows carry a y, predictions labels
+        if target in ("none", "sequence"):
+            what = "rows without a target" if target == "none" else "sequences of tags"
+            raise ServeError(400, f"{algo} learns from {what}, which the service does not "
+                             "serve yet (its learn and predict routes take labelled rows)")
         meta = {"algo": algo, "params": params, "seq": 0, "rows": 0, "snapshot": None,
                 "ids": [], "created": time.time(), "pipeline": pipeline}
         return self._install(name, meta, None)
