@@ -192,6 +192,17 @@ class Internals:
         hook = getattr(self.model, "_explicit_state", None)
         return hook() if hook is not None else self.model.state_
 
+    def aligned_state(self, labels: list) -> Any:
+        """A sequence tagger's arrays on the tags ``labels`` (a tag it never met at its
+        initial values), its averaged weights made explicit."""
+        return self.model._aligned_state(labels)
+
+    def take_mixed(self, labels: list, mixed: Any, t: int, n_updates: int,
+                   kind: Any) -> None:
+        """A fresh sequence tagger takes the mixed arrays (``aligned_state``'s names) on
+        the tags ``labels``, at round ``t`` with ``n_updates`` updates, its input ``kind``."""
+        self.model._take_mixed(labels, mixed, t, n_updates, kind)
+
     @property
     def sigma0(self) -> float:
         """A Gaussian learner's prior variance (the covariance's initial diagonal)."""

@@ -481,8 +481,8 @@ def _mix_taggers(models, lam, given, rules, base=None):
             if label not in known:
                 known.add(label)
                 labels.append(label)
-    states = [m._aligned_state(labels) for m in models]
-    root = None if base is None else base._aligned_state(labels)
+    states = [core(m).aligned_state(labels) for m in models]
+    root = None if base is None else core(base).aligned_state(labels)
     ctx = _Context(models[0], states, lam, given)
     extra = 0 if base is None else len(models) - 1
     t = int(sum(m.t_ for m in models)) - extra * int(base.t_ if extra else 0)
@@ -499,7 +499,7 @@ def _mix_taggers(models, lam, given, rules, base=None):
     n = int(sum(m.n_updates_ for m in models)) - extra * int(base.n_updates_ if extra else 0)
     from ._estimator import clone
     out = clone(models[0])   # (its settings; the state is the mix's)
-    out._take_mixed(labels, mixed, t, n, next(iter(kinds), None))
+    core(out).take_mixed(labels, mixed, t, n, next(iter(kinds), None))
     return out
 
 
