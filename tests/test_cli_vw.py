@@ -292,8 +292,10 @@ def test_predict_tags_raw_link_probabilities(vw, tmp_path, capsys):
 
 
 def test_probabilities_need_a_model_that_has_them(vw, tmp_path, capsys):
+    """(Every linear learner has probabilities now, the logistic link of its margin:
+    the ensemble ``auto`` has none.)"""
     model = tmp_path / "m.olm"
-    assert run_cli(capsys, "train", "-d", vw, "--algo", "perceptron", "-f", model,
+    assert run_cli(capsys, "train", "-d", vw, "--algo", "auto", "-f", model,
                    "--quiet")[0] == 0
     rc, out, err = run_cli(capsys, "predict", "-d", vw, "-i", model, "--probabilities")
     assert rc == 2 and "--probabilities" in one_error(err)
