@@ -140,8 +140,12 @@ def _log_loss(model, X, y):
                                              ("scw", "full", 2)])
 def test_second_order_classifiers_keep_jubatus_rule_on_a9a(name, cov, shards):
     """The classifiers' covariances mix by Jubatus's rule (mean of the means, minimum
-    of the variances; full: mean of the covariances): on a9a it beats the product of
-    the members' Gaussians (the regressors' rule) in log loss and is as accurate."""
+    of the variances; full: mean of the covariances): on a9a it is as good as the
+    product of the members' Gaussians (the regressors' rule) in log loss and as
+    accurate.  (It was better in log loss while the probabilities were
+    ``Phi(m / sqrt(v))``; with the Bayesian predictive ``Phi(m / sqrt(1 + v))`` of
+    issue 44 the two arow-diag mixes are within 0.0003 of each other: 0.3599 and
+    0.3596 at 2 shards.)"""
     Xtr, ytr, Xte, yte = _a9a()
     cut = np.linspace(0, Xtr.shape[0], shards + 1).astype(int)
     parts = [olearn.make(name, covariance=cov).partial_fit(Xtr[lo:hi], ytr[lo:hi])
@@ -149,7 +153,7 @@ def test_second_order_classifiers_keep_jubatus_rule_on_a9a(name, cov, shards):
     ours = olearn.mix(parts)
     product = olearn.mix(parts, rules={"W": "precision", "S" if cov == "diag" else "L":
                                        "evidence"})
-    assert _log_loss(ours, Xte, yte) <= _log_loss(product, Xte, yte)
+    assert _log_loss(ours, Xte, yte) <= _log_loss(product, Xte, yte) + 0.001
     assert np.mean(ours.predict(Xte) == yte) >= np.mean(product.predict(Xte) == yte) - 0.001
 
 
