@@ -27,6 +27,7 @@ import gc
 import sys
 import threading
 import types
+import weakref
 
 #: River's base class per olearn task, and the stand-ins registered with them
 _KINDS = {"classifier": "Classifier", "regressor": "Regressor"}
@@ -43,6 +44,10 @@ def weight(sample_weight, w):
     return w
 
 
+#: weak proxies: never walked (one whose object is gone raises at any use)
+_PROXIES = (weakref.ProxyType, weakref.CallableProxyType)
+
+
 def raw_memory_usage(obj):
     """Bytes reachable from ``obj`` (River's ``Base._raw_memory_usage`` walk)."""
     import numpy as np
@@ -52,7 +57,8 @@ def raw_memory_usage(obj):
     while pending:
         nxt = []
         for o in pending:
-            if isinstance(o, skip) or id(o) in seen:
+            t = type(o)  # (not isinstance: a dead weak proxy raises ReferenceError there)
+            if t in _PROXIES or issubclass(t, skip) or id(o) in seen:
                 continue
             seen.add(id(o))
             size += sys.getsizeof(o)

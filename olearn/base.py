@@ -932,7 +932,11 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         classes = d.get("classes_")
         if classes is None or not len(classes) or self._is_fresh():
             return {}
-        if not self._logistic_one:
+        cls = type(self)
+        link = _ONE_ROW_LINK.get(cls)
+        if link is None:  # (once per class: whether predict_proba is the logistic link)
+            link = _ONE_ROW_LINK[cls] = cls.predict_proba in LOGISTIC_PROBAS
+        if not link:
             return self._proba_one(x, classes)
         if "_layout_ok" not in d:  # (as _scores_one, inlined: the per-call cost counts)
             self.check_layout()
@@ -948,14 +952,6 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
             c0, c1 = classes.tolist()
             return {c0: 1.0 - p, c1: p}
         return logistic_one(scores, classes, d.get("seen_"))
-
-    #: whether ``predict_proba`` is the logistic link of the scores (set per class)
-    _logistic_one = True
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if "_logistic_one" not in cls.__dict__:
-            cls._logistic_one = cls.predict_proba in LOGISTIC_PROBAS
 
     def _proba_one(self, x, classes):
         """``predict_proba_one``'s answer for a fitted model whose probabilities are
@@ -984,7 +980,11 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         return tags
 
 
-LOGISTIC_PROBAS.add(OnlineClassifier.predict_proba)  # (the fast one-example link)
+LOGISTIC_PROBAS.add(OnlineClassifier.predict_proba)
+#: class -> whether its ``predict_proba`` is the logistic link of its scores (then
+#: ``predict_proba_one`` takes the one-row path), filled on first use: a cache, not a
+#: declaration a model writes (a model declares nothing private)
+_ONE_ROW_LINK: dict[type, bool] = {}  # (the fast one-example link)
 
 
 class OnlineRegressor(RegressorMixin, OnlineLearner):

@@ -184,8 +184,8 @@ def test_mix_weighs_centres_by_counts():
 
 @pytest.mark.parametrize("params,message", [
     ({"variant": "PA-III"}, "variant must be one of PA, PA-I, PA-II"),
-    ({"C": 0.0}, "C must be a number > 0"),
-    ({"C": -1.0, "variant": "PA-II"}, "C must be a number > 0"),
+    ({"C": 0.0}, "C must be a finite number > 0"),
+    ({"C": -1.0, "variant": "PA-II"}, "C must be a finite number > 0"),
     ({"epsilon": -0.1}, "epsilon"),
     ({"epsilon": float("nan")}, "epsilon"),
     ({"epsilon": None}, "learned radius from a bound B is not built"),

@@ -327,7 +327,6 @@ class ProbitMixin:
     ``predict_proba_one`` computes a row's means and variances in one compiled call.
     """
     _capabilities = {"probabilistic": True}
-    _logistic_one = False
     # scikit-learn checks this family departs from, and why (olearn.expected_failed_checks)
     _expected_failed_checks = {
         "check_decision_proba_consistency":
