@@ -47,7 +47,8 @@ from .._locking import locked
 from .._params import store_params
 from .._rows import kernel_rows
 from .._validation import check_bool, check_number
-from ..base import OnlineUnlabelled, check_work_vectors
+from ..base import check_work_vectors
+from ._base import _Detector
 from ..protocol import CannotMixError, Slot, declare
 
 __all__ = ["HalfSpaceTrees"]
@@ -180,7 +181,7 @@ KERNELS = declare("anomaly.hst", params=("window", "learned"), score=_score,
                   unlabelled=_rule)
 
 
-class HalfSpaceTrees(OnlineUnlabelled):
+class HalfSpaceTrees(_Detector):
     """Half-Space Trees (Tan, Ting and Liu 2011): random half-space trees whose nodes
     count the rows of the last window; a row that lands where few rows were is an
     anomaly.
@@ -306,20 +307,12 @@ class HalfSpaceTrees(OnlineUnlabelled):
                         "HalfSpaceTrees models mix only when their trees are the same "
                         "(the same random_state and given limits): these differ")
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.estimator_type = "outlier_detector"
-        return tags
-
     def batch_scores(self, X):
         scores = np.empty((X.shape[0], 1))
         arrays = list(self._state_tuple())
         arrays[-1] = np.zeros(arrays[-1].shape)  # a work vector of its own
         self.kernels.scorer(kernel_rows(X, False), tuple(arrays), scores)
         return scores
-
-    def _row_scores(self, row, n):
-        return self._scorer_row_scores(row, n)
 
     def _predict_rows(self, scores):
         return np.where(scores[:, 0] > self.threshold_, -1, 1)
@@ -341,22 +334,6 @@ class HalfSpaceTrees(OnlineUnlabelled):
     def decision_function(self, X):
         """``threshold_ - score``: negative for an outlier."""
         return self.threshold_ - self._scores(X)[:, 0]
-
-    @locked
-    def predict(self, X):
-        """+1 for an inlier, -1 for a row whose score is above ``threshold_``."""
-        return self._predict_rows(self._scores(X))
-
-    @locked
-    def fit_predict(self, X, y=None, sample_weight=None):
-        """``fit(X)``, then ``predict(X)``."""
-        return self.fit(X, sample_weight=sample_weight).predict(X)
-
-    @locked
-    def score_learn(self, X, sample_weight=None):
-        """Each row's anomaly score from the model before that row, the model learning
-        the rows in order, in one compiled pass."""
-        return self.predict_learn(X, return_scores=True, sample_weight=sample_weight)[:, 0]
 
     @property
     def threshold_(self):

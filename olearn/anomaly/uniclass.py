@@ -48,7 +48,8 @@ from .._locking import locked
 from .._params import store_params
 from .._rows import kernel_rows
 from .._validation import check_bool, check_number
-from ..base import OnlineUnlabelled, check_work_vectors
+from ..base import check_work_vectors
+from ._base import _Detector
 from ..linear.pa import pa_step_params
 from ..protocol import Slot, declare
 
@@ -99,7 +100,7 @@ KERNELS = declare("anomaly.uniclass", params=("c", "D", "epsilon"), score=_score
                   unlabelled=_rule)
 
 
-class UniclassPA(OnlineUnlabelled):
+class UniclassPA(_Detector):
     """Uniclass Passive-Aggressive (Crammer et al. 2006, section 5): a ball of radius
     epsilon whose centre moves toward each row outside it; the anomaly score is the
     distance to the centre.
@@ -158,22 +159,11 @@ class UniclassPA(OnlineUnlabelled):
             raise ValueError("state array N (a count) must be >= 0")
         return model
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.estimator_type = "outlier_detector"
-        return tags
-
     def batch_scores(self, X):
         scores = np.empty((X.shape[0], 1))
         W, N, Z = self._state_tuple()  # (a work vector of its own: the state is only read)
         self.kernels.scorer(kernel_rows(X, False), (W, N, np.zeros(Z.shape)), scores)
         return scores
-
-    def _row_scores(self, row, n):
-        """One row's distance by the declared score on the one-row buffer, through the
-        compiled scorer's entry point (the base's path builds a scipy matrix per row:
-        about 60 us); the work vector ``Z`` is the state's, zeros again after."""
-        return self._scorer_row_scores(row, n)
 
     def _predict_rows(self, scores):
         return np.where(scores[:, 0] > float(self.epsilon), -1, 1)
@@ -224,23 +214,6 @@ class UniclassPA(OnlineUnlabelled):
     def decision_function(self, X):
         """``score_samples(X) - offset_`` = radius - distance: negative for an outlier."""
         return float(self.epsilon) - self._scores(X)[:, 0]
-
-    @locked
-    def predict(self, X):
-        """+1 for a row within the radius of the centre (an inlier), -1 beyond it."""
-        return self._predict_rows(self._scores(X))
-
-    @locked
-    def fit_predict(self, X, y=None, sample_weight=None):
-        """``fit(X)``, then ``predict(X)``."""
-        return self.fit(X, sample_weight=sample_weight).predict(X)
-
-    @locked
-    def score_learn(self, X, sample_weight=None):
-        """The progressive anomaly scores: each row's distance to the centre of the
-        model before that row (higher = more anomalous), the model learning the rows in
-        order, in one compiled pass."""
-        return self.predict_learn(X, return_scores=True, sample_weight=sample_weight)[:, 0]
 
     @property
     def center_(self):
