@@ -9,7 +9,10 @@
     [1]
 
 Rows are dicts ``{name: number}``, lists of numbers, a 2-D numpy array (as lists) or a
-scipy sparse matrix (as dicts keyed by the column number as a string).  Each thread
+scipy sparse matrix (as dicts keyed by the column number as a string); for a tagger,
+lists of tokens.  ``y`` follows the model: labels or numbers, label sets (lists or sets)
+for a multilabel model, lists of tags for a tagger, none (``y=None``) for an anomaly
+detector, whose ``score`` gives anomaly scores (higher = more anomalous).  Each thread
 keeps one keep-alive connection.  A call that meets a broken connection or a 502-504
 is retried (``retries`` times, with a growing pause); ``learn`` and ``predict_learn``
 always send an idempotency id (a random one unless given), so a retried request is
@@ -55,7 +58,9 @@ def rows_of(X: Matrix) -> list[Any]:
 
 
 def _labels(y):
-    return y.tolist() if hasattr(y, "tolist") else list(y)
+    y = y.tolist() if hasattr(y, "tolist") else list(y)
+    return [sorted(v, key=str) if isinstance(v, (set, frozenset)) else
+            list(v) if isinstance(v, tuple) else v for v in y]
 
 
 class Client:
@@ -172,31 +177,45 @@ class Client:
         """Algorithm, parameters, rows, last seq, snapshot age, log size."""
         return self.request("GET", f"/models/{_q(name)}")
 
-    def _learn_doc(self, X, y, sample_weight, id, pipeline=None):
-        rows = [{"x": x, "y": label} for x, label in zip(rows_of(X), _labels(y))]
+    def learn_body(self, X: Matrix, y: Vector | None, sample_weight: Vector | None = None,
+                   id: str | None = None, pipeline: dict | None = None) -> dict:
+        """The JSON body of a learn request (what ``learn`` sends), for a caller that
+        posts it itself (``olearn train --server``)."""
+        rows: list[dict[str, Any]] = (
+            [{"x": x} for x in rows_of(X)] if y is None else
+            [{"x": x, "y": label} for x, label in zip(rows_of(X), _labels(y))])
         if sample_weight is not None:
             for row, w in zip(rows, _labels(sample_weight)):
                 row["w"] = w
-        doc = {"rows": rows, "id": id or uuid.uuid4().hex}
+        doc: dict[str, Any] = {"rows": rows, "id": id or uuid.uuid4().hex}
         if pipeline is not None:
             doc["pipeline"] = pipeline
         return doc
 
-    def learn(self, name: str, X: Matrix, y: Vector, sample_weight: Vector | None = None,
-              id: str | None = None, pipeline: dict | None = None) -> Any:
-        """Learn rows ``X`` with labels ``y``; returns ``{"acknowledged", "seq"}`` once
-        the server made them durable.  ``pipeline`` says how the rows were read
+    def learn(self, name: str, X: Matrix, y: Vector | None = None,
+              sample_weight: Vector | None = None, id: str | None = None,
+              pipeline: dict | None = None) -> Any:
+        """Learn rows ``X`` with labels ``y`` (None for a detector); returns
+        ``{"acknowledged", "seq"}`` once the server made them durable.  ``pipeline`` says how the rows were read
         (``{"format": "libsvm", "width": 123}``, ``{"format": "vw", "hash_bits": 18}``):
         a model refuses rows of another shape than the first it learned (409)."""
         return self.request("POST", f"/models/{_q(name)}/learn",
-                            self._learn_doc(X, y, sample_weight, id, pipeline))
+                            self.learn_body(X, y, sample_weight, id, pipeline))
 
-    def predict_learn(self, name: str, X: Matrix, y: Vector,
-                      sample_weight: Vector | None = None, id: str | None = None) -> Any:
-        """The predictions made before learning each row (then learned)."""
+    def predict_learn(self, name: str, X: Matrix, y: Vector | None = None,
+                      sample_weight: Vector | None = None, id: str | None = None,
+                      scores: bool = False) -> Any:
+        """The predictions made before learning each row (then learned); with
+        ``scores``, a detector's whole answer (``predictions`` and the anomaly
+        ``scores`` each row had before it was learned)."""
         out = self.request("POST", f"/models/{_q(name)}/predict_learn",
-                           self._learn_doc(X, y, sample_weight, id))
-        return out.get("predictions")
+                           self.learn_body(X, y, sample_weight, id))
+        return out if scores else out.get("predictions")
+
+    def score(self, name: str, X: Matrix) -> Any:
+        """An anomaly detector's scores of the rows (higher = more anomalous)."""
+        return self.request("POST", f"/models/{_q(name)}/score",
+                            {"rows": rows_of(X)})["scores"]
 
     def predict(self, name: str, X: Matrix, scores: bool = False, proba: bool = False
                 ) -> Any:

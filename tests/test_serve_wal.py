@@ -607,20 +607,3 @@ def test_a_full_disk_loses_nothing_acknowledged(tmp_path, fsync):
 def test_a_full_disk_over_20_restarts(tmp_path):
     stats = disk_full_cycles(tmp_path, 20)
     assert stats["refused"] >= 60, stats
-
-
-def test_a_model_without_a_target_is_refused_at_creation(tmp_path):
-    """The learn and predict routes take labelled rows: a detector or a clusterer is
-    refused with a 400 naming it (it was created, then learned a y it ignores)."""
-    from olearn.serve.body import ServeError
-    store = Store(tmp_path, "none", background=False)
-    for algo in ("uniclass", "kmeans"):
-        with pytest.raises(ServeError) as err:
-            store.create(f"m{algo}", json.dumps({"algo": algo}))
-        assert err.value.status == 400 and algo in str(err.value) and "without a target" \
-            in str(err.value)
-    with pytest.raises(ServeError) as err:   # a tagger (olearn.structured): not yet
-        store.create("tagger", json.dumps({"algo": "tagger-ap"}))
-    assert err.value.status == 400 and "sequences of tags" in str(err.value)
-    assert store.create("pa", json.dumps({"algo": "pa1"}))
-    store.close()

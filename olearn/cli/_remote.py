@@ -9,7 +9,10 @@ row twice, and the pipeline the file was read with (format, width or hashing bit
 feature options), which the served model checks against the first it learned (a 409
 naming both).  A LIBSVM file streamed into a model of a fixed width is read at that
 width, as ``train --model`` reads it.  Rows go to ``predict_learn``: the predictions
-made before each row's update give the progressive loss, printed at the end.
+made before each row's update give the progressive loss, printed at the end.  Into an
+anomaly detector (a model that learns without a target) the rows go without their
+labels; the label column is read only for the progressive ROC AUC and average precision
+of the scores each row had before it was learned.
 """
 import time
 import urllib.parse
@@ -50,6 +53,23 @@ def progressive(predictions, y, tally):
     tally[1] += len(p)
 
 
+def anomaly_summary(scores, labels):
+    """``; progressive ROC AUC A, average precision P`` of the pre-update anomaly scores
+    (labels 1: an anomaly, 0: a normal row), or "" when one kind is missing."""
+    import numpy as np
+    from sklearn.metrics import average_precision_score, roc_auc_score
+    if not scores:
+        return ""
+    s, y = np.concatenate(scores), np.concatenate(labels)
+    if not np.isin(y, (0, 1)).all():
+        raise CLIError("anomaly labels must be 1 (an anomaly) or 0 (a normal row), got "
+                       f"{y[~np.isin(y, (0, 1))][0]!r}")
+    if y.all() or not y.any():
+        return ""
+    return (f"; progressive ROC AUC {roc_auc_score(y, s):.4f}, average precision "
+            f"{average_precision_score(y, s):.4f}")
+
+
 def add_server_args(parser):
     g = parser.add_argument_group("served model (olearn serve)")
     g.add_argument("--server", metavar="URL",
@@ -77,7 +97,8 @@ def train_remote(args):
     fmt, n_features, tally = data_format(args), None, [0.0, 0, None]
     try:
         try:
-            have = client.info(args.name).get("pipeline") or {}
+            info = client.info(args.name)
+            have = info.get("pipeline") or {}
             if have.get("format") == fmt and have.get("fixed", True) and \
                     have.get("width") is not None and args.n_features is None:
                 n_features = have["width"]  # (read at the model's width)
@@ -87,7 +108,9 @@ def train_remote(args):
             if not args.algo:
                 raise CLIError(f"the server has no model {args.name!r}: give --algo NAME "
                                "to create it") from None
-            client.create(args.name, args.algo, **params)
+            info = client.create(args.name, args.algo, **params)
+        unlabelled = info.get("target") == "none"  # (a detector: no y is sent)
+        scores, labels = [], []
         path = f"/models/{urllib.parse.quote(args.name, safe='')}/predict_learn"
         for chunk in open_data(args, n_features, weights=True):
             X, y = chunk[0], chunk[1]
@@ -95,16 +118,22 @@ def train_remote(args):
             pipeline = pipeline_of(args, fmt, X.shape[1], n_features)
             for i in range(0, X.shape[0], args.request_rows):
                 part = slice(i, i + args.request_rows)
-                out = client.request("POST", path, client._learn_doc(
-                    X[part], y[part], None if w is None else w[part], None, pipeline))
+                out = client.request("POST", path, client.learn_body(
+                    X[part], None if unlabelled else y[part],
+                    None if w is None else w[part], None, pipeline))
                 rows, seq = rows + out["acknowledged"], out["seq"]
-                progressive(out["predictions"], y[part], tally)
+                if unlabelled:
+                    scores.append(out.get("scores", []))
+                    labels.append(y[part])
+                else:
+                    progressive(out["predictions"], y[part], tally)
     except ServerError as exc:
         raise CLIError(f"{args.server}: {exc.message} (HTTP {exc.status})") from None
     except OSError as exc:
         raise CLIError(f"{args.server}: {exc}") from None
     took = time.perf_counter() - t0
-    loss = (f"; progressive {tally[2]} loss {tally[0] / tally[1]:.6g}" if tally[1] else "")
+    loss = (f"; progressive {tally[2]} loss {tally[0] / tally[1]:.6g}" if tally[1] else
+            anomaly_summary(scores, labels))
     print(f"learned {rows} rows into {args.name} at {args.server} in {took:.2f} s "
           f"({rows / max(took, 1e-9):.0f} rows/s); last seq {seq}{loss}",
           file=report_stream())

@@ -31,7 +31,7 @@ from .tokens import Tokens, allows
 #: (a few rows cost less than the hop to the thread pool); larger ones, and any that
 #: would wait for a writer, go to the pool
 INLINE_BYTES = 16_384
-_ROUTE = re.compile(r"/models(?:/([^/]+)(/(?:learn|predict_learn|predict|snapshot|file|"
+_ROUTE = re.compile(r"/models(?:/([^/]+)(/(?:learn|predict_learn|predict|score|snapshot|file|"
                     r"versions|versions/[^/]+/file|rollback|restore))?)?/?\Z")
 
 
@@ -257,6 +257,10 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
         Route("/models/{name}/predict",
               endpoint("predict", lambda r, n, d: store.predict(n, d), True,
                        inline=lambda n, d: store.predict(n, d, wait=False)),
+              methods=["POST"]),
+        Route("/models/{name}/score",
+              endpoint("predict", lambda r, n, d: store.predict(n, d, score=True), True,
+                       inline=lambda n, d: store.predict(n, d, wait=False, score=True)),
               methods=["POST"]),
         Route("/models/{name}/snapshot", endpoint("admin", lambda r, n, d: store.snapshot(n)),
               methods=["POST"]),

@@ -3,6 +3,13 @@
 Every problem is a :class:`ServeError` with an HTTP status and a one-line message:
 400 for malformed JSON (NaN and Infinity included), wrong types and non-finite
 numbers, 413 for more rows or features than the limits allow.
+
+What a row holds follows the model's ``target`` (its declaration, ``olearn.tags``):
+``"label"``/``"value"``: ``{"x": row, "y": label or number}``; ``"none"`` (anomaly
+detectors, clustering): ``{"x": row}`` and no ``y``; ``"labels"`` (multilabel):
+``{"x": row, "y": [label, ...]}`` (a set, possibly empty); ``"sequence"`` (taggers):
+``{"x": [token, ...], "y": [tag, ...]}`` where a token is a string, a list of feature
+names or an object ``{feature: number}``, and a predict row is such a list of tokens.
 """
 import json
 import math
@@ -13,6 +20,8 @@ _ROW_KEYS = {"x", "y", "w"}
 _SURROGATE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 MAX_ID = 200
 MAX_LABEL = 200
+#: targets whose learn rows carry no weight ("w"): a tagger takes none
+UNWEIGHTED = ("sequence",)
 
 
 class ServeError(Exception):
@@ -132,9 +141,56 @@ def parse_pipeline(doc):
     return doc
 
 
-def parse_learn(body, limits):
+def _label(label, k, what="y"):
+    if isinstance(label, str):
+        if len(label) > MAX_LABEL:
+            raise ServeError(400, f"row {k}: label longer than {MAX_LABEL} characters")
+    elif isinstance(label, bool) or not _finite([label]):
+        raise ServeError(400, f"row {k}: {what} must be a finite number or a string")
+    return label
+
+
+def _label_set(labels, k, limits):
+    if not isinstance(labels, list):
+        raise ServeError(400, f"row {k}: y must be a list of labels (the row's label set, "
+                              "[] for none)")
+    if len(labels) > limits.features:
+        raise ServeError(413, f"row {k} has {len(labels)} labels; the limit is "
+                              f"{limits.features}")
+    for label in labels:
+        _label(label, k, "each label")
+    return labels
+
+
+def _sequence(x, k, limits):
+    """A sequence of tokens: strings, lists of feature names, or {feature: number}."""
+    if not isinstance(x, list):
+        raise ServeError(400, f"row {k}: x must be a list of tokens (a sequence)")
+    if len(x) > limits.features:
+        raise ServeError(413, f"row {k} has {len(x)} tokens; the limit is "
+                              f"{limits.features}")
+    for token in x:
+        if isinstance(token, str):
+            ok = len(token) <= MAX_LABEL
+        elif isinstance(token, list):
+            ok = len(token) <= limits.features and all(
+                isinstance(f, str) and len(f) <= MAX_LABEL for f in token)
+        elif isinstance(token, dict):
+            ok = len(token) <= limits.features and all(
+                len(f) <= MAX_LABEL for f in token) and _finite(token.values()) and not any(
+                isinstance(v, (str, bool)) for v in token.values())
+        else:
+            ok = False
+        if not ok:
+            raise ServeError(400, f"row {k}: token {str(token)[:40]!r} is not a string (of at "
+                                  f"most {MAX_LABEL} characters), a list of feature names or "
+                                  "an object {feature: number}")
+    return x
+
+
+def parse_learn(body, limits, target="label"):
     """A learn or predict_learn body: ``{"rows": [{"x": ..., "y": ..., "w": ...}],
-    "id": "..."}``."""
+    "id": "..."}``, the rows as the model's ``target`` takes them (module docstring)."""
     doc = parse_json(body)
     _keys(doc, {"rows", "id", "pipeline"}, "the body")
     pipeline = parse_pipeline(doc.get("pipeline"))
@@ -142,26 +198,43 @@ def parse_learn(body, limits):
     if rid is not None and not (isinstance(rid, str) and 0 < len(rid) <= MAX_ID):
         raise ServeError(400, f"'id' must be a string of 1 to {MAX_ID} characters")
     rows = _rows(doc, limits)
-    dicts = isinstance(rows[0], dict) and isinstance(rows[0].get("x"), dict)
+    sequences = target == "sequence"
+    dicts = not sequences and isinstance(rows[0], dict) and isinstance(rows[0].get("x"), dict)
     X, y, w, width = [], [], [], None
     for k, row in enumerate(rows):
-        if not isinstance(row, dict) or "x" not in row or "y" not in row:
+        if not isinstance(row, dict) or "x" not in row:
+            raise ServeError(400, f"row {k} must be an object with 'x'" +
+                             ("" if target == "none" else " and 'y'"))
+        if target == "none":
+            if "y" in row:
+                raise ServeError(400, f"row {k}: this model learns from rows without a "
+                                      "target; send no 'y'")
+        elif "y" not in row:
             raise ServeError(400, f"row {k} must be an object with 'x' and 'y'")
         if len(row) > 2:
             _keys(row, _ROW_KEYS, f"row {k}")
-        x, label, weight = row["x"], row["y"], row.get("w", 1.0)
-        _check_x(x, k, limits, dicts)
-        if not dicts:
-            width = len(x) if width is None else width
-            if len(x) != width:
-                raise ServeError(400, f"row {k} has {len(x)} values, row 0 has {width}")
-        if isinstance(label, str):
-            if len(label) > MAX_LABEL:
-                raise ServeError(400, f"row {k}: label longer than {MAX_LABEL} characters")
-        elif isinstance(label, bool) or not _finite([label]):
-            raise ServeError(400, f"row {k}: y must be a finite number or a string")
+        x, label, weight = row["x"], row.get("y"), row.get("w", 1.0)
+        if sequences:
+            _sequence(x, k, limits)
+            if not isinstance(label, list) or len(label) != len(x):
+                raise ServeError(400, f"row {k}: y must be a list of tags, one per token "
+                                      f"({len(x)})")
+            for tag in label:
+                _label(tag, k, "each tag")
+        else:
+            _check_x(x, k, limits, dicts)
+            if not dicts:
+                width = len(x) if width is None else width
+                if len(x) != width:
+                    raise ServeError(400, f"row {k} has {len(x)} values, row 0 has {width}")
+            if target == "labels":
+                _label_set(label, k, limits)
+            elif target != "none":
+                _label(label, k)
         if isinstance(weight, bool) or not _finite([weight]) or weight < 0:
             raise ServeError(400, f"row {k}: w must be a finite number >= 0")
+        if target in UNWEIGHTED and weight != 1.0:
+            raise ServeError(400, f"row {k}: this model takes no weights ('w')")
         X.append(x)
         y.append(label)
         w.append(weight)
@@ -170,14 +243,19 @@ def parse_learn(body, limits):
     return Learn(rid, X, y, w, dicts, pipeline)
 
 
-def parse_predict(body, limits):
-    """A predict body: ``{"rows": [x, ...], "scores": bool, "proba": bool}``."""
+def parse_predict(body, limits, target="label"):
+    """A predict body: ``{"rows": [x, ...], "scores": bool, "proba": bool}`` (for a
+    tagger each x a list of tokens)."""
     doc = parse_json(body)
     _keys(doc, {"rows", "scores", "proba"}, "the body")
     for flag in ("scores", "proba"):
         if not isinstance(doc.get(flag, False), bool):
             raise ServeError(400, f"'{flag}' must be true or false")
     rows = _rows(doc, limits)
+    if target == "sequence":
+        for k, x in enumerate(rows):
+            _sequence(x, k, limits)
+        return Predict(rows, False, doc.get("scores", False), doc.get("proba", False))
     dicts = isinstance(rows[0], dict)
     width = None if dicts else len(rows[0]) if isinstance(rows[0], list) else None
     for k, x in enumerate(rows):

@@ -24,7 +24,8 @@ import time
 
 from . import wal
 from .body import Limits, parse_learn
-from .store import NAME, ModelDamage, apply_learn, check_log, fsync_dir, read_meta
+from .shapes import apply_learn, target_of
+from .store import NAME, ModelDamage, check_log, fsync_dir, read_meta
 
 
 class RepairError(Exception):
@@ -45,14 +46,14 @@ def _replay(folder, meta, records, skip_failed):
     limits = Limits(1 << 62, 1 << 62, 1 << 62)
     for rec in records:
         try:
-            apply_learn(model, parse_learn(rec.body, limits))
+            apply_learn(model, parse_learn(rec.body, limits, target_of(model)))
         except Exception as exc:  # noqa: BLE001 (whatever the learner refuses)
             failed.append((rec, " ".join(str(exc).split())[:200] or type(exc).__name__))
             if not skip_failed:
                 break
             model = _model(folder, meta)  # as it was before the failed record
             for k in kept:
-                apply_learn(model, parse_learn(k.body, limits))
+                apply_learn(model, parse_learn(k.body, limits, target_of(model)))
             continue
         kept.append(rec)
     return kept, failed

@@ -54,6 +54,8 @@ import threading
 import time
 
 from .body import ServeError, Limits, parse_create, parse_learn, parse_predict
+from .shapes import (apply_learn, check_columns, learned, merge_pipeline, plain,
+                     predict_rows, target_of)
 from .wal import GROUP_MS, Log, LogDamage, LogFailed, default_io, encode, scan_log
 
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
@@ -115,126 +117,6 @@ def _message(exc, limit=1000):
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0] + " ..."
     return text
-
-
-def apply_learn(model, req, predict=False):
-    """Learn ``req``'s rows in order; with ``predict`` return the prediction made
-    before each row's update.  Also what a replay of the log calls."""
-    if req.dicts:
-        w = req.w or [1.0] * len(req.X)
-        step = model.predict_learn_one if predict else model.learn_one
-        out = []
-        for k, (x, y, sw) in enumerate(zip(req.X, req.y, w)):
-            try:
-                out.append(step(x, y, sw))
-            except Exception as exc:
-                exc.rows_done = k
-                raise
-        return out if predict else None
-    import numpy as np
-    X = np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
-    if predict:
-        return model.predict_learn(X, req.y, sample_weight=req.w).tolist()
-    model.partial_fit(X, req.y, sample_weight=req.w)
-    return None
-
-
-def shape_of(pipe):
-    """A pipeline in words: ``libsvm rows of 123 columns``, ``vw rows hashed to 2^18
-    columns (-q ab)``."""
-    if not pipe:
-        return "rows of no stated shape"
-    fmt, width, bits = pipe.get("format") or "rows", pipe.get("width"), pipe.get("hash_bits")
-    text = f"{fmt} rows" if fmt != "rows" else "rows"
-    if bits is not None:
-        text += f" hashed to 2^{bits} columns"
-    elif width is not None:
-        text += (f" of {width} columns" if pipe.get("fixed", True)
-                 else f" of {width} columns so far (growing)")
-    if pipe.get("features"):
-        text += f" ({pipe['features']})"
-    return text
-
-
-def merge_pipeline(have, new, name):
-    """The model's pipeline once a request that read its rows as ``new`` is learned, or
-    a 409 naming both.  The format, the hashing bits and the feature options must be
-    the model's; a fixed width must be the model's width; a growing (LIBSVM without
-    --n-features) width is at most a fixed model's width and widens a growing one."""
-    if new is None:
-        return have
-    if not have:
-        return dict(new)
-    merged = dict(have)
-    for key in ("format", "hash_bits", "features"):
-        if have.get(key) != new.get(key) and (key in have or new.get(key) is not None):
-            refuse(have, new, name)
-    w, nw = have.get("width"), new.get("width")
-    if nw is not None:
-        if w is None:
-            merged["width"], merged["fixed"] = nw, new.get("fixed", True)
-        elif have.get("fixed", True):
-            if nw > w or (new.get("fixed", True) and nw != w):
-                refuse(have, new, name)
-        elif new.get("fixed", True):
-            if nw != w:
-                refuse(have, new, name)
-            merged["fixed"] = True
-        else:
-            merged["width"] = max(w, nw)
-    return merged
-
-
-def refuse(have, new, name):
-    raise ServeError(409, f"model {name!r} reads {shape_of(have)}; these are "
-                          f"{shape_of(new)}")
-
-
-def check_columns(pipe, X, dicts, name):
-    """Rows of a fixed-width model's shape: lists of its width, or objects whose
-    column-number names are below it (a 409 naming both)."""
-    if not pipe or pipe.get("width") is None or not pipe.get("fixed", True):
-        return
-    width = pipe["width"]
-    for k, x in enumerate(X):
-        if dicts:
-            for key in x:
-                if key.isdigit() and int(key) >= width:
-                    raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} "
-                                          f"has column {key}")
-        elif len(x) != width:
-            raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} has "
-                                  f"{len(x)} values")
-
-
-def predict_rows(model, req):
-    """``{"predictions": [...]}`` (and ``scores``/``proba`` when asked)."""
-    import numpy as np
-    if getattr(model, "n_features_in_", None) is None:
-        raise ServeError(409, "the model has not learned anything yet")
-    vocabulary = getattr(model, "vocabulary_", None)
-    if req.dicts:
-        if vocabulary is None:
-            raise ServeError(400, "this model learned from lists of numbers: send rows "
-                                  "as lists")
-        from ..io.dicts import dicts_to_csr
-        X = dicts_to_csr(req.X, vocabulary, grow=False)
-    else:
-        if vocabulary is not None:
-            raise ServeError(400, "this model learned from {name: value} objects: send "
-                                  "rows as objects")
-        X = np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
-    out = {"predictions": model.predict(X).tolist()}
-    for flag, call in (("scores", "decision_function"), ("proba", "predict_proba")):
-        if getattr(req, flag):
-            method = getattr(model, call, None)
-            try:
-                if method is None:
-                    raise AttributeError
-                out[flag] = np.asarray(method(X)).tolist()
-            except (AttributeError, NotImplementedError):
-                raise ServeError(400, f"this model gives no {flag}") from None
-    return out
 
 
 class Entry:
@@ -379,7 +261,8 @@ class Store:
             if seq <= entry.seq:
                 continue  # already in the snapshot (a crash before the log was emptied)
             try:
-                req = parse_learn(body, Limits(1 << 62, 1 << 62, 1 << 62))
+                req = parse_learn(body, Limits(1 << 62, 1 << 62, 1 << 62),
+                                  target_of(entry.model))
                 pipeline = merge_pipeline(entry.pipeline, req.pipeline, entry.name)
                 apply_learn(entry.model, req)
                 entry.pipeline = pipeline
@@ -445,11 +328,6 @@ class Store:
             raise ServeError(400, _message(exc).strip('"')) from None
         if not hasattr(model, "learn_one"):
             raise ServeError(400, f"{algo} does not learn from labelled rows")
-        target = getattr(model, "target", None)  # learn rows carry a y, predictions labels
-        if target in ("none", "sequence"):
-            what = "rows without a target" if target == "none" else "sequences of tags"
-            raise ServeError(400, f"{algo} learns from {what}, which the service does not "
-                             "serve yet (its learn and predict routes take labelled rows)")
         meta = {"algo": algo, "params": params, "seq": 0, "rows": 0, "snapshot": None,
                 "ids": [], "created": time.time(), "pipeline": pipeline}
         return self._install(name, meta, None)
@@ -618,7 +496,7 @@ class Store:
                                        else round(time.time() - entry.snap_time, 3)),
                     "log_bytes": entry.log.size, "fsync": self.policy,
                     "version": entry.meta.get("last_version"),
-                    "pipeline": entry.pipeline}
+                    "pipeline": entry.pipeline, "target": target_of(entry.model)}
 
     def info(self, name):
         return self.describe(self.entry(name))
@@ -627,12 +505,16 @@ class Store:
     def learn(self, name, body, predict=False):
         """Apply a learn (or predict_learn) body; returns the acknowledgement once the
         fsync policy makes it durable."""
-        req = parse_learn(body, self.limits)
-        digest = body_hash(body) if req.id is not None else None
         entry = self.entry(name)
+        target = target_of(entry.model)
+        req = parse_learn(body, self.limits, target)
+        digest = body_hash(body) if req.id is not None else None
         out = {}
         with entry.lock:
             live(entry, name)  # (deleted, or found damaged, while we waited)
+            if target_of(entry.model) != target:
+                raise ServeError(409, f"model {name!r} was replaced by one that takes other "
+                                      "rows while the request waited; send it again")
             entry.forget()
             first = entry.ids.get(req.id) if req.id is not None else None
             if first is not None:
@@ -661,8 +543,10 @@ class Store:
                     entry.seq, entry.rows = seq, entry.rows + n
                     entry.pipeline = pipeline
                     entry.remember(req.id, seq, n, position, time.time(), digest)
-                    if predict:
-                        out["predictions"] = _plain(made)
+                    if predict and isinstance(made, tuple):  # a detector's
+                        out["predictions"], out["scores"] = plain(made[0]), plain(made[1])
+                    elif predict:
+                        out["predictions"] = plain(made)
                 except BaseException as exc:
                     self._rollback(entry)
                     if isinstance(exc, OSError):
@@ -685,17 +569,25 @@ class Store:
                                           "applied") from None
         return {"acknowledged": n, "seq": seq, **out}
 
-    def predict(self, name, body, wait=True):
+    def predict(self, name, body, wait=True, score=False):
         """The predictions of a predict body; with ``wait=False``, None at once when a
-        writer holds the model (the app then asks again from its thread pool)."""
-        req = parse_predict(body, self.limits)
+        writer holds the model (the app then asks again from its thread pool); with
+        ``score``, only a detector's anomaly scores (``POST .../score``)."""
         entry = self.entry(name)
+        req = parse_predict(body, self.limits, target_of(entry.model))
+        if score:
+            if target_of(entry.model) != "none" or not callable(
+                    getattr(entry.model, "score_samples", None)):
+                raise ServeError(400, f"model {name!r} is not an anomaly detector: it gives "
+                                      "no anomaly scores (use /predict)")
+            req = req._replace(scores=True, proba=False)
         if not entry.lock.acquire(blocking=wait):
             return None
         try:
             live(entry, name)
             check_columns(entry.pipeline, req.X, req.dicts, name)
-            return predict_rows(entry.model, req)
+            out = predict_rows(entry.model, req)
+            return {"scores": out["scores"]} if score else out
         except ServeError:
             raise
         except (ValueError, TypeError, OverflowError) as exc:
@@ -768,7 +660,7 @@ class Store:
         entry = self.entry(name)
         tmp = os.path.join(entry.folder, f".download-{secrets.token_hex(4)}.olm")
         with entry.lock:
-            if getattr(entry.model, "n_features_in_", None) is None:
+            if not learned(entry.model):
                 raise ServeError(409, "the model has not learned anything yet")
             try:
                 entry.model.save(tmp)
@@ -969,11 +861,6 @@ def _unlink(path):
         os.unlink(path)
     except OSError:
         pass
-
-
-def _plain(values):
-    """Numpy scalars as JSON numbers or strings."""
-    return [v.item() if hasattr(v, "item") else v for v in values]
 
 
 def _registered_name(model):

@@ -1,0 +1,238 @@
+"""What a served model's rows are, by its ``target`` (``olearn.tags(model).target``):
+how a checked request is applied to the model (also what a replay of the log calls),
+how its predictions are made, and the shape of the rows it reads (its pipeline).
+
+``"label"``/``"value"``: a dict row by ``learn_one``, rows of numbers by one
+``partial_fit``; predictions are labels or numbers (``scores``: ``decision_function``,
+``proba``: ``predict_proba``).  ``"none"`` (detectors, clustering): rows learned with no
+target; predictions are the model's answers (-1 an outlier, +1 an inlier for a
+detector) and ``scores`` its anomaly scores (higher = more anomalous, as River's
+``score_one``; minus scikit-learn's ``score_samples``).  ``"labels"``: ``y`` a label set,
+predictions label sets (lists), ``scores`` the (n, L) ``decision_function`` with the
+labels' order in ``labels``.  ``"sequence"``: a row is a list of tokens, ``y`` its tags;
+a request's rows learned in one ``partial_fit``, predictions lists of tags.
+"""
+import numpy as np
+
+from .body import ServeError
+
+
+def target_of(model):
+    """The model's target declaration (``"label"`` for a model that declares none)."""
+    return getattr(model, "target", None) or "label"
+
+
+def learned(model):
+    """Whether the model has learned anything (its width, state or labels are set)."""
+    return any(getattr(model, name, None) is not None
+               for name in ("n_features_in_", "state_", "classes_"))
+
+
+def plain(values):
+    """Numpy scalars (and lists of them) as JSON numbers or strings."""
+    return [plain(v) if isinstance(v, (list, tuple, np.ndarray)) else
+            v.item() if hasattr(v, "item") else v for v in values]
+
+
+def _is_detector(model):
+    return callable(getattr(model, "score_samples", None)) and callable(
+        getattr(model, "score_one", None))
+
+
+def _label_lists(Y, classes):
+    """The rows of an (n, L) 0/1 indicator as lists of ``classes``."""
+    classes = plain(classes)
+    return [[classes[j] for j in np.flatnonzero(row)] for row in np.asarray(Y)]
+
+
+def _true_labels(answer):
+    """River's ``{label: bool}`` as the list of the labels that are true."""
+    return plain([label for label, on in answer.items() if on])
+
+
+def apply_learn(model, req, predict=False):
+    """Learn ``req``'s rows in order; with ``predict`` return the answers made before
+    each row's update (for a detector ``(answers, anomaly scores)``).  Also what a
+    replay of the log calls."""
+    target = target_of(model)
+    if target == "sequence":
+        if predict:
+            return model.predict_learn(req.X, req.y)
+        model.partial_fit(req.X, req.y)
+        return None
+    detector = target == "none" and _is_detector(model)
+    if req.dicts:
+        w = req.w or [1.0] * len(req.X)
+        out, scores = [], []
+        for k, (x, y, sw) in enumerate(zip(req.X, req.y, w)):
+            try:
+                if target == "none":
+                    if predict and detector:
+                        scores.append(model.score_one(x))
+                    answer = (model.predict_learn_one(x, sample_weight=sw) if predict else
+                              model.learn_one(x, sample_weight=sw))
+                elif predict:
+                    answer = model.predict_learn_one(x, y, sw)
+                else:
+                    answer = model.learn_one(x, y, sw)
+                if predict:
+                    out.append(_true_labels(answer) if target == "labels" else answer)
+            except Exception as exc:
+                exc.rows_done = k
+                raise
+        return ((out, scores) if detector else out) if predict else None
+    X = np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
+    if target == "none":
+        if not predict:
+            model.partial_fit(X, sample_weight=req.w)
+            return None
+        if detector:
+            answers, raw = model.predict_learn(X, return_scores="both", sample_weight=req.w)
+            return np.asarray(answers).tolist(), np.asarray(raw)[:, 0].tolist()
+        return np.asarray(model.predict_learn(X, sample_weight=req.w)).tolist()
+    if predict:
+        made = model.predict_learn(X, req.y, sample_weight=req.w)
+        return (_label_lists(made, model.classes_) if target == "labels" else
+                np.asarray(made).tolist())
+    model.partial_fit(X, req.y, sample_weight=req.w)
+    return None
+
+
+def predict_rows(model, req):
+    """``{"predictions": [...]}`` (and ``scores``/``proba`` when asked)."""
+    target = target_of(model)
+    if target == "sequence":
+        if req.scores or req.proba:
+            raise ServeError(400, "a tagger gives tags only: no scores or proba")
+        if not learned(model):
+            raise ServeError(409, "the model has not learned anything yet")
+        return {"predictions": plain(model.predict(req.X))}
+    if target == "labels" and req.dicts and getattr(model, "vocabulary_", None) is None:
+        return _labels_one_by_one(model, req)
+    X = _matrix(model, req)
+    out = {}
+    predictions = model.predict(X)
+    out["predictions"] = (_label_lists(predictions, model.classes_) if target == "labels"
+                          else np.asarray(predictions).tolist())
+    if target == "labels":
+        out["labels"] = plain(model.classes_)
+    if req.scores:
+        if target == "none":
+            if not _is_detector(model):
+                raise ServeError(400, "this model gives no anomaly scores")
+            out["scores"] = (-np.asarray(model.score_samples(X))).tolist()
+        else:
+            out["scores"] = _call(model, "decision_function", X, "scores")
+    if req.proba:
+        out["proba"] = _call(model, "predict_proba", X, "proba")
+    return out
+
+
+def _call(model, name, X, flag):
+    method = getattr(model, name, None)
+    try:
+        if method is None:
+            raise AttributeError
+        return np.asarray(method(X)).tolist()
+    except (AttributeError, NotImplementedError):
+        raise ServeError(400, f"this model gives no {flag}") from None
+
+
+def _matrix(model, req):
+    """The request's rows as the matrix the model reads (dicts through its
+    vocabulary), or a 409 before the model learned anything."""
+    if not learned(model):
+        raise ServeError(409, "the model has not learned anything yet")
+    vocabulary = getattr(model, "vocabulary_", None)
+    if req.dicts:
+        if vocabulary is None:
+            raise ServeError(400, "this model learned from lists of numbers: send rows "
+                                  "as lists")
+        from ..io.dicts import dicts_to_csr
+        return dicts_to_csr(req.X, vocabulary, grow=False)
+    if vocabulary is not None:
+        raise ServeError(400, "this model learned from {name: value} objects: send "
+                              "rows as objects")
+    return np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
+
+
+def _labels_one_by_one(model, req):
+    """A multilabel wrapper's dict rows, each through ``predict_one`` (its members hold
+    the vocabularies); scores are not offered on this path."""
+    if req.scores or req.proba:
+        raise ServeError(400, "this model gives scores for rows of numbers only: send "
+                              "rows as lists")
+    if not learned(model):
+        raise ServeError(409, "the model has not learned anything yet")
+    return {"predictions": [_true_labels(model.predict_one(x)) for x in req.X],
+            "labels": plain(model.classes_)}
+
+
+def shape_of(pipe):
+    """A pipeline in words: ``libsvm rows of 123 columns``, ``vw rows hashed to 2^18
+    columns (-q ab)``."""
+    if not pipe:
+        return "rows of no stated shape"
+    fmt, width, bits = pipe.get("format") or "rows", pipe.get("width"), pipe.get("hash_bits")
+    text = f"{fmt} rows" if fmt != "rows" else "rows"
+    if bits is not None:
+        text += f" hashed to 2^{bits} columns"
+    elif width is not None:
+        text += (f" of {width} columns" if pipe.get("fixed", True)
+                 else f" of {width} columns so far (growing)")
+    if pipe.get("features"):
+        text += f" ({pipe['features']})"
+    return text
+
+
+def merge_pipeline(have, new, name):
+    """The model's pipeline once a request that read its rows as ``new`` is learned, or
+    a 409 naming both.  The format, the hashing bits and the feature options must be
+    the model's; a fixed width must be the model's width; a growing (LIBSVM without
+    --n-features) width is at most a fixed model's width and widens a growing one."""
+    if new is None:
+        return have
+    if not have:
+        return dict(new)
+    merged = dict(have)
+    for key in ("format", "hash_bits", "features"):
+        if have.get(key) != new.get(key) and (key in have or new.get(key) is not None):
+            refuse(have, new, name)
+    w, nw = have.get("width"), new.get("width")
+    if nw is not None:
+        if w is None:
+            merged["width"], merged["fixed"] = nw, new.get("fixed", True)
+        elif have.get("fixed", True):
+            if nw > w or (new.get("fixed", True) and nw != w):
+                refuse(have, new, name)
+        elif new.get("fixed", True):
+            if nw != w:
+                refuse(have, new, name)
+            merged["fixed"] = True
+        else:
+            merged["width"] = max(w, nw)
+    return merged
+
+
+def refuse(have, new, name):
+    raise ServeError(409, f"model {name!r} reads {shape_of(have)}; these are "
+                          f"{shape_of(new)}")
+
+
+def check_columns(pipe, X, dicts, name):
+    """Rows of a fixed-width model's shape: lists of its width, or objects whose
+    column-number names are below it (a 409 naming both)."""
+    if not pipe or pipe.get("width") is None or not pipe.get("fixed", True):
+        return
+    width = pipe["width"]
+    for k, x in enumerate(X):
+        if dicts:
+            for key in x:
+                if key.isdigit() and int(key) >= width:
+                    raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} "
+                                          f"has column {key}")
+        elif len(x) != width:
+            raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; row {k} has "
+                                  f"{len(x)} values")
+
+
