@@ -15,12 +15,59 @@ the first with a ``"d"`` axis the width (``_d``).
   ``W[1] = +w/2`` for signed slots (every margin kept), copies for the others;
 * ``_export_state()`` / ``_import_state(arrays)``: the arrays for persistence.
 
+Before any array is made its size is computed from the declaration and checked against
+the most bytes one learner's state may take (:func:`set_max_model_bytes`,
+``OLEARN_MAX_MODEL_BYTES``, ``olearn serve --max-model-bytes``; by default the
+machine's memory): a state that would not fit is a :class:`ModelTooLarge` naming its
+size, before anything is allocated (the call that asked fails and changes nothing).
+
 Every replacement calls ``_state_changed()`` (the estimator drops what it derived from
 the old arrays, such as the one-example call).
 """
+import os
 from typing import NamedTuple
 
 import numpy as np
+
+_MAX_BYTES: list = [None]  # set_max_model_bytes's value (None: the default)
+
+
+def _physical_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+def max_model_bytes() -> int:
+    """The most bytes one learner's state may take: :func:`set_max_model_bytes`'s value,
+    else ``$OLEARN_MAX_MODEL_BYTES``, else the machine's physical memory."""
+    if _MAX_BYTES[0] is not None:
+        return _MAX_BYTES[0]
+    env = os.environ.get("OLEARN_MAX_MODEL_BYTES", "").strip()
+    if env:
+        try:
+            value = int(float(env))
+        except ValueError:
+            raise ValueError(f"OLEARN_MAX_MODEL_BYTES must be a number of bytes, got "
+                             f"{env!r}") from None
+        if value > 0:
+            return value
+    return _physical_memory()
+
+
+def set_max_model_bytes(limit: "int | None") -> None:
+    """Limit one learner's state to ``limit`` bytes in this process (None: back to
+    ``$OLEARN_MAX_MODEL_BYTES`` or the machine's memory)."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 1):
+        raise ValueError(f"the model size limit must be a positive number of bytes, got "
+                         f"{limit!r}")
+    _MAX_BYTES[0] = limit
+
+
+class ModelTooLarge(ValueError):
+    """A state that would take more bytes than :func:`max_model_bytes` allows."""
 
 
 class StateLayoutError(ValueError):
@@ -92,6 +139,25 @@ class StateMixin:
         return tuple(K if a == "K" else d if a == "d" else
                      self._axis_param(a) if isinstance(a, str) else a for a in slot.axes)
 
+    def state_nbytes(self, K, d):
+        """The bytes of the state at ``K`` class rows and width ``d``, from the
+        declaration (nothing is allocated)."""
+        return sum(int(np.prod(self._shape(s, K, d), dtype=np.float64)) *
+                   np.dtype(s.dtype or np.float64).itemsize for s in self.slots)
+
+    def _check_nbytes(self, K, d):
+        """A :class:`ModelTooLarge` when the state at ``(K, d)`` would not fit."""
+        limit = max_model_bytes()
+        need = self.state_nbytes(K, d)
+        if need > limit:
+            big = max(self.slots, key=lambda s: np.prod(self._shape(s, K, d),
+                                                          dtype=np.float64))
+            raise ModelTooLarge(
+                f"{type(self).__name__}: its state would take {need:,} bytes ({K} class "
+                f"row(s), width {d:,}; slot {big.name} {self._shape(big, K, d)}), over the "
+                f"limit of {limit:,} bytes (olearn.set_max_model_bytes, "
+                "OLEARN_MAX_MODEL_BYTES, olearn serve --max-model-bytes)")
+
     def _alloc(self, slot, K, d):
         shape = self._shape(slot, K, d)
         if slot.eye:
@@ -102,6 +168,7 @@ class StateMixin:
         return np.full(shape, self._fill(slot), dtype=np.float64)
 
     def _new_state(self, K, d):
+        self._check_nbytes(K, d)
         self.state_ = {s.name: self._alloc(s, K, d) for s in self.slots}
         for s in self.slots:
             self.init_state(s.name, self.state_[s.name], 0)
@@ -149,6 +216,7 @@ class StateMixin:
 
     def _resize_state(self, K, d):
         """Grow the class rows to ``K`` and the weight axes to ``d``, keeping what is learned."""
+        self._check_nbytes(K, d)
         for s in self.slots:
             old = self.state_[s.name]
             new = self._alloc(s, K, d)
@@ -163,6 +231,7 @@ class StateMixin:
     def _to_multiclass(self, old_n, n):
         """Binary (one weight row) to K rows: ``-w/2`` and ``+w/2`` keep every margin."""
         d = self._d
+        self._check_nbytes(n, d)
         for s in self.slots:
             old = self.state_[s.name]
             if "K" not in s.axes:

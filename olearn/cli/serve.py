@@ -20,7 +20,8 @@ from ._common import CLIError
 
 #: the server's options, which a --config file may set too
 OPTIONS = ("data_dir", "host", "port", "fsync", "snapshot_rows", "snapshot_seconds",
-           "max_body", "max_rows", "max_features", "idempotency_ids",
+           "max_body", "max_rows", "max_features", "max_model_bytes", "max_inflight_bytes",
+           "idempotency_ids",
            "idempotency_seconds", "grace_seconds", "keep_versions", "keep_deleted",
            "access_log", "log_format", "metrics_public", "ssl_certfile", "ssl_keyfile",
            "workers")
@@ -102,6 +103,13 @@ def add_parser(subparsers):
                    help="rows per request (default 100,000)")
     p.add_argument("--max-features", type=int, default=100_000, metavar="N",
                    help="features per row (default 100,000)")
+    p.add_argument("--max-model-bytes", type=int, default=0, metavar="BYTES",
+                   help="the most bytes one learner's state may take: a request that would "
+                        "grow a model beyond is a 413 and changes nothing (default 0: the "
+                        "machine's memory, or $OLEARN_MAX_MODEL_BYTES)")
+    p.add_argument("--max-inflight-bytes", type=int, default=256 << 20, metavar="BYTES",
+                   help="request bodies held at once over every connection; beyond, a 503 "
+                        "that clients retry (default 268,435,456)")
     p.add_argument("--idempotency-ids", type=int, default=100_000, metavar="N",
                    help="a learn request's id is remembered (a retry is answered with "
                         "its first acknowledgement) for the last N ids of a model "
@@ -202,9 +210,12 @@ def run(args):
         raise CLIError("--idempotency-seconds must be > 0")
     if not args.keep_deleted >= 0:
         raise CLIError("--keep-deleted must be >= 0")
-    for flag in ("keep_versions", "snapshot_rows", "max_body", "max_rows", "max_features", "idempotency_ids"):
+    for flag in ("keep_versions", "snapshot_rows", "max_body", "max_rows", "max_features",
+                 "idempotency_ids", "max_inflight_bytes"):
         if getattr(args, flag) < 1:
             raise CLIError(f"--{flag.replace('_', '-')} must be >= 1")
+    if args.max_model_bytes < 0:
+        raise CLIError("--max-model-bytes must be >= 0 (0: the machine's memory)")
     if args.workers != 1:
         raise CLIError("--workers: one process owns a data folder (a second would "
                        "write the same logs); olearn serve runs 1, its models learn on "
@@ -232,6 +243,9 @@ def run(args):
     scheme = "https" if args.ssl_certfile else "http"
     print(f"olearn serve: {args.data_dir} on {scheme}://{args.host}:{args.port} "
           f"(fsync {args.fsync})", file=sys.stderr, flush=True)
+    if args.max_model_bytes:
+        from .._state import set_max_model_bytes
+        set_max_model_bytes(args.max_model_bytes)
     access = None
     if args.access_log == "-":
         access = sys.stderr
@@ -242,7 +256,8 @@ def run(args):
             raise CLIError(f"--access-log {args.access_log}: {exc.strerror}") from None
     saved, failed = serve(
         args.data_dir, args.host, args.port, args.fsync,
-        limits=Limits(args.max_body, args.max_rows, args.max_features),
+        limits=Limits(args.max_body, args.max_rows, args.max_features,
+                      args.max_inflight_bytes),
         snapshot_rows=args.snapshot_rows, snapshot_seconds=args.snapshot_seconds,
         ids_count=args.idempotency_ids, ids_seconds=args.idempotency_seconds,
         grace_seconds=args.grace_seconds, access_log=access, log_format=args.log_format,

@@ -171,7 +171,9 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
         if not allows(request.state.token, scope, name, any_model):
             raise ServeError(403, "this token does not allow that")
 
-    async def body(request):
+    held = [0]  # bytes of request bodies held now, over every connection
+
+    async def body(request, hold):
         size = request.headers.get("content-length")
         if size is not None and (not size.isdigit() or int(size) > limits.body_bytes):
             raise ServeError(413, f"the body is larger than {limits.body_bytes} bytes")
@@ -180,15 +182,21 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
             total += len(chunk)
             if total > limits.body_bytes:
                 raise ServeError(413, f"the body is larger than {limits.body_bytes} bytes")
+            held[0] += len(chunk)
+            hold[0] += len(chunk)
+            if held[0] > limits.inflight_bytes:
+                raise ServeError(503, f"the server holds {limits.inflight_bytes} bytes of "
+                                      "request bodies already; retry in a moment")
             chunks.append(chunk)
         return b"".join(chunks)
 
     def endpoint(scope, work, needs_body=False, any_model=False, inline=None):
         async def handle(request):
             name = request.path_params.get("name")
+            hold = [0]
             try:
                 permit(request, scope, name, any_model)
-                data = await body(request) if needs_body else None
+                data = await body(request, hold) if needs_body else None
                 out = None
                 if inline is not None and len(data) <= INLINE_BYTES:
                     out = inline(name, data)  # a small predict when no writer holds the model
@@ -202,6 +210,8 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
             except Exception as exc:  # noqa: BLE001 (a bug: say so, keep serving)
                 traceback.print_exc(file=sys.stderr)
                 return error(500, f"internal error ({type(exc).__name__})")
+            finally:
+                held[0] -= hold[0]
         return handle
 
     def listing(request, name, data):

@@ -36,6 +36,9 @@ class Limits(NamedTuple):
     body_bytes: int = 32 << 20
     rows: int = 100_000
     features: int = 100_000
+    #: bytes of request bodies held at once, over every connection (a 503 beyond,
+    #: which clients retry), so that many large requests cannot exhaust the memory
+    inflight_bytes: int = 256 << 20
 
 
 class Learn(NamedTuple):

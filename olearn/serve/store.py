@@ -53,6 +53,7 @@ import shutil
 import threading
 import time
 
+from .._state import ModelTooLarge
 from .body import ServeError, Limits, parse_create, parse_learn, parse_predict
 from .shapes import (apply_learn, check_columns, learned, merge_pipeline, plain,
                      predict_rows, target_of)
@@ -537,7 +538,8 @@ class Store:
                     made = apply_learn(entry.model, req, predict)
                 except Exception as exc:
                     self._rollback(entry)
-                    raise ServeError(400, _message(exc)) from None
+                    raise ServeError(413 if isinstance(exc, ModelTooLarge) else 400,
+                                     _message(exc)) from None
                 try:
                     position = entry.log.append(record)
                     entry.seq, entry.rows = seq, entry.rows + n
