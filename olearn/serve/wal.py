@@ -412,6 +412,7 @@ class Log:
         self.drops = 0      # how many times records were dropped (the store rebuilds)
         self._cond = threading.Condition()
         self._syncing = False
+        self.closed = False  # by close(): no fsync may start on the file any more
 
     def append(self, record):
         """Write one record; returns its logical end, for ``wait_durable``.  A failed
@@ -461,8 +462,9 @@ class Log:
             return
         with self._cond:
             while self.synced < position:
-                if self._lost(position) or self.broken is not None:
-                    raise LogFailed(f"the log could not be synced ({self.broken or 'dropped'})")
+                if self._lost(position) or self.broken is not None or self.closed:
+                    raise LogFailed(f"the log could not be synced "
+                                    f"({self.broken or ('closed' if self.closed else 'dropped')})")
                 if self._syncing:
                     self._cond.wait()
                     continue
@@ -488,7 +490,8 @@ class Log:
         """The ``group`` policy's periodic fsync."""
         with self._cond:
             target = self.written
-            if self.synced >= target or self._syncing or self.broken is not None:
+            if self.synced >= target or self._syncing or self.broken is not None or \
+                    self.closed:
                 return
             self._syncing = True
         try:
@@ -584,6 +587,29 @@ class Log:
             raise OSError(failed)
 
     def close(self):
+        """Close the file once no fsync runs, after an fsync of whatever was written
+        (unless the policy is ``none``): a request whose record was written before a
+        DELETE or a replace is durable, and its wait for the fsync ends well, instead of
+        meeting a closed file."""
+        with self._cond:
+            while self._syncing:
+                self._cond.wait()
+            self._syncing, target = True, self.written
+        failed = None
+        try:
+            if self.policy != "none" and self.broken is None and self.synced < target:
+                self.io.fsync()
+        except OSError as exc:
+            failed = _reason(exc)
+        finally:
+            with self._cond:
+                self._syncing = False
+                if failed is not None:
+                    self.broken = failed
+                elif self.policy != "none" and self.broken is None:
+                    self._synced(target)
+                self.closed = True
+                self._cond.notify_all()
         self.io.close()
 
 
