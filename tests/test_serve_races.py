@@ -110,3 +110,33 @@ def test_admin_calls_racing_four_learners_never_answer_5xx(tmp_path):
     for name in served:
         assert c.info(name)["name"] == name  # served, not 503
     srv.stop()
+
+
+def test_a_client_that_disconnects_is_one_access_log_line(tmp_path):
+    """A body cut by its client: no traceback, no 500, one access-log line (499, as
+    nginx logs a client that closed its request), nothing learned."""
+    import socket
+    import time
+    log = tmp_path / "access.log"
+    srv = Server(tmp_path / "d", "--access-log", str(log))
+    c = Client(srv.url, srv.token)
+    c.create("m", "pa1")
+    body = b'{"rows": [{"x": [1.0], "y": 1}]}'
+    for path, data in (("/models/m/learn", body[:-5]), ("/models/m/predict", b"")):
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=30)
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {srv.token}"
+                  f"\r\nContent-Length: {len(body)}\r\n\r\n".encode() + data)
+        time.sleep(0.3)
+        s.close()
+    time.sleep(0.5)
+    assert c.info("m")["rows"] == 0
+    import signal
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(30) == 0
+    err = srv.proc.stderr.read()
+    srv.proc.stdout.close()
+    srv.proc.stderr.close()
+    assert "Traceback" not in err, err
+    lines = log.read_text().splitlines()
+    cut = [line for line in lines if " POST " in line]
+    assert len(cut) == 2 and all(" 499 " in line for line in cut), lines

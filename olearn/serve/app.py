@@ -20,6 +20,7 @@ import traceback
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
+from starlette.requests import ClientDisconnect
 from starlette.routing import Route
 
 from .body import Limits, ServeError
@@ -207,6 +208,9 @@ def create_app(data_dir, fsync="always", limits=Limits(), snapshot_rows=1_000_00
                 return out if isinstance(out, Response) else json_response(out)
             except ServeError as exc:
                 return error(exc.status, exc.message)
+            except ClientDisconnect:  # (499, nginx's "client closed request": its log line)
+                return error(499, "the client closed the connection before its body was "
+                                  "read; nothing was done")
             except Exception as exc:  # noqa: BLE001 (a bug: say so, keep serving)
                 traceback.print_exc(file=sys.stderr)
                 return error(500, f"internal error ({type(exc).__name__})")
