@@ -296,12 +296,12 @@ def test_train_streams_a_file(server, tmp_path):
     assert "learned 230 rows into streamed" in proc.stderr and proc.stdout == ""
     X, y = next(iter(olearn.io.read_libsvm(str(path), chunk_size=1000)))
     from olearn.client import rows_of
-    dicts = rows_of(X)
-    for x, label in zip(dicts, y.tolist()):
-        local.learn_one(x, label)
+    dicts = rows_of(X)  # (sparse rows as {column number: value})
+    local.partial_fit(X, y)  # (the file's rows went as one sparse matrix per request)
     c = Client(server.url, server.token)
     assert c.info("streamed")["seq"] == 3
-    assert c.predict("streamed", dicts[:20], scores=True)["scores"] == scores_of(local, dicts[:20])
+    np.testing.assert_allclose(c.predict("streamed", dicts[:20], scores=True)["scores"],
+                               local.decision_function(X[:20]), rtol=1e-12, atol=1e-12)
     proc = subprocess.run([sys.executable, "-m", "olearn", "train", str(path), "--server",
                            server.url, "--name", "other"], capture_output=True, text=True,
                           env=env, timeout=300)

@@ -1,8 +1,10 @@
 """``olearn train DATA --server URL --name NAME``: stream a file into a served model.
 
 The file is read as ``train`` reads it (same input options, constant memory) and sent
-in requests of ``--request-rows`` rows through :class:`olearn.client.Client`; a sparse
-row goes as ``{column: value}`` (column numbers as names), a dense one as a list.  The
+in requests of ``--request-rows`` rows through :class:`olearn.client.Client`; sparse rows
+go as one compressed sparse matrix per request (the server learns it in one compiled
+pass; into a model that learned ``{name: value}`` rows, as ``{column: value}``), dense
+ones as lists.  The
 model is created first from ``--algo``/``--param`` when the server has none of that
 name.  Each request carries an idempotency id, so the client's retries never learn a
 row twice, and the pipeline the file was read with (format, width or hashing bits,
@@ -120,7 +122,7 @@ def train_remote(args):
                 part = slice(i, i + args.request_rows)
                 out = client.request("POST", path, client.learn_body(
                     X[part], None if unlabelled else y[part],
-                    None if w is None else w[part], None, pipeline))
+                    None if w is None else w[part], None, pipeline, csr=True))
                 rows, seq = rows + out["acknowledged"], out["seq"]
                 if unlabelled:
                     scores.append(out.get("scores", []))

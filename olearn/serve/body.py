@@ -10,6 +10,11 @@ detectors, clustering): ``{"x": row}`` and no ``y``; ``"labels"`` (multilabel):
 ``{"x": row, "y": [label, ...]}`` (a set, possibly empty); ``"sequence"`` (taggers):
 ``{"x": [token, ...], "y": [tag, ...]}`` where a token is a string, a list of feature
 names or an object ``{feature: number}``, and a predict row is such a list of tokens.
+
+Rows of numbers may also come as one sparse matrix instead of ``rows``: ``{"csr":
+{"indptr": [...], "indices": [...], "data": [...], "width": W}, "y": [...], "w":
+[...]}`` (compressed sparse rows, column numbers from 0; what ``olearn train --server``
+sends: a request is then one compiled pass).
 """
 import json
 import math
@@ -43,7 +48,7 @@ class Limits(NamedTuple):
 
 class Learn(NamedTuple):
     id: object
-    X: list
+    X: object      # a list of rows, or a scipy CSR matrix (a "csr" body)
     y: list
     w: object      # list of weights, or None when every weight is 1
     dicts: bool    # rows are {name: value} dicts (else lists of numbers)
@@ -51,7 +56,7 @@ class Learn(NamedTuple):
 
 
 class Predict(NamedTuple):
-    X: list
+    X: object      # a list of rows, or a scipy CSR matrix (a "csr" body)
     dicts: bool
     scores: bool
     proba: bool
@@ -109,6 +114,57 @@ def _check_x(x, k, limits, dicts):
             if not _finite([v]) or isinstance(v, str):
                 raise ServeError(400, f"row {k}: feature value {str(v)[:40]!r} is not a "
                                       "finite number")
+
+
+def _csr(doc, limits):
+    """The ``csr`` object of a body as a scipy CSR matrix, checked whole (a 400 or 413
+    naming what is wrong)."""
+    import numpy as np
+    import scipy.sparse as sp
+    csr = doc.get("csr")
+    if not isinstance(csr, dict):
+        raise ServeError(400, "'csr' must be an object {indptr, indices, data, width}")
+    _keys(csr, {"indptr", "indices", "data", "width"}, "'csr'")
+    width = csr.get("width")
+    if isinstance(width, bool) or not isinstance(width, int) or not 0 < width < 2 ** 31:
+        raise ServeError(400, "csr 'width' must be an integer in 1..2^31-1")
+    arrays = []
+    for key in ("indptr", "indices", "data"):
+        values = csr.get(key)
+        if not isinstance(values, list):
+            raise ServeError(400, f"csr '{key}' must be a list of numbers")
+        try:
+            if key == "data":
+                arr = np.array(values, dtype=np.float64)
+                ok = bool(np.all(np.isfinite(arr)))
+            else:
+                arr = np.array(values) if values else np.zeros(0, dtype=np.int64)
+                ok = arr.ndim == 1 and arr.dtype.kind in "iu"
+                arr = arr.astype(np.int64) if ok else arr
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok or arr.ndim != 1:
+            raise ServeError(400, f"csr '{key}' must hold only " +
+                             ("finite numbers" if key == "data" else "integers"))
+        arrays.append(arr)
+    indptr, indices, data = arrays
+    n = len(indptr) - 1
+    if n < 1:
+        raise ServeError(400, "csr 'indptr' must hold at least 2 entries (one row)")
+    if n > limits.rows:
+        raise ServeError(413, f"{n} rows in one request; the limit is {limits.rows}")
+    if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != len(indices) or \
+            len(indices) != len(data):
+        raise ServeError(400, "csr 'indptr' must start at 0, never decrease and end at the "
+                              "length of 'indices' and 'data' (which must be equal)")
+    if len(indices) and (indices.min() < 0 or indices.max() >= width):
+        raise ServeError(400, f"csr 'indices' must be column numbers in 0..{width - 1}")
+    if np.any(np.diff(indptr) > limits.features):
+        raise ServeError(413, f"a row has more than {limits.features} features; the limit "
+                              f"is {limits.features}")
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, width))
+    X.sum_duplicates()
+    return X
 
 
 def _rows(doc, limits):
@@ -195,11 +251,13 @@ def parse_learn(body, limits, target="label"):
     """A learn or predict_learn body: ``{"rows": [{"x": ..., "y": ..., "w": ...}],
     "id": "..."}``, the rows as the model's ``target`` takes them (module docstring)."""
     doc = parse_json(body)
-    _keys(doc, {"rows", "id", "pipeline"}, "the body")
+    _keys(doc, {"rows", "id", "pipeline", "csr", "y", "w"}, "the body")
     pipeline = parse_pipeline(doc.get("pipeline"))
     rid = doc.get("id")
     if rid is not None and not (isinstance(rid, str) and 0 < len(rid) <= MAX_ID):
         raise ServeError(400, f"'id' must be a string of 1 to {MAX_ID} characters")
+    if "csr" in doc or "y" in doc or "w" in doc:
+        return _learn_csr(doc, limits, target, rid, pipeline)
     rows = _rows(doc, limits)
     sequences = target == "sequence"
     dicts = not sequences and isinstance(rows[0], dict) and isinstance(rows[0].get("x"), dict)
@@ -246,14 +304,53 @@ def parse_learn(body, limits, target="label"):
     return Learn(rid, X, y, w, dicts, pipeline)
 
 
+def _learn_csr(doc, limits, target, rid, pipeline):
+    """A learn body of one sparse matrix: ``{"csr": {...}, "y": [...], "w": [...]}``."""
+    if "rows" in doc or "csr" not in doc:
+        raise ServeError(400, "a body holds 'rows', or 'csr' with its 'y' (and 'w'), not "
+                              "both")
+    if target not in ("label", "value", "none"):
+        raise ServeError(400, "'csr' bodies are for rows of numbers with one label, a "
+                              "number or no target; this model takes 'rows'")
+    X = _csr(doc, limits)
+    n = X.shape[0]
+    y = doc.get("y")
+    if target == "none":
+        if y is not None:
+            raise ServeError(400, "this model learns from rows without a target; send no "
+                                  "'y'")
+        y = [None] * n
+    elif not isinstance(y, list) or len(y) != n:
+        raise ServeError(400, f"'y' must be a list of {n} labels, one per row of 'csr'")
+    else:
+        if not ({type(label) for label in y} <= {int, float} and _finite(y)):
+            for k, label in enumerate(y):
+                _label(label, k)
+    w = doc.get("w")
+    if w is not None:
+        if not isinstance(w, list) or len(w) != n:
+            raise ServeError(400, f"'w' must be a list of {n} weights, one per row")
+        for k, weight in enumerate(w):
+            if isinstance(weight, bool) or not _finite([weight]) or weight < 0:
+                raise ServeError(400, f"row {k}: w must be a finite number >= 0")
+        if all(v == 1.0 for v in w):
+            w = None
+    return Learn(rid, X, y, w, False, pipeline)
+
+
 def parse_predict(body, limits, target="label"):
     """A predict body: ``{"rows": [x, ...], "scores": bool, "proba": bool}`` (for a
     tagger each x a list of tokens)."""
     doc = parse_json(body)
-    _keys(doc, {"rows", "scores", "proba"}, "the body")
+    _keys(doc, {"rows", "scores", "proba", "csr"}, "the body")
     for flag in ("scores", "proba"):
         if not isinstance(doc.get(flag, False), bool):
             raise ServeError(400, f"'{flag}' must be true or false")
+    if "csr" in doc:
+        if "rows" in doc or target not in ("label", "value", "none"):
+            raise ServeError(400, "a body holds 'rows' or 'csr' (rows of numbers), not both")
+        return Predict(_csr(doc, limits), False, doc.get("scores", False),
+                       doc.get("proba", False))
     rows = _rows(doc, limits)
     if target == "sequence":
         for k, x in enumerate(rows):

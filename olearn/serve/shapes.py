@@ -13,6 +13,7 @@ labels' order in ``labels``.  ``"sequence"``: a row is a list of tokens, ``y`` i
 a request's rows learned in one ``partial_fit``, predictions lists of tags.
 """
 import numpy as np
+import scipy.sparse as sp
 
 from .body import ServeError
 
@@ -20,6 +21,11 @@ from .body import ServeError
 def target_of(model):
     """The model's target declaration (``"label"`` for a model that declares none)."""
     return getattr(model, "target", None) or "label"
+
+
+def count(X):
+    """The number of rows of a request (a list or a CSR matrix)."""
+    return X.shape[0] if sp.issparse(X) else len(X)
 
 
 def learned(model):
@@ -61,6 +67,11 @@ def apply_learn(model, req, predict=False):
         model.partial_fit(req.X, req.y)
         return None
     detector = target == "none" and _is_detector(model)
+    if sp.issparse(req.X):
+        if getattr(model, "vocabulary_", None) is not None:  # a model fed {name: value}
+            req = req._replace(X=_column_dicts(req.X), dicts=True)
+        else:
+            req = req._replace(X=_at_width(model, req.X))
     if req.dicts:
         w = req.w or [1.0] * len(req.X)
         out, scores = [], []
@@ -81,7 +92,8 @@ def apply_learn(model, req, predict=False):
                 exc.rows_done = k
                 raise
         return ((out, scores) if detector else out) if predict else None
-    X = np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
+    X = req.X if sp.issparse(req.X) else \
+        np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
     if target == "none":
         if not predict:
             model.partial_fit(X, sample_weight=req.w)
@@ -96,6 +108,25 @@ def apply_learn(model, req, predict=False):
                 np.asarray(made).tolist())
     model.partial_fit(X, req.y, sample_weight=req.w)
     return None
+
+
+def _column_dicts(X):
+    """A CSR matrix's rows as ``{column number: value}`` dicts (names as strings: what a
+    client sends for a sparse row)."""
+    X = X.tocsr()
+    indptr, indices, data = X.indptr, X.indices.tolist(), X.data.tolist()
+    return [{str(indices[k]): data[k] for k in range(indptr[i], indptr[i + 1])}
+            for i in range(X.shape[0])]
+
+
+def _at_width(model, X):
+    """A CSR matrix as wide as the model: the model widened to it (a LIBSVM stream whose
+    width grows) or the matrix padded with empty columns (a narrower one)."""
+    from .._estimator import widen
+    width = widen(model, X.shape[1]) if learned(model) else None
+    if width is not None and width > X.shape[1]:
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+    return X
 
 
 def predict_rows(model, req):
@@ -144,16 +175,43 @@ def _matrix(model, req):
     if not learned(model):
         raise ServeError(409, "the model has not learned anything yet")
     vocabulary = getattr(model, "vocabulary_", None)
+    width = model.n_features_in_
+    if sp.issparse(req.X):
+        if vocabulary is not None:
+            req = req._replace(X=_column_dicts(req.X), dicts=True)
+        elif req.X.shape[1] > width:
+            raise ServeError(409, f"the model reads {width} columns; these rows have "
+                                  f"{req.X.shape[1]}")
+        else:
+            return sp.csr_matrix((req.X.data, req.X.indices, req.X.indptr),
+                                 shape=(req.X.shape[0], width))
     if req.dicts:
         if vocabulary is None:
-            raise ServeError(400, "this model learned from lists of numbers: send rows "
-                                  "as lists")
+            return _numbered(req.X, width)
         from ..io.dicts import dicts_to_csr
         return dicts_to_csr(req.X, vocabulary, grow=False)
     if vocabulary is not None:
         raise ServeError(400, "this model learned from {name: value} objects: send "
                               "rows as objects")
     return np.array(req.X, dtype=np.float64).reshape(len(req.X), -1)
+
+
+def _numbered(rows, width):
+    """``{column number: value}`` rows for a model that learned rows of numbers (sparse
+    rows a client sends as objects keyed by the column number from 0), as a CSR."""
+    indptr, columns, values = [0], [], []
+    for k, x in enumerate(rows):
+        for key, value in x.items():
+            if not key.isdigit() or int(key) >= width:
+                raise ServeError(400, f"row {k}: this model learned rows of {width} numbers: "
+                                      "send lists, or objects keyed by column numbers "
+                                      f"0..{width - 1} (got {key[:40]!r})")
+            columns.append(int(key))
+            values.append(float(value))
+        indptr.append(len(columns))
+    X = sp.csr_matrix((values, columns, indptr), shape=(len(rows), width))
+    X.sum_duplicates()
+    return X
 
 
 def _labels_one_by_one(model, req):
@@ -225,6 +283,11 @@ def check_columns(pipe, X, dicts, name):
     if not pipe or pipe.get("width") is None or not pipe.get("fixed", True):
         return
     width = pipe["width"]
+    if sp.issparse(X):
+        if X.shape[1] > width:
+            raise ServeError(409, f"model {name!r} reads {shape_of(pipe)}; these rows have "
+                                  f"{X.shape[1]} columns")
+        return
     for k, x in enumerate(X):
         if dicts:
             for key in x:

@@ -55,7 +55,7 @@ import time
 
 from .._state import ModelTooLarge
 from .body import ServeError, Limits, parse_create, parse_learn, parse_predict
-from .shapes import (apply_learn, check_columns, learned, merge_pipeline, plain,
+from .shapes import (apply_learn, check_columns, count, learned, merge_pipeline, plain,
                      predict_rows, target_of)
 from .wal import GROUP_MS, Log, LogDamage, LogFailed, default_io, encode, scan_log
 
@@ -273,9 +273,9 @@ class Store:
                 offset = getattr(rec, "offset", "?")
                 raise ModelDamage(f"{replaying}: byte {offset}, seq {seq}: the record "
                                   f"cannot be replayed: {_message(exc, 300)}") from None
-            entry.seq, entry.rows = seq, entry.rows + len(req.X)
+            entry.seq, entry.rows = seq, entry.rows + count(req.X)
             when = getattr(rec, "time", None) or now
-            entry.remember(rid, seq, len(req.X), position, when, body_hash(body))
+            entry.remember(rid, seq, count(req.X), position, when, body_hash(body))
 
     def _rollback(self, entry):
         """After a request failed once the model started changing: the log recovered if
@@ -526,7 +526,7 @@ class Store:
                 out["replayed"] = True
             else:
                 self._recover(entry)
-                seq, n = entry.seq + 1, len(req.X)
+                seq, n = entry.seq + 1, count(req.X)
                 pipeline = merge_pipeline(entry.pipeline, req.pipeline, name)
                 check_columns(pipeline, req.X, req.dicts, name)
                 try:  # the record, whole, before the model changes
