@@ -16,7 +16,8 @@ the first with a ``"d"`` axis the width (``_d``).
 * ``_export_state()`` / ``_import_state(arrays)``: the arrays for persistence.
 
 Before any array is made its size is computed from the declaration and checked against
-the most bytes one learner's state may take (:func:`set_max_model_bytes`,
+the most bytes one learner's state may take (its feature names counted at
+``NAME_BYTES`` each for a model fed ``{name: value}`` rows; :func:`set_max_model_bytes`,
 ``OLEARN_MAX_MODEL_BYTES``, ``olearn serve --max-model-bytes``; by default the
 machine's memory): a state that would not fit is a :class:`ModelTooLarge` naming its
 size, before anything is allocated (the call that asked fails and changes nothing).
@@ -64,6 +65,11 @@ def set_max_model_bytes(limit: "int | None") -> None:
         raise ValueError(f"the model size limit must be a positive number of bytes, got "
                          f"{limit!r}")
     _MAX_BYTES[0] = limit
+
+
+#: what one feature name of a model fed ``{name: value}`` rows costs beside its weights
+#: (its vocabulary's dict entry, list entry and a short string), counted in the limit
+NAME_BYTES = 100
 
 
 class ModelTooLarge(ValueError):
@@ -149,6 +155,8 @@ class StateMixin:
         """A :class:`ModelTooLarge` when the state at ``(K, d)`` would not fit."""
         limit = max_model_bytes()
         need = self.state_nbytes(K, d)
+        if getattr(self, "vocabulary_", None) is not None:
+            need += NAME_BYTES * d  # (its names: a Python dict and list)
         if need > limit:
             big = max(self.slots, key=lambda s: np.prod(self._shape(s, K, d),
                                                           dtype=np.float64))

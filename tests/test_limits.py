@@ -39,9 +39,10 @@ def test_a_state_past_the_limit_is_refused_before_allocation(limit, algo, tmp_pa
         model.learn_one({"a": float(k % 3), "b": 1.0 - k % 2}, *extra)
     before = {k: v.copy() for k, v in model.state_.items()}
     names = len(model.vocabulary_)
-    have = sum(v.nbytes for v in before.values())
-    limit(have + 100)
-    with pytest.raises(ModelTooLarge, match=f"over the limit of {have + 100:,} bytes"):
+    from olearn._state import NAME_BYTES
+    have = sum(v.nbytes for v in before.values()) + NAME_BYTES * (names + 1)
+    limit(have + 1000)
+    with pytest.raises(ModelTooLarge, match=f"over the limit of {have + 1000:,} bytes"):
         model.learn_one({f"w{j}": 1.0 for j in range(6000)}, *extra)
     assert all(np.array_equal(model.state_[k], before[k]) for k in before)
     assert len(model.vocabulary_) == names
