@@ -536,12 +536,27 @@ def test_command_line_train_and_predict(tmp_path, capsys):
     assert "\tXNOUN\t" in out.read_text() and errors() == ""
     assert main(["train", data, "-i", model, "--quiet", "-f", tmp_path / "more.olm"]) == 0
     assert olearn.load(tmp_path / "more.olm").t_ == 48
+    # evaluate: one progressive pass, nothing saved; --init continues a saved tagger
+    assert main(["evaluate", data, "--algo", "tagger-pa1", "--param", "bits=12"]) == 0
+    err = errors()
+    assert "progressive validation: tagger-pa1 on" in err and "updates = " in err
+    assert "sentences = 12, tokens = 63, tags = 7 (upos)" in err
+    token = float(err.split("progressive token accuracy = ")[1].split()[0])
+    fresh = SequenceTagger(algorithm="pa1", bits=12)
+    pred = fresh.predict_learn(SENTENCES * 3, TAGS * 3)
+    hits = sum(a == b for p, g in zip(pred, TAGS * 3) for a, b in zip(p, g))
+    assert token == pytest.approx(hits / 63, abs=1e-6) and token < 1
+    assert main(["evaluate", data, "--init", model]) == 0
+    assert "progressive token accuracy = 1.000000" in errors()
     for argv, message in [
             (["train", data, "--task", "tag", "--algo", "pa1"], "not a sequence tagger"),
             (["train", data, "--task", "tag"], "needs --algo NAME, a sequence tagger"),
             (["train", data, "--algo", "tagger-ap", "--holdout", "3"], "--holdout is not"),
             (["predict", data, "-i", model, "--column", "xpos"], "--column xpos"),
-            (["train", tmp_path / "none.conllu", "--algo", "tagger-ap"], "no such file")]:
+            (["train", tmp_path / "none.conllu", "--algo", "tagger-ap"], "no such file"),
+            (["evaluate", data, "--algo", "tagger-ap", "--metric", "f1"], "--metric is not"),
+            (["evaluate", "--task", "tag", "--algo", "tagger-ap"], "needs DATA"),
+            (["evaluate", data, "--algo", "pa"], "not a sequence tagger")]:
         assert main(argv) == 2
         err = errors()
         assert message in err and err.count("\n") == 1, err
