@@ -96,13 +96,39 @@ def test_averaged_model_decodes_with_the_mean_weights():
     np.testing.assert_allclose(explicit["T"], T, atol=1e-12)
 
 
+def test_cost_augmented_viterbi_equals_brute_force():
+    """PA's max-loss sequence: argmax of score(s) + sqrt(Hamming(y, s)) by enumeration."""
+    from olearn.structured._kernels import cost_viterbi
+    rng = np.random.default_rng(5)
+    for K in (1, 2, 3, 4):
+        for n in (1, 2, 3, 5):
+            E, T = rng.normal(0, 1, (n, K)), rng.normal(0, 1, (K + 1, K + 1))
+            y = np.concatenate([[9, 9], rng.integers(0, K, n)]).astype(np.int64)
+            V, back = np.empty((n, K, n + 1)), np.zeros((n, K, n + 1), dtype=np.int64)
+            path = np.empty(n, dtype=np.int64)
+            got = cost_viterbi(E, T, n, K, y, 2, V, back, path)
+
+            def value(s):
+                v = T[K, s[0]] + T[s[-1], K] + sum(E[t, k] for t, k in enumerate(s))
+                v += sum(T[a, b] for a, b in zip(s, s[1:]))
+                return v + math.sqrt(sum(a != b for a, b in zip(s, y[2:])))
+            best = max(itertools.product(range(K), repeat=n), key=value)
+            assert list(path) == list(best) and got == pytest.approx(value(best), abs=1e-12)
+
+
 # ---------------------------------------------------------------- one round of each rule
 def reference_round(model, seq, gold):
-    """The state after one round of ``model``'s rule, as a numpy loop of its equation."""
+    """The state after one round of ``model``'s rule, as a numpy loop of its equation
+    (max-loss: ``s`` the sequence of the largest loss, by enumeration)."""
     st = {k: v.copy() for k, v in model.state_.items()}
     D, K = st["W"].shape
     s, sv = brute_force(seq, st["W"], st["T"])
     w = np.concatenate([st["W"].ravel(), st["T"].ravel()])
+    if model.update == "max-loss":
+        s = list(max(itertools.product(range(K), repeat=len(seq)),
+                     key=lambda z: w @ phi(seq, z, K, D) +
+                     math.sqrt(sum(a != b for a, b in zip(z, gold)))))
+        sv = w @ phi(seq, s, K, D)
     d = sum(a != b for a, b in zip(s, gold))
     delta = phi(seq, gold, K, D) - phi(seq, s, K, D)
     sc = w @ phi(seq, gold, K, D)
@@ -128,19 +154,25 @@ def reference_round(model, seq, gold):
     return st, s
 
 
-@pytest.mark.parametrize("algorithm,average", [
-    ("perceptron", False), ("perceptron", True), ("pa", False), ("pa1", True),
-    ("pa2", False), ("arow", False), ("arow", True)])
-def test_one_round_equals_the_equation(algorithm, average):
+@pytest.mark.parametrize("algorithm,average,update", [
+    ("perceptron", False, "prediction"), ("perceptron", True, "prediction"),
+    ("pa", False, "prediction"), ("pa1", True, "prediction"), ("pa2", False, "prediction"),
+    ("arow", False, "prediction"), ("arow", True, "prediction"), ("pa", False, "max-loss"),
+    ("pa1", True, "max-loss"), ("pa2", False, "max-loss")])
+def test_one_round_equals_the_equation(algorithm, average, update):
     rng = np.random.default_rng(2)
     for trial in range(4):
         model = tagger_with_weights(rng, 3, algorithm=algorithm, average=average, C=0.3,
-                                    r=0.7)
+                                    r=0.7, update=update)
         seq = random_sequence(rng, 4)
         seq[2] = ["f1", "f1", "f5"]  # a name twice: its value adds up
         W, T = model.state_["W"], model.state_["T"]
         s = brute_force(seq, W, T)[0]
         gold = [(t + 1 + trial % 2) % 3 if i % 2 == 0 else t for i, t in enumerate(s)]
+        if update == "max-loss" and trial == 3:
+            W *= 0.05   # decoded right, by a margin under sqrt(1): max-loss still updates
+            T *= 0.05
+            gold = s = brute_force(seq, W, T)[0]
         expected, decoded = reference_round(model, seq, gold)
         t, n = model.t_, model.n_updates_
         model.learn_one(seq, gold)
@@ -316,6 +348,9 @@ def test_a_damaged_file_is_refused(tmp_path):
     (lambda m: m.fit([["a"]], [[["A"]]]), "a tag must be a str or an int"),
     (lambda m: m.fit([["a"]], [[1.5]]), "a tag must be a str or an int"),
     (lambda m: m.learn_one("a b", ["A", "B"]), "split it first"),
+    (lambda m: m.set_params(algorithm="arow", update="max-loss").learn_one(["a"], ["A"]),
+     "max-loss' is PA's"),
+    (lambda m: m.set_params(update="max").learn_one(["a"], ["A"]), "update"),
     (lambda m: m.set_params(algorithm="crf").fit([["a"]], [["A"]]), "algorithm must be"),
     (lambda m: m.set_params(bits=40).fit([["a"]], [["A"]]), "bits must be"),
     (lambda m: m.set_params(C=0).fit([["a"]], [["A"]]), "C must be"),

@@ -16,8 +16,10 @@ The rules, exact to their papers, are written out in ``_kernels``' docstring:
   (Crammer, Dekel, Keshet, Shalev-Shwartz, Singer, "Online passive-aggressive
   algorithms", JMLR 7, 2006, sequence prediction: the prediction-based loss
   ``w.Phi(x, s) - w.Phi(x, y) + sqrt(cost(y, s))`` of the decoded ``s``, as CRFsuite's
-  ``pa``); the max-loss variant (cost-augmented decoding) is not offered: the square
-  root of the Hamming cost does not decompose over the tokens;
+  ``pa``); with ``update="max-loss"`` the paper's max-loss update instead: ``s`` the
+  sequence of the largest such loss, by a cost-augmented Viterbi whose states count
+  the mistakes so far (the square root of the Hamming cost does not decompose over the
+  tokens; ``_kernels.cost_viterbi``, exact, ``O(n^2 K^2)`` for n tokens and K tags);
 * ``arow``: AROW with a diagonal covariance as CRFsuite's ``arow`` has it (Mejer and
   Crammer, "Confidence in structured-prediction using confidence-weighted models",
   EMNLP 2010): loss ``w.Phi(x, s) - w.Phi(x, y) + cost(y, s)``.
@@ -48,6 +50,8 @@ __all__ = ["SequenceTagger", "ALGORITHMS"]
 
 #: ``algorithm=`` -> the kernel's code (``_kernels.PERCEPTRON`` ...)
 ALGORITHMS = {"perceptron": 0, "pa": 1, "pa1": 2, "pa2": 3, "arow": 4}
+#: ``update=``: PA's prediction-based and max-loss updates
+UPDATES = ("prediction", "max-loss")
 
 _KINDS = {TOKENS: "raw tokens (strings)", FEATURES: "feature lists or dicts"}
 _EMPTY = np.zeros((0, 0))   # a slot not in use (it has no element to write)
@@ -70,6 +74,10 @@ class SequenceTagger(Saves, Estimator):
     average : bool, predict with the mean of the weights after each round (Collins's
         averaged perceptron; CRFsuite's ``pa`` averages too).
     C : float > 0, the aggressiveness of PA-I and PA-II.
+    update : {"prediction", "max-loss"}, PA's update (``pa``, ``pa1``, ``pa2`` only): on
+        the decoded sequence, or on the sequence of the largest loss (cost-augmented
+        decoding; it also updates a correctly tagged sequence whose margin is under
+        the square root of the Hamming cost of another).
     r : float > 0, AROW's regularisation (CRFsuite's ``gamma``).
     variance : float > 0, AROW's initial variance of every weight.
     bits : int in 1..28, token features are hashed to ``2**bits`` rows of emission
@@ -85,7 +93,8 @@ class SequenceTagger(Saves, Estimator):
 
     def __init__(self, algorithm: str = "perceptron", average: bool = True, C: float = 1.0,
                  r: float = 1.0, variance: float = 1.0, bits: int = 18, epochs: int = 1,
-                 shuffle: bool = True, random_state: Any = 0) -> None:
+                 shuffle: bool = True, random_state: Any = 0,
+                 update: str = "prediction") -> None:
         store_params(self, locals())
 
     # ------------------------------------------------------------ parameters, state
@@ -94,7 +103,7 @@ class SequenceTagger(Saves, Estimator):
         state's layout changed since the last check); returns the algorithm's code."""
         st = self.__dict__.get("state_")
         key = (self.algorithm, self.average, self.C, self.r, self.variance, self.bits,
-               self.epochs, self.shuffle,
+               self.epochs, self.shuffle, self.update,
                None if st is None else (st["W"].shape[0], "U" in st, "S" in st))
         if self.__dict__.get("_checked") == key:
             return ALGORITHMS[self.algorithm]
@@ -105,6 +114,10 @@ class SequenceTagger(Saves, Estimator):
     def _check_params(self):
         check_choice("algorithm", self.algorithm, tuple(ALGORITHMS))
         check_bool("average", self.average)
+        check_choice("update", self.update, UPDATES)
+        if self.update == "max-loss" and not self.algorithm.startswith("pa"):
+            raise ValueError(f"update='max-loss' is PA's (algorithm pa, pa1 or pa2), not "
+                             f"{self.algorithm}'s")
         check_number("C", self.C, 0, low_open=True)
         check_number("r", self.r, 0, low_open=True)
         check_number("variance", self.variance, 0, low_open=True)
@@ -249,7 +262,7 @@ class SequenceTagger(Saves, Estimator):
         pred = np.zeros(len(codes) if want_pred else 0, dtype=np.int64)
         learn_pass(W, T, U, UT, S, ST, counts, batch.idx, batch.val, batch.fptr,
                    batch.sptr, codes, order, algo, float(self.C), float(self.r),
-                   want_pred, pred)
+                   self.update == "max-loss", want_pred, pred)
         self.t_, self.n_updates_ = int(counts[0]), int(counts[1])
         if counts[2]:
             from ..base import DivergenceError
