@@ -434,6 +434,46 @@ def test_read_conllu_skips_comments_ranges_and_empty_nodes(tmp_path):
         read_conllu(tmp_path / "t.conllu.bz2")
 
 
+CONLL2000 = """-DOCSTART- -X- O
+
+Confidence NN B-NP
+in IN B-PP
+the DT B-NP
+pound NN I-NP
+
+Chancellor NNP O
+ 	
+Rockwell NNP B-NP
+said VBD B-VP
+"""
+
+
+def test_read_conll_columns(tmp_path):
+    """CoNLL-2000 columns: tokens from one column (raw) or several (feature names)."""
+    from olearn.io import read_conll
+    plain = tmp_path / "train.txt"
+    plain.write_text(CONLL2000, encoding="utf-8")
+    (tmp_path / "train.txt.gz").write_bytes(gzip.compress(CONLL2000.encode()))
+    X, y = read_conll(tmp_path / "train.txt.gz")
+    assert X == [["Confidence", "in", "the", "pound"], ["Chancellor"], ["Rockwell", "said"]]
+    assert y == [["B-NP", "B-PP", "B-NP", "I-NP"], ["O"], ["B-NP", "B-VP"]]
+    X, y = read_conll(plain, tokens=["word", "pos"], tags="pos")
+    assert X[2] == [["word=Rockwell", "pos=NNP"], ["word=said", "pos=VBD"]]
+    assert y[0] == ["NN", "IN", "DT", "NN"]
+    assert read_conll(plain, columns=3, tokens=[1], tags=0)[0][1] == [["1=NNP"]]
+    model = SequenceTagger(bits=10).fit(*read_conll(plain, tokens=["word", "pos"]))
+    assert model.classes_.tolist() == ["B-NP", "B-PP", "I-NP", "O", "B-VP"]
+    with pytest.raises(DataFormatError, match=r"train.txt:3: a token line has 4 columns, "
+                                              "this one 3"):
+        read_conll(plain, columns=("a", "b", "c", "d"))
+    with pytest.raises(ValueError, match="'lemma' is not one of word, pos, chunk"):
+        read_conll(plain, tags="lemma")
+    with pytest.raises(ValueError, match="index from -3 to 2, got 5"):
+        read_conll(plain, tokens=5)
+    with pytest.raises(ValueError, match="distinct names"):
+        read_conll(plain, columns=("a", "a"))
+
+
 # ---------------------------------------------------------------- real data
 def test_universal_dependencies_slice():
     """UD English EWT: 2,000 training sentences, 2 passes; UPOS on 500 dev sentences."""
