@@ -35,7 +35,9 @@ count once with their values added; a zero entry is dropped), as CRFsuite's
   ``w.Phi(x, s) - w.Phi(x, y) + sqrt(d(y, s))``, found exactly by
   :func:`cost_viterbi`, and the round updates whenever that loss is positive (a
   round whose decoded tags are all right may update: its margin was too small);
-* AROW with a diagonal covariance, as CRFsuite's ``train_arow.c``: ``l = w.Phi(x, s) -
+* AROW with a diagonal covariance (its ``maxloss``, the default: ``s`` the sequence of
+  the largest loss ``w.Phi(x, s) - w.Phi(x, y) + d``, by Viterbi with 1 added to the
+  emission of every wrong tag; without it ``s`` decoded, CRFsuite's ``train_arow.c``): ``l = w.Phi(x, s) -
   w.Phi(x, y) + d``, ``alpha = l / (r + sum_i S_i Delta_i^2)``, ``w_i += alpha S_i
   Delta_i`` then ``1 / S_i += Delta_i^2 / r``.
 
@@ -297,7 +299,7 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
     tpairs = np.empty((2 * maxlen + 2, 2), dtype=np.int64)
     tcoef = np.empty(2 * maxlen + 2)
     TT = np.empty_like(T)
-    mx = maxlen if maxloss else 0
+    mx = maxlen if maxloss and algo != AROW else 0
     V = np.empty((mx, K, mx + 1))
     vback = np.zeros((mx, K, mx + 1), dtype=np.int64)
     apath = np.empty(maxlen, dtype=np.int64)
@@ -327,7 +329,14 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
         errors += d
         sc = path_score(E, T, n, K, y, a)
         if maxloss:   # the sequence of the largest loss (it may be y: no update)
-            sv = cost_viterbi(E, T, n, K, y, a, V, vback, apath)
+            if algo == AROW:   # the cost d itself: it decomposes, one Viterbi
+                for i in range(n):
+                    for k in range(K):
+                        if k != y[a + i]:
+                            E[i, k] += 1.0
+                sv = viterbi(E, T, n, K, delta, back, apath)
+            else:
+                sv = cost_viterbi(E, T, n, K, y, a, V, vback, apath)
             d = 0
             for i in range(n):
                 path[i] = apath[i]
@@ -335,7 +344,8 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
                     d += 1
             if d == 0 or not sv - sc > 0.0:
                 continue
-            sv -= math.sqrt(d)    # w.Phi(x, s); the loss below adds the cost back
+            # w.Phi(x, s); the loss below adds the cost back
+            sv -= d if algo == AROW else math.sqrt(d)
         elif d == 0:
             continue
         # Delta on the emissions: the tokens whose tags differ, collapsed by key
