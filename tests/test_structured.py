@@ -548,9 +548,22 @@ def test_iterative_parameter_mixing_of_sequence_shards():
     from olearn.distributed import simulate
     data, tags = SENTENCES * 4, TAGS * 4
     serial = SequenceTagger(bits=10, shuffle=False, epochs=2).fit(data, tags)
-    one = simulate(SequenceTagger(bits=10), [(data, tags)], mixing="ipm", epochs=2).model
+    one = simulate(SequenceTagger(bits=10, shuffle=False), [(data, tags)], mixing="ipm",
+                   epochs=2).model
     for key in serial.state_:
         np.testing.assert_array_equal(one.state_[key], serial.state_[key])
+    # with shuffle (the default), each epoch of a member is fit's pass in a new order
+    one = simulate(SequenceTagger(bits=10), [(data, tags)], mixing="ipm", epochs=2).model
+    by_hand = SequenceTagger(bits=10).fit_pass(data, tags, seed=(0, 0, 0))
+    by_hand.fit_pass(data, tags, seed=(1, 0, 0))
+    orders = [np.random.default_rng([0, e, 0, 0]).permutation(len(data)) for e in (0, 1)]
+    assert not (orders[0] == orders[1]).all()
+    in_order = SequenceTagger(bits=10, shuffle=False)
+    for o in orders:
+        in_order.partial_fit([data[i] for i in o], [tags[i] for i in o])
+    for key in serial.state_:
+        np.testing.assert_array_equal(one.state_[key], by_hand.state_[key])
+        np.testing.assert_array_equal(one.state_[key], in_order.state_[key])
     shards = [(data[i::2], tags[i::2]) for i in range(2)]
     for weights in ("count", "uniform"):
         result = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=3,
@@ -558,11 +571,13 @@ def test_iterative_parameter_mixing_of_sequence_shards():
         assert result.rounds == 3 and result.model.t_ == 3 * len(data)
         assert result.model.score(SENTENCES, TAGS) == 1.0
     # by hand: the members' mean, then their iterates averaged with the base's
-    first = [SequenceTagger(bits=10).partial_fit(x, t) for x, t in shards]
-    mixed = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=1).model
+    first = [SequenceTagger(bits=10, shuffle=False).partial_fit(x, t) for x, t in shards]
+    mixed = simulate(SequenceTagger(bits=10, shuffle=False), shards, mixing="ipm",
+                     epochs=1).model
     np.testing.assert_allclose(mixed.state_["W"], olearn.mix(first).state_["W"], atol=1e-12)
     second = [copy.deepcopy(mixed).partial_fit(x, t) for x, t in shards]
-    again = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=2).model
+    again = simulate(SequenceTagger(bits=10, shuffle=False), shards, mixing="ipm",
+                     epochs=2).model
     W = sum(m.state_["W"] for m in second) / 2
     sums = [m.t_ * m.explicit_state()["W"] for m in second]
     before = mixed.t_ * mixed.explicit_state()["W"]

@@ -335,6 +335,28 @@ class SequenceTagger(Saves, Estimator):
         return self
 
     @locked
+    def fit_pass(self, X: Any, y: Any, seed: Any = 0) -> SequenceTagger:
+        """One more pass over ``X`` as ``fit`` makes each of its passes: with ``shuffle``
+        in a random order drawn from ``random_state`` (an int, else 0) and ``seed`` (ints:
+        the epoch, ...), else in order.  Iterative parameter mixing's members make
+        their epochs with it (``olearn.distributed``: ``seed`` the epoch, the pass and
+        the chunk of the shard; a shard read from files is shuffled within each chunk
+        it is read in), as the serial ``fit`` does."""
+        if not self.shuffle:
+            self._learn(X, y, False)
+            return self
+        n = len(sequence_list(X))
+        base = self.random_state if isinstance(self.random_state, (int, np.integer)) \
+            and not isinstance(self.random_state, bool) else 0
+        seeds = [abs(int(base)), *np.abs(np.ravel(seed)).astype(np.int64).tolist()]
+        order = np.random.default_rng(seeds).permutation(n)
+        Xs, ys = sequence_list(X), sequence_list(y, "y")
+        if len(ys) != n:
+            raise ValueError(f"X has {n} sequences but y has {len(ys)}")
+        self._learn([Xs[i] for i in order], [ys[i] for i in order], False)
+        return self
+
+    @locked
     def learn_one(self, tokens: Any, tags: Any) -> SequenceTagger:
         """Learn one sequence (a list of tokens) with its tags."""
         self._learn([_one(tokens)], [tags], False)
