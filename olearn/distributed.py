@@ -315,9 +315,14 @@ def _learn(model, shard, step, rows=None, passes=1):
     Returns (member or None when the shard had no rows, rows learned)."""
     m = copy.deepcopy(model)
     n = 0
-    for _ in range(passes):
-        for X, y, w in _chunks(shard, rows):
-            if len(y):
+    # a sequence tagger makes each pass as its fit does (a new order with shuffle)
+    one_pass = getattr(m, "fit_pass", None)
+    for k in range(passes):
+        for c, (X, y, w) in enumerate(_chunks(shard, rows)):
+            if len(y) and one_pass is not None and w is None:
+                one_pass(X, y, seed=(step, k, c))
+                n += len(y)
+            elif len(y):
                 m.partial_fit(X, y, sample_weight=w)
                 n += len(y)
     return (m if n else None), n

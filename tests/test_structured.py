@@ -96,13 +96,40 @@ def test_averaged_model_decodes_with_the_mean_weights():
     np.testing.assert_allclose(explicit["T"], T, atol=1e-12)
 
 
+def test_cost_augmented_viterbi_equals_brute_force():
+    """PA's max-loss sequence: argmax of score(s) + sqrt(Hamming(y, s)) by enumeration."""
+    from olearn.structured._kernels import cost_viterbi
+    rng = np.random.default_rng(5)
+    for K in (1, 2, 3, 4):
+        for n in (1, 2, 3, 5):
+            E, T = rng.normal(0, 1, (n, K)), rng.normal(0, 1, (K + 1, K + 1))
+            y = np.concatenate([[9, 9], rng.integers(0, K, n)]).astype(np.int64)
+            V, back = np.empty((n, K, n + 1)), np.zeros((n, K, n + 1), dtype=np.int64)
+            path = np.empty(n, dtype=np.int64)
+            got = cost_viterbi(E, T, n, K, y, 2, V, back, path)
+
+            def value(s):
+                v = T[K, s[0]] + T[s[-1], K] + sum(E[t, k] for t, k in enumerate(s))
+                v += sum(T[a, b] for a, b in zip(s, s[1:]))
+                return v + math.sqrt(sum(a != b for a, b in zip(s, y[2:])))
+            best = max(itertools.product(range(K), repeat=n), key=value)
+            assert list(path) == list(best) and got == pytest.approx(value(best), abs=1e-12)
+
+
 # ---------------------------------------------------------------- one round of each rule
 def reference_round(model, seq, gold):
-    """The state after one round of ``model``'s rule, as a numpy loop of its equation."""
+    """The state after one round of ``model``'s rule, as a numpy loop of its equation
+    (max-loss: ``s`` the sequence of the largest loss, by enumeration)."""
     st = {k: v.copy() for k, v in model.state_.items()}
     D, K = st["W"].shape
     s, sv = brute_force(seq, st["W"], st["T"])
     w = np.concatenate([st["W"].ravel(), st["T"].ravel()])
+    cost = (lambda d: d) if model.algorithm == "arow" else math.sqrt
+    if model.update == "max-loss" or model.update is None and model.algorithm == "arow":
+        s = list(max(itertools.product(range(K), repeat=len(seq)),
+                     key=lambda z: w @ phi(seq, z, K, D) +
+                     cost(sum(a != b for a, b in zip(z, gold)))))
+        sv = w @ phi(seq, s, K, D)
     d = sum(a != b for a, b in zip(s, gold))
     delta = phi(seq, gold, K, D) - phi(seq, s, K, D)
     sc = w @ phi(seq, gold, K, D)
@@ -128,19 +155,26 @@ def reference_round(model, seq, gold):
     return st, s
 
 
-@pytest.mark.parametrize("algorithm,average", [
-    ("perceptron", False), ("perceptron", True), ("pa", False), ("pa1", True),
-    ("pa2", False), ("arow", False), ("arow", True)])
-def test_one_round_equals_the_equation(algorithm, average):
+@pytest.mark.parametrize("algorithm,average,update", [
+    ("perceptron", False, "prediction"), ("perceptron", True, "prediction"),
+    ("pa", False, None), ("pa1", True, "prediction"), ("pa2", False, "prediction"),
+    ("arow", False, "prediction"), ("arow", True, "prediction"), ("pa", False, "max-loss"),
+    ("pa1", True, "max-loss"), ("pa2", False, "max-loss"), ("arow", False, None),
+    ("arow", True, "max-loss")])
+def test_one_round_equals_the_equation(algorithm, average, update):
     rng = np.random.default_rng(2)
     for trial in range(4):
         model = tagger_with_weights(rng, 3, algorithm=algorithm, average=average, C=0.3,
-                                    r=0.7)
+                                    r=0.7, update=update)
         seq = random_sequence(rng, 4)
         seq[2] = ["f1", "f1", "f5"]  # a name twice: its value adds up
         W, T = model.state_["W"], model.state_["T"]
         s = brute_force(seq, W, T)[0]
         gold = [(t + 1 + trial % 2) % 3 if i % 2 == 0 else t for i, t in enumerate(s)]
+        if trial == 3 and (update == "max-loss" or update is None and algorithm == "arow"):
+            W *= 0.05   # decoded right, by a margin under sqrt(1): max-loss still updates
+            T *= 0.05
+            gold = s = brute_force(seq, W, T)[0]
         expected, decoded = reference_round(model, seq, gold)
         t, n = model.t_, model.n_updates_
         model.learn_one(seq, gold)
@@ -316,6 +350,9 @@ def test_a_damaged_file_is_refused(tmp_path):
     (lambda m: m.fit([["a"]], [[["A"]]]), "a tag must be a str or an int"),
     (lambda m: m.fit([["a"]], [[1.5]]), "a tag must be a str or an int"),
     (lambda m: m.learn_one("a b", ["A", "B"]), "split it first"),
+    (lambda m: m.set_params(update="max-loss").learn_one(["a"], ["A"]),
+     "max-loss' is for PA and AROW"),
+    (lambda m: m.set_params(update="max").learn_one(["a"], ["A"]), "update"),
     (lambda m: m.set_params(algorithm="crf").fit([["a"]], [["A"]]), "algorithm must be"),
     (lambda m: m.set_params(bits=40).fit([["a"]], [["A"]]), "bits must be"),
     (lambda m: m.set_params(C=0).fit([["a"]], [["A"]]), "C must be"),
@@ -399,6 +436,46 @@ def test_read_conllu_skips_comments_ranges_and_empty_nodes(tmp_path):
         read_conllu(tmp_path / "t.conllu.bz2")
 
 
+CONLL2000 = """-DOCSTART- -X- O
+
+Confidence NN B-NP
+in IN B-PP
+the DT B-NP
+pound NN I-NP
+
+Chancellor NNP O
+ 	
+Rockwell NNP B-NP
+said VBD B-VP
+"""
+
+
+def test_read_conll_columns(tmp_path):
+    """CoNLL-2000 columns: tokens from one column (raw) or several (feature names)."""
+    from olearn.io import read_conll
+    plain = tmp_path / "train.txt"
+    plain.write_text(CONLL2000, encoding="utf-8")
+    (tmp_path / "train.txt.gz").write_bytes(gzip.compress(CONLL2000.encode()))
+    X, y = read_conll(tmp_path / "train.txt.gz")
+    assert X == [["Confidence", "in", "the", "pound"], ["Chancellor"], ["Rockwell", "said"]]
+    assert y == [["B-NP", "B-PP", "B-NP", "I-NP"], ["O"], ["B-NP", "B-VP"]]
+    X, y = read_conll(plain, tokens=["word", "pos"], tags="pos")
+    assert X[2] == [["word=Rockwell", "pos=NNP"], ["word=said", "pos=VBD"]]
+    assert y[0] == ["NN", "IN", "DT", "NN"]
+    assert read_conll(plain, columns=3, tokens=[1], tags=0)[0][1] == [["1=NNP"]]
+    model = SequenceTagger(bits=10).fit(*read_conll(plain, tokens=["word", "pos"]))
+    assert model.classes_.tolist() == ["B-NP", "B-PP", "I-NP", "O", "B-VP"]
+    with pytest.raises(DataFormatError, match=r"train.txt:3: a token line has 4 columns, "
+                                              "this one 3"):
+        read_conll(plain, columns=("a", "b", "c", "d"))
+    with pytest.raises(ValueError, match="'lemma' is not one of word, pos, chunk"):
+        read_conll(plain, tags="lemma")
+    with pytest.raises(ValueError, match="index from -3 to 2, got 5"):
+        read_conll(plain, tokens=5)
+    with pytest.raises(ValueError, match="distinct names"):
+        read_conll(plain, columns=("a", "a"))
+
+
 # ---------------------------------------------------------------- real data
 def test_universal_dependencies_slice():
     """UD English EWT: 2,000 training sentences, 2 passes; UPOS on 500 dev sentences."""
@@ -471,9 +548,22 @@ def test_iterative_parameter_mixing_of_sequence_shards():
     from olearn.distributed import simulate
     data, tags = SENTENCES * 4, TAGS * 4
     serial = SequenceTagger(bits=10, shuffle=False, epochs=2).fit(data, tags)
-    one = simulate(SequenceTagger(bits=10), [(data, tags)], mixing="ipm", epochs=2).model
+    one = simulate(SequenceTagger(bits=10, shuffle=False), [(data, tags)], mixing="ipm",
+                   epochs=2).model
     for key in serial.state_:
         np.testing.assert_array_equal(one.state_[key], serial.state_[key])
+    # with shuffle (the default), each epoch of a member is fit's pass in a new order
+    one = simulate(SequenceTagger(bits=10), [(data, tags)], mixing="ipm", epochs=2).model
+    by_hand = SequenceTagger(bits=10).fit_pass(data, tags, seed=(0, 0, 0))
+    by_hand.fit_pass(data, tags, seed=(1, 0, 0))
+    orders = [np.random.default_rng([0, e, 0, 0]).permutation(len(data)) for e in (0, 1)]
+    assert not (orders[0] == orders[1]).all()
+    in_order = SequenceTagger(bits=10, shuffle=False)
+    for o in orders:
+        in_order.partial_fit([data[i] for i in o], [tags[i] for i in o])
+    for key in serial.state_:
+        np.testing.assert_array_equal(one.state_[key], by_hand.state_[key])
+        np.testing.assert_array_equal(one.state_[key], in_order.state_[key])
     shards = [(data[i::2], tags[i::2]) for i in range(2)]
     for weights in ("count", "uniform"):
         result = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=3,
@@ -481,11 +571,13 @@ def test_iterative_parameter_mixing_of_sequence_shards():
         assert result.rounds == 3 and result.model.t_ == 3 * len(data)
         assert result.model.score(SENTENCES, TAGS) == 1.0
     # by hand: the members' mean, then their iterates averaged with the base's
-    first = [SequenceTagger(bits=10).partial_fit(x, t) for x, t in shards]
-    mixed = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=1).model
+    first = [SequenceTagger(bits=10, shuffle=False).partial_fit(x, t) for x, t in shards]
+    mixed = simulate(SequenceTagger(bits=10, shuffle=False), shards, mixing="ipm",
+                     epochs=1).model
     np.testing.assert_allclose(mixed.state_["W"], olearn.mix(first).state_["W"], atol=1e-12)
     second = [copy.deepcopy(mixed).partial_fit(x, t) for x, t in shards]
-    again = simulate(SequenceTagger(bits=10), shards, mixing="ipm", epochs=2).model
+    again = simulate(SequenceTagger(bits=10, shuffle=False), shards, mixing="ipm",
+                     epochs=2).model
     W = sum(m.state_["W"] for m in second) / 2
     sums = [m.t_ * m.explicit_state()["W"] for m in second]
     before = mixed.t_ * mixed.explicit_state()["W"]
@@ -536,12 +628,27 @@ def test_command_line_train_and_predict(tmp_path, capsys):
     assert "\tXNOUN\t" in out.read_text() and errors() == ""
     assert main(["train", data, "-i", model, "--quiet", "-f", tmp_path / "more.olm"]) == 0
     assert olearn.load(tmp_path / "more.olm").t_ == 48
+    # evaluate: one progressive pass, nothing saved; --init continues a saved tagger
+    assert main(["evaluate", data, "--algo", "tagger-pa1", "--param", "bits=12"]) == 0
+    err = errors()
+    assert "progressive validation: tagger-pa1 on" in err and "updates = " in err
+    assert "sentences = 12, tokens = 63, tags = 7 (upos)" in err
+    token = float(err.split("progressive token accuracy = ")[1].split()[0])
+    fresh = SequenceTagger(algorithm="pa1", bits=12)
+    pred = fresh.predict_learn(SENTENCES * 3, TAGS * 3)
+    hits = sum(a == b for p, g in zip(pred, TAGS * 3) for a, b in zip(p, g))
+    assert token == pytest.approx(hits / 63, abs=1e-6) and token < 1
+    assert main(["evaluate", data, "--init", model]) == 0
+    assert "progressive token accuracy = 1.000000" in errors()
     for argv, message in [
             (["train", data, "--task", "tag", "--algo", "pa1"], "not a sequence tagger"),
             (["train", data, "--task", "tag"], "needs --algo NAME, a sequence tagger"),
             (["train", data, "--algo", "tagger-ap", "--holdout", "3"], "--holdout is not"),
             (["predict", data, "-i", model, "--column", "xpos"], "--column xpos"),
-            (["train", tmp_path / "none.conllu", "--algo", "tagger-ap"], "no such file")]:
+            (["train", tmp_path / "none.conllu", "--algo", "tagger-ap"], "no such file"),
+            (["evaluate", data, "--algo", "tagger-ap", "--metric", "f1"], "--metric is not"),
+            (["evaluate", "--task", "tag", "--algo", "tagger-ap"], "needs DATA"),
+            (["evaluate", data, "--algo", "pa"], "not a sequence tagger")]:
         assert main(argv) == 2
         err = errors()
         assert message in err and err.count("\n") == 1, err

@@ -13,6 +13,11 @@ those commands when the data or the model is a tagger's.
   back with the predicted tags in the model's column (comments, multiword tokens and
   empty nodes as they were); on stderr (unless ``--quiet``) the time and the accuracy
   against the file's own tags in that column.
+- ``olearn evaluate en_ewt-ud-train.conllu.bz2 --task tag --algo tagger-ap``: progressive
+  validation only (one pass, each sentence tagged before it is learned; ``--shuffle``
+  in a random order from ``--seed``; ``--init MODEL`` continues a saved tagger),
+  the token and sentence accuracy at doubling checkpoints and in the summary;
+  nothing is saved.
 """
 import os
 import sys
@@ -66,27 +71,10 @@ def train(args, params):
                        "line (use olearn.distributed.fit from Python)")
     if args.passes < 1:
         raise CLIError(f"--passes must be >= 1, got {args.passes}")
-    if args.init:
-        if not os.path.isfile(args.init):
-            raise CLIError(f"{args.init}: no such model file")
-        if args.algo:
-            check_tagger_name(args.algo)
-    else:
-        check_tagger_name(args.algo, init=True)
     check_paths([("data", args.data), ("initial model", args.init)], [("model", args.model)])
     if args.model:
         check_writable(args.model, "model")
-    if args.init:
-        from . import _pipeline
-        model = _pipeline.load(args.init, args)
-        if getattr(model, "target", None) != "sequence":
-            raise CLIError(f"{args.init} holds a {type(model).__name__}, not a sequence "
-                           "tagger: --task tag continues only a tagger")
-        if params:
-            model.set_params(**params)
-    else:
-        from ._models import make_model
-        model = make_model(args.algo, params)
+    model = _model(args, params)
     doc = _read(args)
     X, y = doc.tokens, doc.tags
     name = args.algo or type(model).__name__
@@ -108,25 +96,82 @@ def train(args, params):
                       "progressive estimate)", file=out)
     total = time.perf_counter() - t0
     compiled = min(seconds() - before, total)
-    tokens, hits, sentences, whole = first
     if not quiet:
-        spent = total - compiled
         print(f"\nfinished: {name} on {args.data}", file=out)
-        print(f"sentences = {sentences:,}, tokens = {tokens:,}, tags = "
-              f"{len(model.classes_)} ({args.column})", file=out)
-        print(f"progressive token accuracy = {hits / max(tokens, 1):.6f}\n"
-              f"progressive sentence accuracy = {whole / max(sentences, 1):.6f}", file=out)
-        print(f"updates = {model.n_updates_:,} of {model.t_:,} rounds", file=out)
-        print(f"time = {spent:.3f} s ({args.passes * tokens / spent if spent > 0 else 0:,.0f}"
-              f" tokens/s over {args.passes} pass{'es' if args.passes > 1 else ''})" +
-              (f", and {compiled:.3f} s compiling (first use)" if compiled > 0.0005 else ""),
-              file=out)
+        _summary(model, first, args, total - compiled, compiled, args.passes, out)
     if args.model:
         from . import _pipeline
         _pipeline.save(model, args.model, args)
         if not quiet:
             print(f"model saved to {args.model}", file=out)
     return 0
+
+
+def _summary(model, first, args, spent, compiled, passes, out):
+    """The summary lines: counts, the progressive accuracies, updates, time."""
+    tokens, hits, sentences, whole = first
+    print(f"sentences = {sentences:,}, tokens = {tokens:,}, tags = "
+          f"{len(model.classes_)} ({args.column})", file=out)
+    print(f"progressive token accuracy = {hits / max(tokens, 1):.6f}\n"
+          f"progressive sentence accuracy = {whole / max(sentences, 1):.6f}", file=out)
+    print(f"updates = {model.n_updates_:,} of {model.t_:,} rounds", file=out)
+    print(f"time = {spent:.3f} s ({passes * tokens / spent if spent > 0 else 0:,.0f}"
+          f" tokens/s over {passes} pass{'es' if passes > 1 else ''})" +
+          (f", and {compiled:.3f} s compiling (first use)" if compiled > 0.0005 else ""),
+          file=out)
+
+
+def evaluate(args, params):
+    """``olearn evaluate DATA --task tag``: progressive validation over the sentences
+    (one pass, each tagged before it is learned), token and sentence accuracy; nothing
+    is saved."""
+    for flag, given in (("--metric", args.metric), ("--window", args.window),
+                        ("--fading", args.fading), ("--dataset", args.dataset)):
+        if given is not None:
+            raise CLIError(f"{flag} is not for --task tag (it reports token and sentence "
+                           "accuracy on DATA)")
+    if args.data is None:
+        raise CLIError("evaluate --task tag needs DATA, a CoNLL-U file")
+    check_paths([("data", args.data), ("initial model", args.init)])
+    model = _model(args, params)
+    doc = _read(args)
+    name = args.algo or type(model).__name__
+    out = report_stream()
+    from ._learning import learning
+    from .._compile_notice import seconds
+    t0, before = time.perf_counter(), seconds()
+    with learning(f"the {name} kernels"):
+        first = _progressive(model, doc.tokens, doc.tags, out, args)
+    total = time.perf_counter() - t0
+    compiled = min(seconds() - before, total)
+    print(f"\nprogressive validation: {name}" +
+          (f" from {args.init}" if args.init else "") + f" on {args.data}", file=out)
+    _summary(model, first, args, total - compiled, compiled, 1, out)
+    return 0
+
+
+def _model(args, params):
+    """The tagger of --algo (with --param), or the saved one of --init (its parameters
+    changed by --param)."""
+    if args.init:
+        if not os.path.isfile(args.init):
+            raise CLIError(f"{args.init}: no such model file")
+        if args.algo:
+            check_tagger_name(args.algo)
+    else:
+        check_tagger_name(args.algo, init=True)
+    if args.init:
+        from . import _pipeline
+        model = _pipeline.load(args.init, args)
+        if getattr(model, "target", None) != "sequence":
+            raise CLIError(f"{args.init} holds a {type(model).__name__}, not a sequence "
+                           "tagger: --task tag continues only a tagger")
+        if params:
+            model.set_params(**params)
+    else:
+        from ._models import make_model
+        model = make_model(args.algo, params)
+    return model
 
 
 def _order(args, n, k):

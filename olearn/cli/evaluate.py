@@ -34,6 +34,9 @@ def add_parser(subparsers):
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
     _pipeline.add_init_arg(p)   # --init MODEL: olearn/cli/_pipeline.py
+    p.add_argument("--task", choices=("tag",), default=None,
+                   help="tag: a sequence tagger on a CoNLL-U DATA (the default for .conllu), "
+                        "progressive token and sentence accuracy")
     add_metric_args(p)
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     return p
@@ -89,6 +92,9 @@ def check_model_metrics(model, names, algo):
 def run(args):
     # cheap checks first: nothing heavy is imported until they pass
     params = parse_params(args.param)
+    from . import _tagging
+    if _tagging.wanted(args):       # a sequence tagger (olearn/cli/_tagging.py)
+        return _tagging.evaluate(args, params)
     names = check_metric_args(args)
     if args.format == "ratings":  # a rating stream: olearn.recommend
         if names is not None or args.window is not None or args.fading is not None:

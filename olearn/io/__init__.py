@@ -7,7 +7,8 @@
 * ``read_text``, ``TextHasher``, ``TextPipeline``: raw ``label<TAB>text`` lines and
   strings to hashed token (and n-gram) counts.
 * ``read_conllu``/``write_conllu``: CoNLL-U (Universal Dependencies) sentences and
-  one column of tags, for sequence labelling (``olearn.structured``).
+  one column of tags, for sequence labelling (``olearn.structured``); ``read_conll``:
+  CoNLL-2000-style columns (``word POS chunk``).
 * ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
@@ -24,6 +25,7 @@ a pipe such as ``<(zcat f)``).
 """
 
 from .arff import read_arff
+from .conll import read_conll
 from .conllu import CoNLLU, read_conllu, write_conllu
 from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
@@ -40,7 +42,7 @@ __all__ = [
     "read_arff",
     "read_vw", "load_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
-    "read_conllu", "write_conllu", "CoNLLU",
+    "read_conllu", "write_conllu", "CoNLLU", "read_conll",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
     "is_stream",
 ]

@@ -30,7 +30,14 @@ count once with their values added; a zero entry is dropped), as CRFsuite's
 * PA, PA-I, PA-II (Crammer et al. 2006, sequence prediction): ``l = w.Phi(x, s) -
   w.Phi(x, y) + sqrt(d)``, ``tau = l / ||Delta||^2``, ``min(C, l / ||Delta||^2)``,
   ``l / (||Delta||^2 + 1 / (2 C))``;
-* AROW with a diagonal covariance, as CRFsuite's ``train_arow.c``: ``l = w.Phi(x, s) -
+* PA's max-loss update (``maxloss``; Crammer et al. 2006, the max-loss multiclass
+  update carried to sequences): ``s`` is instead the tag sequence of the largest loss
+  ``w.Phi(x, s) - w.Phi(x, y) + sqrt(d(y, s))``, found exactly by
+  :func:`cost_viterbi`, and the round updates whenever that loss is positive (a
+  round whose decoded tags are all right may update: its margin was too small);
+* AROW with a diagonal covariance (its ``maxloss``, the default: ``s`` the sequence of
+  the largest loss ``w.Phi(x, s) - w.Phi(x, y) + d``, by Viterbi with 1 added to the
+  emission of every wrong tag; without it ``s`` decoded, CRFsuite's ``train_arow.c``): ``l = w.Phi(x, s) -
   w.Phi(x, y) + d``, ``alpha = l / (r + sum_i S_i Delta_i^2)``, ``w_i += alpha S_i
   Delta_i`` then ``1 / S_i += Delta_i^2 / r``.
 
@@ -127,6 +134,67 @@ def viterbi(E, T, n, K, delta, back, path):
 
 
 @njit
+def cost_viterbi(E, T, n, K, y, a, V, back, path):
+    """Cost-augmented decoding: the tag sequence ``s`` of ``n`` tokens maximising
+    ``score(s) + sqrt(d)``, ``d`` its Hamming distance to the gold ``y[a:a+n]``, into
+    ``path[:n]``; returns that maximum.  The square root does not decompose over the
+    tokens, so the Viterbi states carry the mistakes so far: ``V[t, k, d]`` is the
+    best score of a prefix ending on tag ``k`` at token ``t`` with ``d`` mistakes
+    (``O(n^2 K^2)``; ``V`` and ``back`` of shape (n, K, n + 1) at least).  Ties go to the
+    lowest previous tag, then the fewest mistakes, then the lowest last tag."""
+    if n == 0:
+        return 0.0
+    B = K
+    NEG = -np.inf
+    for k in range(K):
+        for d in range(2):
+            V[0, k, d] = NEG
+        V[0, k, 1 if k != y[a] else 0] = T[B, k] + E[0, k]
+    for t in range(1, n):
+        g = y[a + t]
+        for k in range(K):
+            c = 1 if k != g else 0
+            for d in range(t + 2):
+                V[t, k, d] = NEG
+            for d in range(c, t + 1 + c):
+                best = NEG
+                arg = -1
+                for j in range(K):
+                    v = V[t - 1, j, d - c]
+                    if v == NEG:
+                        continue
+                    v += T[j, k]
+                    if arg < 0 or v > best:
+                        best = v
+                        arg = j
+                if arg >= 0:
+                    V[t, k, d] = best + E[t, k]
+                    back[t, k, d] = arg
+    best = NEG
+    bk = -1
+    bd = 0
+    for d in range(n + 1):
+        bonus = math.sqrt(d)
+        for k in range(K):
+            v = V[n - 1, k, d]
+            if v == NEG:
+                continue
+            v += T[k, B] + bonus
+            if bk < 0 or v > best:
+                best = v
+                bk = k
+                bd = d
+    path[n - 1] = bk
+    d = bd
+    for t in range(n - 1, 0, -1):
+        k = path[t]
+        path[t - 1] = back[t, k, d]
+        if k != y[a + t]:
+            d -= 1
+    return best
+
+
+@njit
 def path_score(E, T, n, K, tags, a):
     """The score of the tags ``tags[a:a+n]``."""
     if n == 0:
@@ -200,9 +268,9 @@ def _add_transitions(tags, a, n, sign, DT, touched, m, B):
 
 @njit(cache=True)
 def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo, C, r,
-               want_pred, pred):
+               maxloss, want_pred, pred):
     """Learn the sequences ``order`` (indices into the batch) one at a time, in that
-    order.  ``counts``: ``[t, n_updates, diverged]``, the rounds and the updating rounds
+    order (``maxloss``: PA's max-loss update, the cost-augmented sequence).  ``counts``: ``[t, n_updates, diverged]``, the rounds and the updating rounds
     so far, updated; ``diverged`` becomes ``q + 1`` when a score or step on sequence
     ``q`` is not finite (the pass stops there).  With ``want_pred``, ``pred`` gets each
     sequence's tags as the model predicts them before learning it (averaged when ``U``
@@ -231,6 +299,10 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
     tpairs = np.empty((2 * maxlen + 2, 2), dtype=np.int64)
     tcoef = np.empty(2 * maxlen + 2)
     TT = np.empty_like(T)
+    mx = maxlen if maxloss and algo != AROW else 0
+    V = np.empty((mx, K, mx + 1))
+    vback = np.zeros((mx, K, mx + 1), dtype=np.int64)
+    apath = np.empty(maxlen, dtype=np.int64)
     errors = 0
     for q in order:
         a = sptr[q]
@@ -255,9 +327,27 @@ def learn_pass(W, T, U, UT, S, ST, counts, idx, val, fptr, sptr, y, order, algo,
             if path[i] != y[a + i]:
                 d += 1
         errors += d
-        if d == 0:
-            continue
         sc = path_score(E, T, n, K, y, a)
+        if maxloss:   # the sequence of the largest loss (it may be y: no update)
+            if algo == AROW:   # the cost d itself: it decomposes, one Viterbi
+                for i in range(n):
+                    for k in range(K):
+                        if k != y[a + i]:
+                            E[i, k] += 1.0
+                sv = viterbi(E, T, n, K, delta, back, apath)
+            else:
+                sv = cost_viterbi(E, T, n, K, y, a, V, vback, apath)
+            d = 0
+            for i in range(n):
+                path[i] = apath[i]
+                if apath[i] != y[a + i]:
+                    d += 1
+            if d == 0 or not sv - sc > 0.0:
+                continue
+            # w.Phi(x, s); the loss below adds the cost back
+            sv -= d if algo == AROW else math.sqrt(d)
+        elif d == 0:
+            continue
         # Delta on the emissions: the tokens whose tags differ, collapsed by key
         m = 0
         for i in range(n):
