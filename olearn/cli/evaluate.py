@@ -34,6 +34,8 @@ def add_parser(subparsers):
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
     _pipeline.add_init_arg(p)   # --init MODEL: olearn/cli/_pipeline.py
+    from . import _multilabel
+    _multilabel.add_task(p)     # --task multilabel: olearn/cli/_multilabel.py
     add_metric_args(p)
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     return p
@@ -94,6 +96,9 @@ def run(args):
         if names is not None or args.window is not None or args.fading is not None:
             raise CLIError("--metric, --window and --fading are not for --format ratings")
         return _ratings(args, params)
+    from . import _multilabel
+    if _multilabel.wanted(args):    # label sets (olearn/cli/_multilabel.py)
+        return _multilabel.evaluate(args, params)
     check_algos(split_algos(args.algo), detectors=True)
     if is_detector(args.algo) and (names is not None or args.window is not None
                                    or args.fading is not None):

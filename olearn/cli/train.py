@@ -40,6 +40,8 @@ def add_parser(subparsers):
                    help="tag: sequence labelling, a tag per word of a CoNLL-U file "
                         "(--algo tagger-ap, tagger-pa1, ...; the default for a .conllu "
                         "DATA), progressive token and sentence accuracy printed")
+    from . import _multilabel
+    _multilabel.add_task(p)     # --task multilabel: olearn/cli/_multilabel.py
     p.add_argument("--quiet", action="store_true",
                    help="print nothing but errors (no table, no summary; Vowpal Wabbit's)")
     g = p.add_argument_group("learning")
@@ -111,6 +113,9 @@ def run(args):
     from . import _tagging
     if _tagging.wanted(args):       # a sequence tagger (olearn/cli/_tagging.py)
         return _tagging.train(args, params)
+    from . import _multilabel
+    if _multilabel.wanted(args):    # label sets (olearn/cli/_multilabel.py)
+        return _multilabel.train(args, params)
     from . import _distributed
     if _distributed.wanted(args):   # a run on Dask (olearn/cli/_distributed.py)
         if args.algo:
