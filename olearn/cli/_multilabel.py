@@ -210,17 +210,22 @@ class _Chunks:
 
 
 def _indicator(model, y, n):
-    """The (n, L) truth in ``model.classes_`` order (labels unknown to it dropped)."""
+    """The (n, L) truth in ``model.classes_`` order (labels unknown to it dropped): ``y``
+    an ARFF file's indicator (column j: label j) or a list of label sets."""
     import numpy as np
-    from ..multilabel import _labelsets
-    b = _labelsets.batch(y, n, None)
     classes = model.__dict__.get("classes_")
-    out = np.zeros((n, 0 if classes is None else len(classes)), dtype=np.int8)
-    if classes is not None and len(b.classes):
-        pos = {v: j for j, v in enumerate(classes.tolist())}
-        for k, v in enumerate(b.classes.tolist()):
+    classes = [] if classes is None else classes.tolist()
+    pos = {v: j for j, v in enumerate(classes)}
+    out = np.zeros((n, len(classes)), dtype=np.int8)
+    if isinstance(y, np.ndarray):
+        for k in range(y.shape[1]):
+            if k in pos:
+                out[:, pos[k]] = y[:, k]
+        return out
+    for i, labels in enumerate(y):
+        for v in labels:
             if v in pos:
-                out[:, pos[v]] = b.Y[:, k]
+                out[i, pos[v]] = 1
     return out
 
 
@@ -352,7 +357,8 @@ def train(args, params, learn_only=False):
     with learning(f"the {name} kernels"):
         scores = _progressive(model, chunks, None if quiet else out)
         for k in range(1, getattr(args, "passes", 1)):
-            if chunks.reader is not None and not chunks.reader._source.rereadable:
+            from ..io import is_stream
+            if is_stream(args.data):
                 raise CLIError("--passes > 1 reads DATA again: give a file, not a stream")
             again = _progressive(model, chunks, None)
             if not quiet:
