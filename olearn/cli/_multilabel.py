@@ -57,7 +57,7 @@ def is_arff(path):
 
 def _libsvm_multilabel(path):
     """Whether the first row of a LIBSVM file has a label set (a comma in its label
-    field, or no label: a line starting with a blank or a feature)."""
+    field, or no label: its first token a feature)."""
     if path in (None, "-") or not os.path.isfile(path):
         return False
     for line in _head(path):
@@ -65,7 +65,7 @@ def _libsvm_multilabel(path):
         if not body.strip():
             continue
         head = body.split(None, 1)[0]
-        return body[:1] in " \t" or "," in head or ":" in head
+        return "," in head or ":" in head
     return False
 
 
