@@ -379,7 +379,7 @@ def train(args, params, learn_only=False):
         for line in scores.lines():
             print(f"progressive {line}", file=out)
         print(f"updates = {model.n_updates_:,}\ntime = {seconds:.3f} s "
-              f"({scores.rows / max(seconds, 1e-9):,.0f} rows/s)" +
+              f"({scores.rows / max(seconds, 1e-9):,.0f} rows/s, reading included)" +
               (f", and {compiled:.3f} s compiling (first use)" if compiled > 0.0005 else ""),
               file=out)
     if not learn_only and args.model:
