@@ -80,9 +80,10 @@ per column.  Kernel support sets (``olearn.kernel``) concatenate, each member's
 coefficients times its weight, and keep the ``budget`` vectors of largest
 ``sum_k |alpha_k|``; KRLS and the Forgetron and Projectron budgets keep quantities of
 their own stream and refuse.  ``OneVsRest`` mixes class model by class model with its
-base's rules.  ``ExpertAdvice`` (and ``Auto``), ``OnDrift`` and ``Scaled`` refuse two
-or more members (their combination weights, drift statistics or feature statistics are
-a record of their own stream: mix the learners they hold); one member is copied.
+base's rules; the models of label sets label by label (``olearn.multilabel.mixing``).
+``ExpertAdvice`` (and ``Auto``), ``OnDrift`` and ``Scaled`` refuse two or more members
+(their combination weights, drift statistics or feature statistics are a record of
+their own stream: mix the learners they hold); one member is copied.
 For every registered learner ``mix([m])`` equals ``m`` (tested).
 
 Members that continued from one model (``base=``, iterative parameter mixing: every
@@ -137,6 +138,10 @@ def mix(models: list[_M], weights: Sequence[float] | None = None,
     first = models[0]
     if getattr(first, "target", None) == "sequence":  # taggers: their tags aligned first
         return _mix_taggers(models, lam, given, rules, base)
+    if getattr(first, "target", None) == "labels":  # label sets: olearn/multilabel/mixing.py
+        from .multilabel.mixing import mix_label_sets
+        return mix_label_sets(models, lam, given, rules,
+                              None if base is None else _members([base])[0], mix)
     for rule in rules.values():
         _check_rule(rule)
     name = type(first).__name__

@@ -208,11 +208,11 @@ def test_chain_members_see_the_previous_labels():
     ref = []
     for p, j in enumerate([2, 0, 1]):
         m = olearn.make("pa1")
-        m.partial_fit(np.hstack([X, Y[:, [2, 0, 1][:p]]]), Y[:, j], classes=[0, 1])
+        m.partial_fit(np.hstack([Y[:, [2, 0, 1][:p]], X]), Y[:, j], classes=[0, 1])
         ref.append(m)
     pred = np.zeros((len(X), 3), dtype=int)
     for p, j in enumerate([2, 0, 1]):
-        pred[:, j] = ref[p].predict(np.hstack([X, pred[:, [2, 0, 1][:p]]]))
+        pred[:, j] = ref[p].predict(np.hstack([pred[:, [2, 0, 1][:p]], X]))
     np.testing.assert_array_equal(chain.predict(X), pred)
 
 

@@ -22,6 +22,7 @@ OPTIONS = {
     "text": (("bits", "-b", None), ("ngram", "--ngram", 1)),
     "ratings": (),
     "conllu": (("column", "--column", "upos"),),
+    "arff": (),     # (multilabel: olearn/cli/_multilabel.py)
 }
 _ALL = {key: (flag, default) for options in OPTIONS.values()
         for key, flag, default in options}

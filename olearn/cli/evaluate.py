@@ -22,7 +22,7 @@ from ._common import (CLIError, add_algo_args, check_algos, check_paths, is_dete
 from ._input import add_data_args, open_data, require_data
 from ._learning import check_finite, learn_progressively, learning, summary
 from ._models import initial_model, learner_of, make_model, model_width
-from . import _order, _pipeline
+from . import _multilabel, _order, _pipeline
 
 
 def add_parser(subparsers):
@@ -34,9 +34,9 @@ def add_parser(subparsers):
                    help="embedded dataset when no DATA is given: breast_cancer (default), "
                         "diabetes, digits, iris, wine")
     _pipeline.add_init_arg(p)   # --init MODEL: olearn/cli/_pipeline.py
-    p.add_argument("--task", choices=("tag",), default=None,
+    p.add_argument("--task", choices=("tag", "multilabel"), default=None,
                    help="tag: a sequence tagger on a CoNLL-U DATA (the default for .conllu), "
-                        "progressive token and sentence accuracy")
+                        "progressive token and sentence accuracy; " + _multilabel.TASK_HELP)
     add_metric_args(p)
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     return p
@@ -100,6 +100,9 @@ def run(args):
         if names is not None or args.window is not None or args.fading is not None:
             raise CLIError("--metric, --window and --fading are not for --format ratings")
         return _ratings(args, params)
+    from . import _multilabel
+    if _multilabel.wanted(args):    # label sets (olearn/cli/_multilabel.py)
+        return _multilabel.evaluate(args, params)
     check_algos(split_algos(args.algo), detectors=True)
     if is_detector(args.algo) and (names is not None or args.window is not None
                                    or args.fading is not None):

@@ -41,6 +41,9 @@ def run(args):
     from . import _tagging
     if _tagging.wanted(args, model):    # a sequence tagger: CoNLL-U written back
         return _tagging.predict(args, model)
+    from . import _multilabel
+    if _multilabel.wanted(args, model):     # label sets (olearn/cli/_multilabel.py)
+        return _multilabel.predict(args, model)
     width = model.n_features_in_
     write = _writer(model, args)
     reader = open_data(args, n_features=width)

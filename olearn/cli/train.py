@@ -23,7 +23,7 @@ from ._input import add_data_args, open_data, require_data
 from ._learning import learn_progressively, summary
 from ._models import initial_model, learner_of, model_width
 from ._remote import add_server_args, train_remote
-from . import _advice, _order, _vw
+from . import _advice, _multilabel, _order, _vw
 
 #: a closed standard output (``| head``) drops the printout, not the model
 GOES_ON_WHEN_STDOUT_CLOSES = True
@@ -36,10 +36,11 @@ def add_parser(subparsers):
     add_algo_args(p)
     p.add_argument("-f", "--model", "--final_regressor", metavar="FILE",
                    help="save the trained model here (.olm; Vowpal Wabbit's -f)")
-    p.add_argument("--task", choices=("tag",), default=None,
+    p.add_argument("--task", choices=("tag", "multilabel"), default=None,
                    help="tag: sequence labelling, a tag per word of a CoNLL-U file "
                         "(--algo tagger-ap, tagger-pa1, ...; the default for a .conllu "
-                        "DATA), progressive token and sentence accuracy printed")
+                        "DATA), progressive token and sentence accuracy printed; "
+                        + _multilabel.TASK_HELP)
     p.add_argument("--quiet", action="store_true",
                    help="print nothing but errors (no table, no summary; Vowpal Wabbit's)")
     g = p.add_argument_group("learning")
@@ -111,6 +112,9 @@ def run(args):
     from . import _tagging
     if _tagging.wanted(args):       # a sequence tagger (olearn/cli/_tagging.py)
         return _tagging.train(args, params)
+    from . import _multilabel
+    if _multilabel.wanted(args):    # label sets (olearn/cli/_multilabel.py)
+        return _multilabel.train(args, params)
     from . import _distributed
     if _distributed.wanted(args):   # a run on Dask (olearn/cli/_distributed.py)
         if args.algo:

@@ -13,6 +13,8 @@
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
 * ``read_arff``: ARFF files of multilabel data (dense and sparse, MEKA's ``-C N``).
+* ``read_libsvm_multilabel``/``load_libsvm_multilabel``, ``read_vw_multilabel``/
+  ``load_vw_multilabel``: label sets (``1,4,7 3:0.5 ...``) and VW ``--csoaa`` costs.
 * ``DataFormatError``: malformed input, reported as ``path:line: reason``.
 
 The ``load_*`` functions read a whole file as the command line reads it: a plain file
@@ -30,6 +32,8 @@ from .conllu import CoNLLU, read_conllu, write_conllu
 from .csv import CSVReader, load_csv, read_csv
 from .dicts import Vocabulary, dicts_to_csr, hash_dicts
 from .errors import DataFormatError
+from .labelsets import (load_libsvm_multilabel, load_vw_multilabel, read_libsvm_multilabel,
+                        read_vw_multilabel)
 from .libsvm import LibSVMReader, load_libsvm, read_libsvm
 from .text import TextHasher, TextPipeline, TextReader, read_text
 from .vw import VWReader, load_vw, read_vw
@@ -40,6 +44,8 @@ __all__ = [
     "read_libsvm", "load_libsvm", "LibSVMReader",
     "read_csv", "load_csv", "CSVReader",
     "read_arff",
+    "read_libsvm_multilabel", "load_libsvm_multilabel",
+    "read_vw_multilabel", "load_vw_multilabel",
     "read_vw", "load_vw", "VWReader",
     "read_text", "TextReader", "TextHasher", "TextPipeline",
     "read_conllu", "write_conllu", "CoNLLU", "read_conll",

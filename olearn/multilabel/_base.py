@@ -77,6 +77,17 @@ class MultilabelModel(Wrapper):
         raise NotImplementedError(f"{type(self).__name__} learns no single example")
 
     # ------------------------------------------------------------ the protocol
+    @classmethod
+    def from_state(cls, params, meta, arrays):
+        """The wrapper base's, and no array it would not save (a file of another model,
+        or tampered); the wrapper base keeps reading round 3's files, which hold arrays
+        of older layouts, so this check is the multilabel models' own."""
+        model = super().from_state(params, meta, arrays)
+        unknown = set(arrays) - set(model.export_state()[1])
+        if unknown:
+            raise ValueError(f"unknown arrays {sorted(unknown)}")
+        return model
+
     def _estimator_kind(self):
         return "classifier"
 

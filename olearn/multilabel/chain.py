@@ -8,8 +8,9 @@ the chain's own predictions, position by position (its classification).  ``order
 gives the chain's first labels; a label not in it joins the end of the chain when it
 becomes known (with ``order=None``: the order in which labels become known, sorted
 within a row, as River's ``multioutput.ClassifierChain`` takes the order of the first
-target dict).  The extra features are appended after x's columns (array rows), or
-named ``"__label__<label>"`` (dict examples).
+target dict).  The extra features come before x's columns (array rows: member p reads
+``[y_1 .. y_p, x]``, so that rows that grow wider add columns at the end, as widening
+every member does), or are named ``"__label__<label>"`` (dict examples).
 
 ``partial_fit`` and ``fit`` run one compiled pass per member over the batch (the true
 labels are known up front); ``predict_learn``, whose pre-update predictions need every
@@ -23,12 +24,12 @@ from ._members import BINARY, PerLabel
 
 
 def _augment(X, extra):
-    """``X`` with the columns ``extra`` (n, p) appended, in ``X``'s layout."""
+    """``X`` after the columns ``extra`` (n, p), in ``X``'s layout."""
     if extra.shape[1] == 0:
         return X
     if sp.issparse(X):
-        return sp.hstack([X, sp.csr_matrix(extra.astype(np.float64))], format="csr")
-    return np.ascontiguousarray(np.hstack([X, extra.astype(np.float64)]))
+        return sp.hstack([sp.csr_matrix(extra.astype(np.float64)), X], format="csr")
+    return np.ascontiguousarray(np.hstack([extra.astype(np.float64), X]))
 
 
 class ClassifierChain(PerLabel):
@@ -133,7 +134,7 @@ class ClassifierChain(PerLabel):
         labels = self.order_[:p]
         if isinstance(x, dict):
             return {**x, **{f"__label__{v}": float(values[k]) for k, v in enumerate(labels)}}
-        return np.concatenate([x, np.asarray(values[:p], dtype=np.float64)])
+        return np.concatenate([np.asarray(values[:p], dtype=np.float64), x])
 
     def predict_example(self, x):
         cols = self._columns()
