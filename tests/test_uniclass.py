@@ -300,3 +300,9 @@ def test_tags_and_registry():
     assert t.target == "none" and t.sparse_input and t.one_example
     assert "uniclass" in olearn.registry.unlabelled_names()
     assert UniclassPA()._supervised is False
+
+
+def test_learned_radius_passes_the_generic_checks(tmp_path):
+    from generic_unlabelled import check_unlabelled
+    check_unlabelled(lambda: UniclassPA(epsilon=None, B=2.0), _stream(n=60, seed=13),
+                     tmp_path)
