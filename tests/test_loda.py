@@ -177,3 +177,9 @@ def test_tags_and_registry():
     t = olearn.tags(olearn.make("loda"))
     assert t.target == "none" and t.sparse_input and t.one_example and t.width_dependent
     assert "loda" in olearn.registry.unlabelled_names()
+
+
+def test_past_the_first_window_passes_the_generic_checks(tmp_path):
+    from generic_unlabelled import check_unlabelled
+    check_unlabelled(lambda: Loda(n_projections=10, window_size=20),
+                     _stream(n=60, seed=8, sparse_frac=0.3), tmp_path)
