@@ -39,7 +39,7 @@ convention: lower = more abnormal), ``decision_function(X) = threshold_ - f``;
 ``O(k sqrt(d))`` for dense rows (the projections are dense arrays of width ``d``).
 
 Mixing (``olearn.mix``): histograms on the same bins add (the histogram of the union
-of the streams, exact); members whose projections or bins differ (bins are set by each
+of the streams, exact; the running quantile is the first member's); members whose projections or bins differ (bins are set by each
 member's first window) refuse with ``CannotMixError``.  The projections are drawn for
 the width at the first row; columns met later are never projected (``width_dependent``).
 """
@@ -49,11 +49,9 @@ import numpy as np
 
 from .._compiled import njit
 from .._estimator import check_is_fitted
-from .._locking import locked
 from .._params import store_params
-from .._rows import kernel_rows
 from .._validation import check_bool, check_number
-from ._base import _Detector
+from ._base import _ThresholdDetector
 from ..protocol import CannotMixError, Slot, declare
 
 __all__ = ["Loda"]
@@ -149,7 +147,7 @@ KERNELS = declare("anomaly.loda", params=("bins", "contamination"), score=_score
                   unlabelled=_rule)
 
 
-class Loda(_Detector):
+class Loda(_ThresholdDetector):
     """LODA (Pevny 2016): histograms of sparse random projections; the score is the
     mean negative log density of a row's projections.
 
@@ -244,31 +242,6 @@ class Loda(_Detector):
                 raise CannotMixError(
                     "Loda models mix only when their projections and bins are the same "
                     "(the same random_state and first window, both past it): these differ")
-
-    def batch_scores(self, X):
-        scores = np.empty((X.shape[0], 1))
-        self.kernels.scorer(kernel_rows(X, False), self._state_tuple(), scores)
-        return scores
-
-    def _predict_rows(self, scores):
-        return np.where(scores[:, 0] > self.threshold_, -1, 1)
-
-    def _score_from_scores(self, scores):
-        return 0.0 if scores is None else float(scores[0])
-
-    def _predict_from_scores(self, scores):
-        return 1 if scores is None else (-1 if scores[0] > self.threshold_ else 1)
-
-    # ------------------------------------------------------------ answers
-    @locked
-    def score_samples(self, X):
-        """Minus each row's score (scikit-learn's convention: lower = more abnormal)."""
-        return -self._scores(X)[:, 0]
-
-    @locked
-    def decision_function(self, X):
-        """``threshold_ - score``: negative for an outlier."""
-        return self.threshold_ - self._scores(X)[:, 0]
 
     @property
     def threshold_(self):

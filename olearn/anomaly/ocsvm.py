@@ -64,7 +64,6 @@ from .._compiled import njit
 from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
-from .._rows import kernel_rows
 from .._validation import check_bool, check_number
 from ..base import check_work_vectors
 from ._base import _Detector
@@ -245,13 +244,6 @@ class OneClassSVM(_Detector):
                 raise CannotMixError(
                     "OneClassSVM models mix only over the same random features (the same "
                     "random_state and n_components): these differ")
-
-    def batch_scores(self, X):
-        scores = np.empty((X.shape[0], 1))
-        arrays = list(self._state_tuple())
-        arrays[-1] = np.zeros(arrays[-1].shape)  # a scratch of its own: state only read
-        self.kernels.scorer(kernel_rows(X, False), tuple(arrays), scores)
-        return scores
 
     def _predict_rows(self, scores):
         return np.where(scores[:, 0] > 0.0, -1, 1)

@@ -61,7 +61,6 @@ from .._compiled import njit
 from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
-from .._rows import kernel_rows
 from .._validation import check_bool, check_number
 from ..base import check_work_vectors
 from ._base import _Detector
@@ -200,12 +199,6 @@ class UniclassPA(_Detector):
         if model.state_["N"][0] < 0:
             raise ValueError("state array N (a count) must be >= 0")
         return model
-
-    def batch_scores(self, X):
-        scores = np.empty((X.shape[0], 1))
-        W, N, Z, E = self._state_tuple()  # (a work vector of its own: state only read)
-        self.kernels.scorer(kernel_rows(X, False), (W, N, np.zeros(Z.shape), E), scores)
-        return scores
 
     def _predict_rows(self, scores):
         return np.where(self._beyond(scores[:, 0]), -1, 1)

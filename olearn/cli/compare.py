@@ -203,16 +203,7 @@ def run(args):
                          n_jobs=args.n_jobs, holdout=args.holdout,
                          progress=False if args.quiet else None, dataset=label,
                          metric=metric)
-    # the text table on stderr when standard output carries the markdown or CSV table
-    out = sys.stderr if "-" in (args.markdown, args.csv) else sys.stdout
-    print(result, file=out)
-    if args.markdown:
-        _write(args.markdown, result.to_markdown())
-    if args.csv:
-        _write(args.csv, result.to_csv())
-    if plot is not None:
-        result.plot(plot)
-        print(f"plot: {plot}", file=out)
+    out = _print_result(result, args, plot)
     if args.bars:
         result.plot_bars(args.bars)
         print(f"bars: {args.bars}", file=out)
@@ -260,6 +251,13 @@ def _compare_detectors(args, algos, detectors):
             result = compare_detectors({a: make(a) for a in algos}, X, y, dataset=label)
         except ValueError as exc:
             raise CLIError(f"{args.data}: {exc}") from None
+    _print_result(result, args, plot)
+    return 0
+
+
+def _print_result(result, args, plot):
+    """The table (on stderr when standard output carries the markdown or CSV table),
+    the files asked for, the plot; returns the stream the table went to."""
     out = sys.stderr if "-" in (args.markdown, args.csv) else sys.stdout
     print(result, file=out)
     if args.markdown:
@@ -269,7 +267,7 @@ def _compare_detectors(args, algos, detectors):
     if plot is not None:
         result.plot(plot)
         print(f"plot: {plot}", file=out)
-    return 0
+    return out
 
 
 def _default_algos(y, task, every):
