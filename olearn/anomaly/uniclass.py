@@ -32,7 +32,11 @@ coordinate must start away from 0: the row's extra coordinate is 0, so a start
 grows, toward ``B``; with a sample weight above 1 the factor may turn negative and the
 radius is then ``sqrt(max(0, B^2 - e^2))``.  The comparator of the paper's bound, a
 ball ``(w*, epsilon*)`` with ``epsilon* <= B``, is ``(w*, sqrt(B^2 - epsilon*^2))`` in
-R^(n+1), which is why ``B`` must bound the radius.
+R^(n+1), which is why ``B`` must bound the radius.  (Written from the construction
+the paper describes, padded row, radius ``B`` and the radius read from the extra
+coordinate; its pages were not at hand here to quote equation numbers, and the
+initialisation is derived: the one start of ``e`` from which a radius is learned at
+all and ``epsilon_1 = 0``.)
 
 Anomaly calls: ``score_one(x)`` is the distance ``||x - w||`` (higher = more anomalous,
 as River's detectors: River's ``anomaly.ThresholdFilter`` and ``QuantileFilter`` take
