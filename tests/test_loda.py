@@ -183,3 +183,17 @@ def test_past_the_first_window_passes_the_generic_checks(tmp_path):
     from generic_unlabelled import check_unlabelled
     check_unlabelled(lambda: Loda(n_projections=10, window_size=20),
                      _stream(n=60, seed=8, sparse_frac=0.3), tmp_path)
+
+
+def test_kdd99_http_prefix_equals_the_reference():
+    from conftest import data_path
+    data = np.loadtxt(data_path("kdd99_http", "kdd99_http.csv.gz"), delimiter=",",
+                      skiprows=1, max_rows=3000)
+    X = np.ascontiguousarray(data[:, :-1])
+    m = Loda(n_projections=20)
+    got = m.score_learn(X)
+    want, H, *_ = reference(X, m.projections_, 10, 256)
+    np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
+    np.testing.assert_array_equal(m.export_state()[1]["state/Hc"], H)
+    np.testing.assert_allclose(Loda(n_projections=20).score_learn(sp.csr_matrix(X)), want,
+                               rtol=0, atol=TOL)

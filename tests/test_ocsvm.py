@@ -167,3 +167,16 @@ def test_without_features_passes_the_generic_checks(tmp_path):
     X = _stream(n=60, seed=7, sparse_frac=0.3)
     check_unlabelled(lambda: OneClassSVM(n_components=None, learning_rate="constant"), X,
                      tmp_path)
+
+
+@pytest.mark.parametrize("D", [100, None])
+def test_kdd99_http_prefix_equals_the_reference(D):
+    from conftest import data_path
+    data = np.loadtxt(data_path("kdd99_http", "kdd99_http.csv.gz"), delimiter=",",
+                      skiprows=1, max_rows=3000)
+    X = np.ascontiguousarray(data[:, :-1])
+    m = OneClassSVM(n_components=D)
+    got = m.score_learn(sp.csr_matrix(X))
+    want, w, rho = reference(X, 0.1, "pegasos", 0.0, m.random_weights_, m.random_offset_)
+    np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
+    np.testing.assert_allclose(m.coef_, w, rtol=0, atol=TOL)

@@ -306,3 +306,20 @@ def test_learned_radius_passes_the_generic_checks(tmp_path):
     from generic_unlabelled import check_unlabelled
     check_unlabelled(lambda: UniclassPA(epsilon=None, B=2.0), _stream(n=60, seed=13),
                      tmp_path)
+
+
+def _http(n):
+    from conftest import data_path
+    data = np.loadtxt(data_path("kdd99_http", "kdd99_http.csv.gz"), delimiter=",",
+                      skiprows=1, max_rows=n)
+    return np.ascontiguousarray(data[:, :-1])
+
+
+def test_learned_radius_on_kdd99_http_equals_the_paper():
+    X = _http(3000)
+    centres, radii, dists, _ = paper_learned(X, "PA-I", 1.0, 16.0)
+    for rows in (X, sp.csr_matrix(X)):
+        m = UniclassPA(epsilon=None, B=16.0)
+        np.testing.assert_allclose(m.score_learn(rows), dists, rtol=0, atol=TOL)
+        np.testing.assert_allclose(m.center_, centres[-1], rtol=0, atol=TOL)
+        assert abs(m.radius_ - radii[-1]) < TOL
