@@ -118,6 +118,8 @@ UNLABELLED_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "kmeans": ("olearn.cluster.k_means:KMeans", {}),
     "uniclass": ("olearn.anomaly.uniclass:UniclassPA", {}),
     "hst": ("olearn.anomaly.hst:HalfSpaceTrees", {}),
+    "ocsvm": ("olearn.anomaly.ocsvm:OneClassSVM", {}),
+    "loda": ("olearn.anomaly.loda:Loda", {}),
 }
 
 #: the packages of those models (``tests/test_unlabelled.py`` checks that every model

@@ -488,3 +488,49 @@ def test_learners_that_share_kernels_compile_in_one_task():
     assert len({key[n] for n in ("pa1", "ogd", "arow", "scw", "kernel-pa", "fogd",
                                  "auto")}) == 7
     assert _holds_learners(olearn.make("auto")) and not _holds_learners(olearn.make("pa1"))
+
+
+def _detector_stream(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 3))
+    y = np.zeros(600, dtype=int)
+    y[400:430] = 1
+    X[400:430] += 6.0  # a run of anomalies, as attacks come
+    path = tmp_path / "stream.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,label",
+               comments="", fmt="%.6f")
+    return X, y, path
+
+
+def test_detectors_are_compared_by_their_progressive_roc_auc(tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    from olearn.evaluate.detectors import compare_detectors
+    X, y, _ = _detector_stream(tmp_path)
+    res = compare_detectors({"loda": olearn.make("loda"), "uniclass": olearn.make(
+        "uniclass", epsilon=3.0)}, X, y, dataset="stream")
+    for name, auc, ap, updates, seconds in res.rows:
+        want = olearn.make(name, **({"epsilon": 3.0} if name == "uniclass" else {}))
+        assert auc == pytest.approx(roc_auc_score(y, want.score_learn(X)), abs=1e-12)
+        assert 0 < ap <= 1 and seconds >= 0
+    assert [r[1] for r in res.rows] == sorted((r[1] for r in res.rows), reverse=True)
+    assert res.to_markdown().count("\n| ") == 2 and res.to_csv().count("\n") == 3
+    with pytest.raises(ValueError, match="both anomalies"):
+        compare_detectors({"loda": olearn.make("loda")}, X, np.zeros(600))
+    with pytest.raises(ValueError, match="at row 2"):
+        compare_detectors({"loda": olearn.make("loda")}, X, np.r_[0, 2, np.zeros(598)])
+
+
+def test_olearn_compare_draws_the_detectors_roc_curves(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    _, _, path = _detector_stream(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code = main(["compare", str(path), "--algos", "hst,loda,ocsvm", "--plot", "roc.png",
+                 "--csv", "t.csv"])
+    out = capsys.readouterr().out
+    assert code == 0 and "600 rows, 30 anomalies" in out and "ocsvm" in out
+    assert (tmp_path / "roc.png").stat().st_size > 5000
+    assert (tmp_path / "t.csv").read_text().count("\n") == 4
+    assert main(["compare", str(path), "--algos", "hst,pa1"]) == 2
+    assert "not both: pa1 is not a detector" in capsys.readouterr().err
+    assert main(["compare", str(path), "--algos", "loda", "--metric", "auc"]) == 2

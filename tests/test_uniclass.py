@@ -41,6 +41,31 @@ def paper(X, variant, C, epsilon, w=None):
     return np.array(centres), np.array(dists), np.array(losses)
 
 
+def paper_learned(X, variant, C, B):
+    """The learned radius, literally section 5's construction: the row padded with a 0,
+    xbar = (x, 0); the fixed-radius algorithm in R^(n+1) with radius B from
+    wbar_1 = (0, ..., 0, B); the radius sqrt(B^2 - e^2) read from the extra coordinate
+    e.  Returns every centre, radius (after each row), pre-update distance ||w - x||
+    and padded loss."""
+    n, d = X.shape
+    wb = np.zeros(d + 1)
+    wb[d] = B
+    centres, radii, dists, losses = [], [], [], []
+    for i in range(n):
+        xb = np.append(X[i], 0.0)
+        dists.append(np.linalg.norm(wb[:d] - X[i]))
+        dist = np.linalg.norm(wb - xb)
+        loss = max(0.0, dist - B)
+        losses.append(loss)
+        if loss > 0:
+            tau = {"PA": loss, "PA-I": min(C, loss),
+                   "PA-II": loss / (1.0 + 1.0 / (2.0 * C))}[variant]
+            wb = wb + tau * (xb - wb) / dist
+        centres.append(wb[:d].copy())
+        radii.append(np.sqrt(B * B - wb[d] ** 2))
+    return np.array(centres), np.array(radii), np.array(dists), np.array(losses)
+
+
 def _stream(n=300, d=5, seed=0, sparse_frac=0.0):
     rng = np.random.default_rng(seed)
     X = rng.normal(loc=2.0, size=(n, d))
@@ -109,6 +134,62 @@ def test_dicts_equal_the_paper(variant):
         np.testing.assert_allclose(m.center_, centres[i][order], rtol=0, atol=TOL)
         assert np.all(centres[i][[j for j in range(6) if j not in order]] == 0.0)
     np.testing.assert_allclose(got, dists, rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("C,B", [(1.0, 3.0), (0.2, 8.0)])
+def test_learned_radius_equals_the_paper_dense_and_csr(variant, C, B):
+    X = _stream(n=250, d=5, seed=11, sparse_frac=0.3)
+    centres, radii, dists, losses = paper_learned(X, variant, C, B)
+    make = lambda: UniclassPA(variant=variant, C=C, epsilon=None, B=B)  # noqa: E731
+    m = make()
+    got_c, got_r, got_d = [], [], []
+    for row in X:
+        got_d.append(m.score_learn(row[None, :])[0])
+        got_c.append(m.center_)
+        got_r.append(m.radius_)
+    np.testing.assert_allclose(got_c, centres, rtol=0, atol=TOL)
+    np.testing.assert_allclose(got_r, radii, rtol=0, atol=TOL)
+    np.testing.assert_allclose(got_d, dists, rtol=0, atol=TOL)
+    assert np.all(np.diff(radii) >= -1e-15) and 0 < radii[-1] <= B  # grows from 0 to B
+    # the padded loss, from the public radius: sqrt(dist^2 + B^2 - r^2) - B
+    before = np.concatenate([[0.0], radii[:-1]])
+    padded = np.maximum(0.0, np.sqrt(dists ** 2 + B * B - before ** 2) - B)
+    np.testing.assert_allclose(padded, losses, rtol=0, atol=TOL)
+    for rows in (X, sp.csr_matrix(X)):
+        one = make()
+        np.testing.assert_allclose(one.score_learn(rows), dists, rtol=0, atol=TOL)
+        np.testing.assert_allclose(one.center_, centres[-1], rtol=0, atol=TOL)
+        assert abs(one.radius_ - radii[-1]) < TOL
+        assert one.n_updates_ == int((losses > 0).sum())
+
+
+def test_learned_radius_calls_dicts_save_and_mix(tmp_path):
+    X = _stream(n=200, d=4, seed=12)
+    centres, radii, dists, _ = paper_learned(X, "PA-I", 1.0, 5.0)
+    m = UniclassPA(epsilon=None, B=5.0)
+    assert m.predict_one({"a": 0.1}) == -1  # before any row: radius 0
+    got = []
+    for row in X:
+        x = {f"f{j}": float(v) for j, v in enumerate(row)}
+        got.append(m.score_one(x))
+        m.learn_one(x)
+    np.testing.assert_allclose(got, dists, rtol=0, atol=TOL)
+    np.testing.assert_allclose(m.center_, centres[-1], rtol=0, atol=TOL)
+    r = m.radius_
+    assert abs(r - radii[-1]) < TOL and m.offset_ == -r
+    dist = np.linalg.norm(X - m.center_, axis=1)
+    np.testing.assert_allclose(m.decision_function(X), r - dist, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(m.predict(X), np.where(dist > r, -1, 1))
+    m.save(tmp_path / "u.olearn")
+    back = olearn.load(tmp_path / "u.olearn")
+    assert back.radius_ == r and back.get_params()["B"] == 5.0
+    a = UniclassPA(epsilon=None, B=5.0).partial_fit(X[:50])
+    b = UniclassPA(epsilon=None, B=5.0).partial_fit(X[50:])
+    mixed = olearn.mix([a, b])
+    e = lambda u: np.sqrt(25.0 - u.radius_ ** 2)  # noqa: E731  (the extra coordinate)
+    assert mixed.radius_ == pytest.approx(np.sqrt(25.0 - ((50 * e(a) + 150 * e(b))
+                                                          / 200) ** 2), abs=1e-12)
 
 
 def test_sample_weights_multiply_tau():
@@ -188,7 +269,9 @@ def test_mix_weighs_centres_by_counts():
     ({"C": -1.0, "variant": "PA-II"}, "C must be a finite number > 0"),
     ({"epsilon": -0.1}, "epsilon"),
     ({"epsilon": float("nan")}, "epsilon"),
-    ({"epsilon": None}, "learned radius from a bound B is not built"),
+    ({"epsilon": None}, "needs its upper bound B"),
+    ({"epsilon": None, "B": 0.0}, "B must be"),
+    ({"epsilon": 1.0, "B": 2.0}, "read only with epsilon=None"),
     ({"epochs": 0}, "epochs"),
 ])
 def test_bad_parameters_are_one_line_errors(params, message):
@@ -217,3 +300,26 @@ def test_tags_and_registry():
     assert t.target == "none" and t.sparse_input and t.one_example
     assert "uniclass" in olearn.registry.unlabelled_names()
     assert UniclassPA()._supervised is False
+
+
+def test_learned_radius_passes_the_generic_checks(tmp_path):
+    from generic_unlabelled import check_unlabelled
+    check_unlabelled(lambda: UniclassPA(epsilon=None, B=2.0), _stream(n=60, seed=13),
+                     tmp_path)
+
+
+def _http(n):
+    from conftest import data_path
+    data = np.loadtxt(data_path("kdd99_http", "kdd99_http.csv.gz"), delimiter=",",
+                      skiprows=1, max_rows=n)
+    return np.ascontiguousarray(data[:, :-1])
+
+
+def test_learned_radius_on_kdd99_http_equals_the_paper():
+    X = _http(3000)
+    centres, radii, dists, _ = paper_learned(X, "PA-I", 1.0, 16.0)
+    for rows in (X, sp.csr_matrix(X)):
+        m = UniclassPA(epsilon=None, B=16.0)
+        np.testing.assert_allclose(m.score_learn(rows), dists, rtol=0, atol=TOL)
+        np.testing.assert_allclose(m.center_, centres[-1], rtol=0, atol=TOL)
+        assert abs(m.radius_ - radii[-1]) < TOL

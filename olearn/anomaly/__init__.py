@@ -1,7 +1,7 @@
 """Anomaly scores of a stream of rows without a target: ``UniclassPA`` (the
-Passive-Aggressive uniclass prediction of Crammer et al. 2006, section 5) and
-``HalfSpaceTrees`` (Tan, Ting and Liu 2011).  Imported on
-first use; the models are the registry's (``olearn.make("uniclass")``).
+Passive-Aggressive uniclass prediction of Crammer et al. 2006, section 5),
+``HalfSpaceTrees`` (Tan, Ting and Liu 2011), ``OneClassSVM`` (Schoelkopf et al. 2001,
+by stochastic steps) and ``Loda`` (Pevny 2016).  Imported on first use; the models are the registry's (``olearn.make("uniclass")``).
 
 The anomaly calls, as River's detectors and scikit-learn's ``IsolationForest``:
 ``learn_one(x)``, ``score_one(x)`` (higher = more anomalous), ``partial_fit(X)``,

@@ -1,7 +1,12 @@
 """What every olearn anomaly detector shares: scikit-learn's outlier-detector kind, the
-one-row scores through the compiled scorer, and the calls written once from a model's
-``_predict_rows`` (-1 an outlier, +1 an inlier) and its progressive scores."""
+one-row and batch scores through the compiled scorer, and the calls written once from a
+model's ``_predict_rows`` (-1 an outlier, +1 an inlier) and its progressive scores;
+``_ThresholdDetector``: the calls of a detector whose score is flagged above a
+``threshold_`` (Half-Space Trees, LODA)."""
+import numpy as np
+
 from .._locking import locked
+from .._rows import kernel_rows
 from ..base import OnlineUnlabelled
 
 
@@ -17,6 +22,16 @@ class _Detector(OnlineUnlabelled):
         """One row's scores by the declared score on the one-row buffer, through the
         compiled scorer's entry point (the base's path builds a scipy matrix per row)."""
         return self._scorer_row_scores(row, n)
+
+    def batch_scores(self, X):
+        """The rows' scores by the declared score over the current state, which is only
+        read: the scratch slots (``mix="reset"``, which a score fills and clears) are
+        copies of their own."""
+        scores = np.empty((X.shape[0], 1))
+        arrays = [np.zeros(a.shape) if slot.mix == "reset" else a
+                  for slot, a in zip(self.slots, self._state_tuple())]
+        self.kernels.scorer(kernel_rows(X, False), tuple(arrays), scores)
+        return scores
 
     @locked
     def predict(self, X):
@@ -34,3 +49,28 @@ class _Detector(OnlineUnlabelled):
         row (higher = more anomalous), the model learning the rows in order, in one
         compiled pass."""
         return self.predict_learn(X, return_scores=True, sample_weight=sample_weight)[:, 0]
+
+
+class _ThresholdDetector(_Detector):
+    """A detector whose score (higher = more anomalous, 0 before it can score) flags a
+    row above ``threshold_`` (a property of the model)."""
+
+    def _predict_rows(self, scores):
+        return np.where(scores[:, 0] > self.threshold_, -1, 1)
+
+    def _score_from_scores(self, scores):
+        return 0.0 if scores is None else float(scores[0])
+
+    def _predict_from_scores(self, scores):
+        return 1 if scores is None else (-1 if scores[0] > self.threshold_ else 1)
+
+    @locked
+    def score_samples(self, X):
+        """Minus each row's anomaly score (scikit-learn's convention: lower = more
+        abnormal)."""
+        return -self._scores(X)[:, 0]
+
+    @locked
+    def decision_function(self, X):
+        """``threshold_ - score``: negative for an outlier."""
+        return self.threshold_ - self._scores(X)[:, 0]

@@ -43,12 +43,10 @@ import numpy as np
 
 from .._compiled import njit
 from .._estimator import check_is_fitted
-from .._locking import locked
 from .._params import store_params
-from .._rows import kernel_rows
 from .._validation import check_bool, check_number
 from ..base import check_work_vectors
-from ._base import _Detector
+from ._base import _ThresholdDetector
 from ..protocol import CannotMixError, Slot, declare
 
 __all__ = ["HalfSpaceTrees"]
@@ -181,7 +179,7 @@ KERNELS = declare("anomaly.hst", params=("window", "learned"), score=_score,
                   unlabelled=_rule)
 
 
-class HalfSpaceTrees(_Detector):
+class HalfSpaceTrees(_ThresholdDetector):
     """Half-Space Trees (Tan, Ting and Liu 2011): random half-space trees whose nodes
     count the rows of the last window; a row that lands where few rows were is an
     anomaly.
@@ -306,34 +304,6 @@ class HalfSpaceTrees(_Detector):
                     raise CannotMixError(
                         "HalfSpaceTrees models mix only when their trees are the same "
                         "(the same random_state and given limits): these differ")
-
-    def batch_scores(self, X):
-        scores = np.empty((X.shape[0], 1))
-        arrays = list(self._state_tuple())
-        arrays[-1] = np.zeros(arrays[-1].shape)  # a work vector of its own
-        self.kernels.scorer(kernel_rows(X, False), tuple(arrays), scores)
-        return scores
-
-    def _predict_rows(self, scores):
-        return np.where(scores[:, 0] > self.threshold_, -1, 1)
-
-    def _score_from_scores(self, scores):
-        return 0.0 if scores is None else float(scores[0])
-
-    def _predict_from_scores(self, scores):
-        return 1 if scores is None else (-1 if scores[0] > self.threshold_ else 1)
-
-    # ------------------------------------------------------------ answers
-    @locked
-    def score_samples(self, X):
-        """Minus each row's anomaly score (scikit-learn's convention: lower = more
-        abnormal)."""
-        return -self._scores(X)[:, 0]
-
-    @locked
-    def decision_function(self, X):
-        """``threshold_ - score``: negative for an outlier."""
-        return self.threshold_ - self._scores(X)[:, 0]
 
     @property
     def threshold_(self):

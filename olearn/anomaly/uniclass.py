@@ -14,11 +14,29 @@ starts at the paper's ``w_1 = 0`` (the first row is therefore scored by its norm
 the distance is Euclidean over every column.  A sample weight ``s`` multiplies ``tau``
 (as olearn's other PA learners; weight 0: the row changes nothing).
 
-Fixed radius only.  The paper's variant that learns the radius from an upper bound
-``B`` (the instance padded with one coordinate, the radius read from the centre's extra
-coordinate) is not built: its exact construction and initialisation could not be
-checked against the paper's text here, and an unchecked reconstruction would not be
-"exact to the paper".  ``epsilon`` must be given (a number >= 0).
+Learned radius (``epsilon=None, B=...``), the paper's section 5 construction for an
+unknown radius below a known bound ``B``: the row is padded with one coordinate 0,
+``xbar = (x, 0)`` in R^(n+1), and the fixed-radius algorithm above runs in R^(n+1)
+with radius ``B`` on a centre ``wbar = (w, e)``:
+
+    lbar = max(0, ||wbar - xbar|| - B),   ||wbar - xbar|| = sqrt(||w - x||^2 + e^2)
+    wbar_{t+1} = wbar_t + tau_t (xbar_t - wbar_t) / ||xbar_t - wbar_t||
+
+(``tau`` from ``lbar`` by the variant, as above), so ``lbar = 0`` exactly when
+``||w - x||^2 <= B^2 - e^2``: the radius in R^n is read from the extra coordinate,
+``epsilon_t = sqrt(B^2 - e_t^2)``.  Initialisation ``wbar_1 = (0, ..., 0, B)``: the
+centre at the paper's ``w_1 = 0`` and the radius ``epsilon_1 = 0``.  (The extra
+coordinate must start away from 0: the row's extra coordinate is 0, so a start
+``e_1 = 0`` would keep ``e = 0`` and the radius at ``B`` forever.)  Each update scales
+``e`` by ``1 - tau / ||wbar - xbar||`` (in ``[0, 1)`` at weight 1), so the radius only
+grows, toward ``B``; with a sample weight above 1 the factor may turn negative and the
+radius is then ``sqrt(max(0, B^2 - e^2))``.  The comparator of the paper's bound, a
+ball ``(w*, epsilon*)`` with ``epsilon* <= B``, is ``(w*, sqrt(B^2 - epsilon*^2))`` in
+R^(n+1), which is why ``B`` must bound the radius.  (Written from the construction
+the paper describes, padded row, radius ``B`` and the radius read from the extra
+coordinate; its pages were not at hand here to quote equation numbers, and the
+initialisation is derived: the one start of ``e`` from which a radius is learned at
+all and ``epsilon_1 = 0``.)
 
 Anomaly calls: ``score_one(x)`` is the distance ``||x - w||`` (higher = more anomalous,
 as River's detectors: River's ``anomaly.ThresholdFilter`` and ``QuantileFilter`` take
@@ -34,8 +52,9 @@ Per row O(d) (the row densified into a work vector ``Z``, zeros again after it, 
 ``olearn.cluster.KMeans``): the centre is dense whatever the rows.
 
 Mixing (``olearn.mix``): the centres are averaged weighted by the (weighted) number of
-rows each member learned (``Slot("W", ..., mix="mean:N")``), the counts add, the radius
-is the shared hyper-parameter.  This is parameter mixing (as the linear learners' mean
+rows each member learned (``Slot("W", ..., mix="mean:N")``; a learned radius's extra
+coordinate ``e`` likewise), the counts add, a fixed radius is the shared
+hyper-parameter.  This is parameter mixing (as the linear learners' mean
 of weights), not the model of the union of the streams: a PA centre is no mean of its
 rows, and no exact merge exists; the count weighting makes a member that saw more of
 the stream weigh more.
@@ -46,7 +65,6 @@ from .._compiled import njit
 from .._estimator import check_is_fitted
 from .._locking import locked
 from .._params import store_params
-from .._rows import kernel_rows
 from .._validation import check_bool, check_number
 from ..base import check_work_vectors
 from ._base import _Detector
@@ -75,17 +93,25 @@ def _score(state, idx, val, out):
 
 @njit(inline="always")
 def _rule(state, params, idx, val, y, sw, out, seen):
-    """The PA uniclass step (``out[0]``: the row's distance, from the score)."""
-    W, N, Z = state[0], state[1], state[2]
+    """The PA uniclass step (``out[0]``: the row's distance, from the score); with a
+    learned radius, the same step on the padded row and centre."""
+    W, N, Z, E = state[0], state[1], state[2], state[3]
     if sw == 0.0:
         return 0
     N[0] += sw
     dist = out[0]
-    loss = dist - params.epsilon
+    if params.learned != 0.0:  # in R^(n+1): the row (x, 0), the centre (w, e), radius B
+        e = E[0]
+        dist = np.sqrt(dist * dist + e * e)
+        loss = dist - params.B
+    else:
+        loss = dist - params.epsilon
     if loss <= 0.0:
         return 0
     tau = min(params.c, loss / (1.0 + params.D)) * sw
     step = tau / dist
+    if params.learned != 0.0:
+        E[0] -= step * E[0]
     d = W.shape[1]
     for p in range(idx.shape[0]):
         Z[idx[p]] = val[p]
@@ -96,7 +122,8 @@ def _rule(state, params, idx, val, y, sw, out, seen):
     return 1
 
 
-KERNELS = declare("anomaly.uniclass", params=("c", "D", "epsilon"), score=_score,
+KERNELS = declare("anomaly.uniclass", params=("c", "D", "epsilon", "learned", "B"),
+                  score=_score,
                   unlabelled=_rule)
 
 
@@ -112,8 +139,11 @@ class UniclassPA(_Detector):
         (PA-II).
     C : float > 0, default=1.0
         Aggressiveness (unused by "PA").
-    epsilon : float >= 0, default=1.0
+    epsilon : float >= 0 or None, default=1.0
         The radius: a row within it of the centre is an inlier and changes nothing.
+        None: the radius is learned (the paper's padded construction, from 0 up to B).
+    B : float > 0 or None, default=None
+        The upper bound of a learned radius (read only with ``epsilon=None``).
     epochs : int, default=1
         Passes of ``fit`` over its rows.
     shuffle : bool, default=False
@@ -124,7 +154,7 @@ class UniclassPA(_Detector):
     Attributes
     ----------
     center_ : (n_features,) the centre ``w`` (it starts at 0, the paper's ``w_1``).
-    radius_ : float, the radius (``epsilon``).
+    radius_ : float, the radius (``epsilon``, or the learned ``sqrt(B^2 - e^2)``).
     offset_ : float, ``-radius_`` (``decision_function = score_samples - offset_``).
     n_samples_seen_ : float, the (weighted) number of rows learned.
     """
@@ -132,22 +162,37 @@ class UniclassPA(_Detector):
     kernels = KERNELS
     slots = (Slot("W", (1, "d"), mix="mean:N"),
              Slot("N", (1,), mix="sum"),
-             Slot("Z", ("d",), mix="reset"))  # work vector, zeros between rows
+             Slot("Z", ("d",), mix="reset"),  # work vector, zeros between rows
+             Slot("E", (1,), mix="mean:N"))  # the centre's extra coordinate (learned radius)
 
-    def __init__(self, variant="PA-I", C=1.0, epsilon=1.0, epochs=1, shuffle=False,
-                 random_state=0):
+    def __init__(self, variant="PA-I", C=1.0, epsilon=1.0, B=None, epochs=1,
+                 shuffle=False, random_state=0):
         store_params(self, locals())
 
     def kernel_params(self):
         c, D = pa_step_params(self.variant, self.C)
-        return {"c": c, "D": D, "epsilon": float(self.epsilon)}
+        learned = self.epsilon is None
+        return {"c": c, "D": D, "epsilon": 0.0 if learned else float(self.epsilon),
+                "learned": 1.0 if learned else 0.0, "B": float(self.B) if learned else 0.0}
+
+    def init_state(self, name, array, start):
+        """The extra coordinate of a learned radius starts at ``B`` (radius 0)."""
+        if name == "E" and start == 0:
+            array[0] = float(self.B) if self.epsilon is None else 0.0
 
     def check_params(self):
         pa_step_params(self.variant, self.C)
         if self.epsilon is None:
-            raise ValueError("UniclassPA: epsilon must be a number >= 0 (the radius; the "
-                             "paper's learned radius from a bound B is not built), got None")
-        check_number("epsilon", self.epsilon, low=0.0)
+            if self.B is None:
+                raise ValueError("UniclassPA: a learned radius (epsilon=None) needs its "
+                                 "upper bound B, a number > 0; got B=None")
+            check_number("B", self.B, low=0.0, low_open=True)
+        else:
+            check_number("epsilon", self.epsilon, low=0.0)
+            if self.B is not None:
+                raise ValueError(f"UniclassPA: B bounds a learned radius and is read only "
+                                 f"with epsilon=None; got epsilon={self.epsilon!r}, "
+                                 f"B={self.B!r}")
         check_number("epochs", self.epochs, low=1)
         check_bool("shuffle", self.shuffle)
         self.check_layout()
@@ -159,14 +204,16 @@ class UniclassPA(_Detector):
             raise ValueError("state array N (a count) must be >= 0")
         return model
 
-    def batch_scores(self, X):
-        scores = np.empty((X.shape[0], 1))
-        W, N, Z = self._state_tuple()  # (a work vector of its own: the state is only read)
-        self.kernels.scorer(kernel_rows(X, False), (W, N, np.zeros(Z.shape)), scores)
-        return scores
-
     def _predict_rows(self, scores):
-        return np.where(scores[:, 0] > float(self.epsilon), -1, 1)
+        return np.where(self._beyond(scores[:, 0]), -1, 1)
+
+    def _beyond(self, dist):
+        """Whether a distance puts a row outside the ball (a loss > 0: for a learned
+        radius, the padded loss ``sqrt(dist^2 + e^2) - B``)."""
+        if self.epsilon is None:
+            e = float(self.state_["E"][0]) if hasattr(self, "state_") else float(self.B)
+            return np.sqrt(np.square(dist) + e * e) > float(self.B)
+        return np.asarray(dist) > float(self.epsilon)
 
     # ------------------------------------------------------------ answers
     def _distance_one(self, x):
@@ -202,7 +249,7 @@ class UniclassPA(_Detector):
     @locked
     def predict_one(self, x):
         """-1 when the row lies beyond the radius (an outlier), else +1."""
-        return -1 if self._distance_one(x) > float(self.epsilon) else 1
+        return -1 if bool(self._beyond(self._distance_one(x))) else 1
 
     @locked
     def score_samples(self, X):
@@ -213,7 +260,7 @@ class UniclassPA(_Detector):
     @locked
     def decision_function(self, X):
         """``score_samples(X) - offset_`` = radius - distance: negative for an outlier."""
-        return float(self.epsilon) - self._scores(X)[:, 0]
+        return self.radius_ - self._scores(X)[:, 0]
 
     @property
     def center_(self):
@@ -223,6 +270,9 @@ class UniclassPA(_Detector):
     @property
     def radius_(self):
         check_is_fitted(self, "state_")
+        if self.epsilon is None:
+            B, e = float(self.B), float(self.state_["E"][0])
+            return float(np.sqrt(max(0.0, B * B - e * e)))
         return float(self.epsilon)
 
     @property

@@ -22,6 +22,12 @@ first-order learners suffer from that).  DATA may be a file
 datasets'; --part picks train, test or all) or an embedded one (breast_cancer,
 diabetes, digits, iris, wine; standardized the same way).
 
+With anomaly detectors (--algos hst,loda,ocsvm,uniclass: models without a target):
+one pass each over the rows in their order, every row scored before it is learned
+(the label column, --label, read only for the metrics), their exact ROC AUC and
+average precision in the table, and the ROC curves drawn to the PNG; nothing is
+permuted or tuned (--permutations, --seed and --no-tune do not apply).
+
 --metric M puts another figure in the table's metric column, and tunes for it:
 accuracy, balanced-accuracy, precision, recall, f1 (macro), auc, logloss for
 classifiers; mae, rmse, r2 for regressors.  The plot stays the cumulative mistake rate.
@@ -32,7 +38,7 @@ import re
 import sys
 
 from ._common import (CLIError, atomic_text, check_algos, check_paths, check_writable,
-                      split_algos)
+                      is_detector, split_algos)
 from ._input import add_data_args, open_data
 from ._learning import learning
 
@@ -142,6 +148,9 @@ def run(args):
     algos = split_algos(args.algos) or None
     if algos and args.all:
         raise CLIError("--algos and --all: give one of them")
+    detectors = [a for a in algos or () if is_detector(a)]
+    if detectors:
+        return _compare_detectors(args, algos, detectors)
     check_algos(algos or ())                   # unknown names fail before any work
     metric = None
     if args.metric is not None:
@@ -194,7 +203,61 @@ def run(args):
                          n_jobs=args.n_jobs, holdout=args.holdout,
                          progress=False if args.quiet else None, dataset=label,
                          metric=metric)
-    # the text table on stderr when standard output carries the markdown or CSV table
+    out = _print_result(result, args, plot)
+    if args.bars:
+        result.plot_bars(args.bars)
+        print(f"bars: {args.bars}", file=out)
+    return 0
+
+
+def _compare_detectors(args, algos, detectors):
+    """``olearn compare DATA --algos hst,loda,...``: anomaly detectors, one pass each in
+    the rows' order (:mod:`olearn.evaluate.detectors`)."""
+    if len(detectors) != len(algos):
+        others = ", ".join(a for a in algos if a not in detectors)
+        raise CLIError(f"compare takes learners or anomaly detectors, not both: "
+                       f"{others} {'is not a detector' if ',' not in others else 'are not'}")
+    for flag, given in (("--metric", args.metric), ("--holdout", args.holdout),
+                        ("--bars", args.bars), ("--all", args.all)):
+        if given:
+            raise CLIError(f"{flag} is for learners; detectors are compared by their exact "
+                           "ROC AUC and average precision")
+    if args.data is None:
+        raise CLIError("comparing anomaly detectors needs DATA with a label column "
+                       "(1 an anomaly, 0 a normal row)")
+    plot = None if args.no_plot else args.plot
+    data_file = args.data if os.path.exists(args.data) else None
+    check_paths([("data", data_file)], [("plot", plot), ("markdown", args.markdown),
+                                        ("CSV", args.csv)])
+    for path, what in ((args.markdown, "markdown"), (args.csv, "CSV")):
+        if path not in (None, "-"):
+            check_writable(path, what)
+    if not args.no_plot and importlib.util.find_spec("matplotlib") is None:
+        raise CLIError("plotting needs matplotlib (pip install matplotlib), "
+                       "or run with --no-plot")
+    from ..evaluate.detectors import compare_detectors
+    from ..registry import make
+    X, y, label, _ = load_data(args)
+    if plot is None and not args.no_plot:
+        plot = f"olearn-compare-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)}.png"
+    if plot is not None:
+        check_writable(plot, "plot")
+    _say(f"{', '.join(algos)} on {label} ({X.shape[0]:,} rows, {X.shape[1]:,} features); "
+         "one pass each in the rows' order, each row scored before it is learned"
+         + (f"; plot to {plot}" if plot else ""))
+    with learning("the kernels of the detectors not yet in the cache",
+                  "from seconds to a few minutes"):
+        try:
+            result = compare_detectors({a: make(a) for a in algos}, X, y, dataset=label)
+        except ValueError as exc:
+            raise CLIError(f"{args.data}: {exc}") from None
+    _print_result(result, args, plot)
+    return 0
+
+
+def _print_result(result, args, plot):
+    """The table (on stderr when standard output carries the markdown or CSV table),
+    the files asked for, the plot; returns the stream the table went to."""
     out = sys.stderr if "-" in (args.markdown, args.csv) else sys.stdout
     print(result, file=out)
     if args.markdown:
@@ -204,10 +267,7 @@ def run(args):
     if plot is not None:
         result.plot(plot)
         print(f"plot: {plot}", file=out)
-    if args.bars:
-        result.plot_bars(args.bars)
-        print(f"bars: {args.bars}", file=out)
-    return 0
+    return out
 
 
 def _default_algos(y, task, every):
