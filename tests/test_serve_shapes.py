@@ -41,7 +41,8 @@ def refused(call, status, *words):
 
 # ------------------------------------------------------------------ detectors
 @pytest.mark.parametrize("algo,params", [("uniclass", {"epsilon": 1.5}),
-                                         ("hst", {"window_size": 40, "n_trees": 5})])
+                                         ("hst", {"window_size": 40, "n_trees": 5}),
+                                         ("ocsvm", {}), ("loda", {})])
 def test_a_detector_learns_without_y_scores_and_survives_kill9(tmp_path, algo, params):
     srv = Server(tmp_path / "d")
     c = Client(srv.url, srv.token)
@@ -79,7 +80,7 @@ def test_a_detector_learns_without_y_scores_and_survives_kill9(tmp_path, algo, p
     c = Client(srv.url, srv.token)
     after = c.score("dicts", probe_d), c.score("lists", probe_l)
     assert after == before
-    np.testing.assert_allclose(after[1], -offline_l.score_samples(probe_l), atol=1e-12)
+    np.testing.assert_allclose(after[1], offline_l.score_many(probe_l), atol=1e-12)
     np.testing.assert_allclose(after[0], [offline_d.score_one(x) for x in probe_d],
                                atol=1e-12)
     assert c.predict("lists", probe_l) == offline_l.predict(probe_l).tolist()

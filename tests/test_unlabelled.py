@@ -192,3 +192,18 @@ def test_scikit_learn_checks_pass_for_a_clusterer_and_the_decompositions():
                                       expected_failed_checks=olearn.expected_failed_checks(est))
         failed = [r["check_name"] for r in results if r["status"] == "failed"]
         assert not failed, f"{type(est).__name__}: {failed}"
+
+
+@pytest.mark.parametrize("name", ["uniclass", "hst", "ocsvm", "loda"])
+def test_a_detectors_score_many_is_score_one_of_each_row(name):
+    """``score_many(X)`` (what the service's ``/score`` answers) is ``score_one`` row by
+    row, and minus ``score_samples`` up to the detector's offset."""
+    params = {"window_size": 20} if name == "hst" else {}
+    det = olearn.make(name, **params)
+    X = _rows(80, 3)
+    det.partial_fit(X[:60])
+    many = det.score_many(X[60:])
+    ones = [det.score_one(dict(enumerate(row))) for row in X[60:]]
+    np.testing.assert_allclose(many, ones, rtol=1e-12, atol=1e-12)
+    shift = -det.score_samples(X[60:]) - many
+    np.testing.assert_allclose(shift, shift[0], atol=1e-12)

@@ -6,8 +6,8 @@ how its predictions are made, and the shape of the rows it reads (its pipeline).
 ``partial_fit``; predictions are labels or numbers (``scores``: ``decision_function``,
 ``proba``: ``predict_proba``).  ``"none"`` (detectors, clustering): rows learned with no
 target; predictions are the model's answers (-1 an outlier, +1 an inlier for a
-detector) and ``scores`` its anomaly scores (higher = more anomalous, as River's
-``score_one``; minus scikit-learn's ``score_samples``).  ``"labels"``: ``y`` a label set,
+detector) and ``scores`` its anomaly scores (``score_many``: higher = more anomalous,
+River's ``score_one`` of each row).  ``"labels"``: ``y`` a label set,
 predictions label sets (lists), ``scores`` the (n, L) ``decision_function`` with the
 labels' order in ``labels``.  ``"sequence"``: a row is a list of tokens, ``y`` its tags;
 a request's rows learned in one ``partial_fit``, predictions lists of tags.
@@ -41,7 +41,7 @@ def plain(values):
 
 
 def _is_detector(model):
-    return callable(getattr(model, "score_samples", None)) and callable(
+    return callable(getattr(model, "score_many", None)) and callable(
         getattr(model, "score_one", None))
 
 
@@ -151,7 +151,7 @@ def predict_rows(model, req):
         if target == "none":
             if not _is_detector(model):
                 raise ServeError(400, "this model gives no anomaly scores")
-            out["scores"] = (-np.asarray(model.score_samples(X))).tolist()
+            out["scores"] = np.asarray(model.score_many(X)).tolist()
         else:
             out["scores"] = _call(model, "decision_function", X, "scores")
     if req.proba:

@@ -579,7 +579,7 @@ class Store:
         req = parse_predict(body, self.limits, target_of(entry.model))
         if score:
             if target_of(entry.model) != "none" or not callable(
-                    getattr(entry.model, "score_samples", None)):
+                    getattr(entry.model, "score_many", None)):
                 raise ServeError(400, f"model {name!r} is not an anomaly detector: it gives "
                                       "no anomaly scores (use /predict)")
             req = req._replace(scores=True, proba=False)
