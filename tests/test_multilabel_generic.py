@@ -20,14 +20,14 @@ def test_every_multilabel_model_passes_the_generic_checks(name, tmp_path):
     check_multilabel(lambda: olearn.make(name), X, Y, tmp_path)
 
 
-@pytest.mark.parametrize("name, base", [
-    pytest.param("ml-br", "arow", marks=pytest.mark.xfail(
-        strict=True, reason="found by these checks, not fixed here: AROW's (and CW's) "
-        "learn_one of a dict learns otherwise than of the same row as an array "
-        "(olearn.make('arow'): 40 against 34 updates over 60 dense rows)")),
-    ("ml-br", "ogd"), ("ml-cc", "perceptron")])
-def test_reductions_over_other_binary_learners(name, base, tmp_path):
-    check_multilabel(lambda: olearn.make(name, base=olearn.make(base)), X, Y, tmp_path)
+@pytest.mark.parametrize("name, base, params", [
+    # (AROW's covariance="auto" is diagonal for dict rows and full for narrow arrays, a
+    # documented choice (olearn.second_order._base): the checks feed both, so it is fixed)
+    ("ml-br", "arow", {"covariance": "diag"}), ("ml-br", "ogd", {}),
+    ("ml-cc", "perceptron", {})])
+def test_reductions_over_other_binary_learners(name, base, params, tmp_path):
+    check_multilabel(lambda: olearn.make(name, base=olearn.make(base, **params)), X, Y,
+                     tmp_path)
 
 
 def test_the_all_pairs_variant(tmp_path):
