@@ -1,5 +1,6 @@
 """A real ``olearn serve`` process on a free loopback port, for the serve tests and
 benchmarks/serve.py."""
+import atexit
 import http.client
 import json
 import os
@@ -14,6 +15,18 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+_STARTED = []  # every server process started here, stopped at exit if still running
+
+
+@atexit.register
+def _stop_leftovers():
+    """A test that failed before its ``stop()`` leaves no server behind."""
+    for proc in _STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 class Server:
@@ -35,6 +48,7 @@ class Server:
                 "--port", str(self.port), "--fsync", self.fsync, *self.options]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
+        _STARTED.append(self.proc)
         if self.token is None:
             line = self.proc.stdout.readline()
             assert "admin token" in line, (line, self.proc.stderr.read())
