@@ -144,17 +144,23 @@ def _by_vocabulary(model: Any, cols: list[Any], values: Any, grow: bool) -> Any:
         model._row_lists(dict.fromkeys(cols, 1.0), grow=True)  # (starts, grows the state)
     index = model.vocabulary_._index
     where = [index.get(c) for c in cols]
-    keep = [k for k, j in enumerate(where) if j is not None]
-    out = np.zeros((values.shape[0], max(int(model.n_features_in_), 1)))
-    if keep:
-        block = values[:, keep]
-        out[:, [where[k] for k in keep]] = np.where(np.isnan(block), 0.0, block)
+    width = max(int(model.n_features_in_), 1)
+    if where == list(range(width)):  # the vocabulary's columns in its order: no copy
+        out = values
+    else:
+        keep = [k for k, j in enumerate(where) if j is not None]
+        out = np.zeros((values.shape[0], width))
+        if keep:
+            out[:, [where[k] for k in keep]] = values[:, keep]
+    missing = np.isnan(out)
+    if missing.any():
+        out = np.where(missing, 0.0, out)
     return out
 
 
 def learn_many(model: Any, X: Any, y: Any = None, w: Any = 1.0) -> None:
     """River's ``learn_many``: the frame's rows learned in order, in one compiled pass."""
-    supervised = model.target != "none"
+    supervised = bool(model._supervised)
     n = getattr(X, "shape", (0,))[0]
     if supervised:
         if y is None:
