@@ -299,8 +299,9 @@ def load(name: str, part: str = "train", data_home: str | None = None,
     name = folder.ALIASES.get(name, name)
     if name not in _DATASETS and name not in loadable():
         raise KeyError(f"unknown dataset {name!r}; loadable: {', '.join(loadable())}")
-    if folder.get(name) is not None:  # the data folder's sets with no LIBSVM address
-        return folder.load_folder_set(folder.get(name), part, mirror)
+    folder_set = folder.get(name)
+    if folder_set is not None:  # the data folder's sets with no LIBSVM address
+        return folder.load_folder_set(folder_set, part, mirror)
     if name == "movielens-100k":
         from .ratings import load_movielens100k
         return load_movielens100k(mirror=mirror, data_home=data_home, download=download)
