@@ -79,7 +79,7 @@ def river_loop(det, xs):
 
 
 def olearn_loop(det, xs):
-    return [i for i, x in enumerate(xs) if det.update(x)]
+    return river_loop(det, xs)  # (update returns None, as River's)
 
 
 def score(detections, changes, n):

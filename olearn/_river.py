@@ -30,7 +30,8 @@ import types
 import weakref
 
 #: River's base class per olearn task, and the stand-ins registered with them
-_KINDS = {"classifier": "Classifier", "regressor": "Regressor"}
+#: (the mini-batch kinds: every model has ``learn_many``/``predict_many``, olearn._many)
+_KINDS = {"classifier": "MiniBatchClassifier", "regressor": "MiniBatchRegressor"}
 _STAND_INS = {}
 _registering = threading.local()
 
@@ -155,6 +156,24 @@ class RiverTools:
         if new_params:
             model.set_params(**new_params)
         return model
+
+    # River's mini-batch API on DataFrames (olearn._many: pandas never imported here)
+    def learn_many(self, X, y=None, w=1.0):
+        """Learn the rows of DataFrame ``X`` (labels: Series ``y``; River's weight ``w``,
+        a number or a Series) in order, in one compiled pass: exactly ``learn_one`` of
+        each row as a dict.  Columns match by name (see :mod:`olearn._many`)."""
+        from ._many import learn_many
+        learn_many(self, X, y, w)
+
+    def predict_many(self, X):
+        """A Series of predictions, one per row of DataFrame ``X``, on its index."""
+        from ._many import predict_many
+        return predict_many(self, X)
+
+    def predict_proba_many(self, X):
+        """A DataFrame of probabilities, one column per class, on ``X``'s index."""
+        from ._many import predict_proba_many
+        return predict_proba_many(self, X)
 
     @property
     def _last_step(self):

@@ -446,9 +446,12 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             if sample_weight is not None and not np.any(sample_weight):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
             classes = self._fit_classes(y)
+            names = self.__dict__.get("feature_names_in_")  # (a DataFrame's columns)
             fit_passes(X, y, sample_weight, self.epochs, self.shuffle, self.random_state,
                        lambda X, y, sw, order: self._partial(X, y, classes, sw, order,
                                                              contract=False))
+            if names is not None:  # the passes see arrays: keep the names validated above,
+                self.feature_names_in_ = names  # as scikit-learn's fit keeps them
         return self
 
     def _fit_classes(self, y):
@@ -1137,6 +1140,12 @@ class OnlineUnlabelled(OnlineLearner):
     def score_one(self, x: Row) -> float | None:
         """The current model's score of one row (None before any row)."""
         return self._score_from_scores(self._scores_one(x))
+
+    def score_many(self, X: Any) -> Any:
+        """``score_one`` of each row of DataFrame ``X``: a Series on its index (River's
+        mini-batch API, :mod:`olearn._many`; ``learn_many(X)`` learns them)."""
+        from ._many import score_many
+        return score_many(self, X)
 
     def _scores(self, X):
         """The (n, outputs) scores of the rows of ``X`` from the current model."""

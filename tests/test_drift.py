@@ -159,7 +159,12 @@ class RefPH:
 
 
 def _loop(det, xs):
-    return [i for i, x in enumerate(xs) if det.update(float(x))]
+    out = []
+    for i, x in enumerate(xs):
+        hit = det.update(float(x))  # (a reference's bool; olearn's None, as River's)
+        if det.drift_detected if hit is None else hit:
+            out.append(i)
+    return out
 
 
 def _errors(seed, rates=(0.1, 0.35, 0.05, 0.2), n=3000):
@@ -219,7 +224,7 @@ def test_ddm_warnings_match_the_reference():
 def test_update_many_equals_the_update_loop(make):
     xs = _errors(7)
     one = make()
-    flags = [(one.update(x), one.warning_detected) for x in xs]
+    flags = [(one.update(x), one.drift_detected, one.warning_detected)[1:] for x in xs]
     many = make()
     drifts, warnings = many.update_many(xs[:5000], return_warnings=True)
     d2, w2 = many.update_many(xs[5000:], return_warnings=True)   # in two calls
@@ -339,7 +344,8 @@ def test_on_drift_resets_the_learner_at_each_detection():
     errors = (pred != y).astype(float)
     det, want = DDM(), []
     for i, e in enumerate(errors):
-        if det.update(e):
+        det.update(e)
+        if det.drift_detected:
             want.append(i)
     assert want == drifts
     # chunked calls give the same run
@@ -374,3 +380,77 @@ def test_on_drift_saves_loads_and_continues(make, tmp_path):
     fresh.save(tmp_path / "f.olm")
     c = olearn.load(tmp_path / "f.olm")
     np.testing.assert_array_equal(c.predict_learn(X, y), fresh.predict_learn(X, y))
+
+
+# ---------------------------------------------------------------- River's detector API
+def _five_changes(seed, n=1500):
+    """Six segments of Bernoulli errors or Gaussian values: five changes."""
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        return np.concatenate([(rng.random(n) < p).astype(float)
+                               for p in (0.1, 0.4, 0.15, 0.3, 0.05, 0.25)])
+    return np.concatenate([rng.normal(m, 1.0, n) for m in rng.normal(0, 1.5, 6)])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_adwin_is_adwin2_on_streams_with_five_changes(seed):
+    """The paper's rule (keep the newer part) against the reference, at MOA's clock and
+    at the paper's (every value): same detections, more than one per stream."""
+    xs = _five_changes(seed)
+    for params in ({}, {"clock": 1, "grace_period": 0, "min_window_length": 1}):
+        want = _loop(RefADWIN(**params), xs)
+        assert list(ADWIN(**params).update_many(xs)) == want and len(want) >= 3
+        det = ADWIN(**params)
+        assert _loop(det, xs) == want  # update's loop: the same, update returns None
+
+
+def test_update_returns_none_and_reset_as_rivers():
+    det = ADWIN()
+    assert det.update(1.0) is None and det.drift_detected is False and det.n_ == 1
+    assert det._reset() is None and det.n_ == 0 and det.width == 0
+    ph = PageHinkley()
+    assert ph.learn_one(0.5) is ph
+
+
+river = None
+try:  # (River's own detectors, where installed; olearn never imports River)
+    import river
+    from river import drift as river_drift
+except ImportError:
+    pass
+
+
+def _river_run(det, xs):
+    drifts, warnings = [], []
+    for i, x in enumerate(xs):
+        det.update(x)
+        if det.drift_detected:
+            drifts.append(i)
+        if getattr(det, "warning_detected", False):
+            warnings.append(i)
+    return drifts, warnings
+
+
+@pytest.mark.skipif(river is None, reason="River is optional (the test extra)")
+def test_rivers_documented_examples_and_type():
+    import random
+    from river import base as river_base
+    rng = random.Random(12345)
+    stream = rng.choices([0, 1], k=1000) + rng.choices(range(4, 8), k=1000)
+    for ours, theirs in ((ADWIN(), river_drift.ADWIN()),
+                         (PageHinkley(), river_drift.PageHinkley())):
+        want = _river_run(theirs, stream)[0]
+        assert _river_run(ours, stream)[0] == want and want  # ADWIN: [1023], PH: [1006]
+    rng = random.Random(42)  # DDM's example (EDDM departs from River: see its docstring)
+    errors = rng.choices([0, 1], k=1000)
+    errors += rng.choices([0, 1], k=1000, weights=[0.3, 0.7])
+    want = _river_run(river_drift.binary.DDM(), errors)[0]
+    assert _river_run(DDM(), errors)[0] == want and want  # [1334]
+    assert isinstance(ADWIN(), river_base.DriftDetector)
+    assert isinstance(DDM(), river_base.BinaryDriftAndWarningDetector)
+    det = ADWIN(delta=0.01)
+    det.update_many(stream[:1100])
+    import pickle
+    back = pickle.loads(pickle.dumps(det))
+    assert type(back) is type(det) and back.width == det.width and back.delta == 0.01
+    assert type(det.clone()) is type(det) and type(det).__name__ == "ADWIN"

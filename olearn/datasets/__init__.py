@@ -1,6 +1,6 @@
 """Datasets: embedded defaults (shipped inside a dependency, no download), seeded
-synthetic generators, (``load``, ``fetch``, ``list_datasets``) the registry of
-real datasets, and rating streams (``load_ratings``, ``load_movielens100k``).
+synthetic generators, (``load``, ``fetch``, ``list_datasets``, ``loadable``) the
+registry of real datasets and the data folder's other sets (``folder``), and rating streams (``load_ratings``, ``load_movielens100k``).
 
 Everything is imported on first use, so ``import olearn.datasets`` stays cheap.
 """
@@ -24,6 +24,7 @@ _WHERE = {
     "load": "registry",
     "fetch": "registry",
     "list_datasets": "registry",
+    "loadable": "registry",
     "load_ratings": "ratings",
     "load_movielens100k": "ratings",
     "Ratings": "ratings",

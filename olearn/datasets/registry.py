@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["load", "fetch", "list_datasets", "info", "add_dataset", "data_home",
+__all__ = ["load", "fetch", "list_datasets", "loadable", "info", "add_dataset", "data_home",
            "Dataset", "RemoteFile", "ChecksumError", "DatasetUnavailable", "OFFICIAL_URL"]
 
 #: price-relative sets of the online portfolio literature (``olearn.portfolio``)
@@ -229,6 +229,14 @@ def list_datasets(task: str | None = None) -> list[str]:
     return sorted(n for n, d in _DATASETS.items() if task is None or d.task == task)
 
 
+def loadable() -> list[str]:
+    """Every name :func:`load` takes, sorted: the registry's, ``"movielens-100k"``, the
+    portfolio sets and the data folder's other sets (:mod:`olearn.datasets.folder`)."""
+    from . import folder
+    return sorted(set(_DATASETS) | {"movielens-100k"} | set(PORTFOLIO_SETS)
+                  | set(folder.names()))
+
+
 def info(name: str) -> Dataset:
     """The :class:`Dataset` record of a name, or a one-line KeyError."""
     if name not in _DATASETS:
@@ -281,8 +289,19 @@ def load(name: str, part: str = "train", data_home: str | None = None,
     Two other kinds of data load by name too: ``"movielens-100k"`` gives an
     ``olearn.recommend.Ratings`` stream (users, items, ratings in timestamp order) and
     the portfolio sets (``"nyse_o"``, ``"nyse_n"``, ``"djia"``, ``"sp500"``, ``"tse"``,
-    ``"msci"``) a (periods x assets) matrix of price relatives, from the mirror.
+    ``"msci"``) a (periods x assets) matrix of price relatives, from the mirror; and
+    the data folder's other sets (:mod:`olearn.datasets.folder`: elec2, the SEA streams,
+    weather, kdd99-http, spambase, reuters-moneyfx, sms-spam, mnist5k, the multilabel
+    ARFF sets, ud-english-ewt) from the data folders.  :func:`loadable` lists every
+    name; the data folder's own folder names are accepted as aliases.
     """
+    from . import folder
+    name = folder.ALIASES.get(name, name)
+    if name not in _DATASETS and name not in loadable():
+        raise KeyError(f"unknown dataset {name!r}; loadable: {', '.join(loadable())}")
+    folder_set = folder.get(name)
+    if folder_set is not None:  # the data folder's sets with no LIBSVM address
+        return folder.load_folder_set(folder_set, part, mirror)
     if name == "movielens-100k":
         from .ratings import load_movielens100k
         return load_movielens100k(mirror=mirror, data_home=data_home, download=download)

@@ -20,6 +20,7 @@ A kernel is ``kernel(values, *state, params, flags, stop) -> consumed``: it read
 detection.
 """
 import math
+import sys
 
 import numpy as np
 
@@ -40,13 +41,80 @@ def check_integer(name, value, low):
     return float(value)
 
 
+def _river_variant(cls, kind_name):
+    """A class deriving from ``cls`` and River's detector base ``kind_name`` (River
+    loaded: ``sys.modules``), or None; made once per class."""
+    river_base = sys.modules.get("river.base")
+    kind = getattr(river_base, kind_name, None) if river_base is not None else None
+    if kind is None:
+        return None
+    variant = _VARIANTS.get(cls)
+    if variant is None:
+        variant = _VARIANTS[cls] = type(cls.__name__, (cls, kind), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__})
+    return variant
+
+
+_VARIANTS: dict = {}
+
+
+def _restored(cls, state):
+    """A pickled (or deep-copied) detector: ``cls`` with its attributes."""
+    det = cls.__new__(cls)
+    det.__dict__.update(state)
+    return det
+
+
 class DriftDetector(NotMixable, Saves):
-    """Base class: ``update(value) -> bool``, ``update_many(values) -> indices``,
-    ``detect(values, stop=False) -> flags``, ``learn_one(x)`` (River's name).
+    """Base class: ``update(value)`` (River 0.26's: returns None; read
+    ``drift_detected``), ``update_many(values) -> indices``, ``detect(values,
+    stop=False) -> flags``, ``learn_one(x)`` (River's name), ``_reset()`` (River's).
 
     Attributes (after updates): ``drift_detected`` and ``warning_detected`` (of the
     last value), ``n_detections_`` (drifts so far), ``n_`` (values seen so far).
+
+    River's detector type: River's detector bases are not ABCs (no ``register``), so
+    ``isinstance(det, river.base.DriftDetector)`` reads ``det.__class__`` after
+    ``type(det)``: when River is loaded (``sys.modules``; olearn never imports it),
+    ``__class__`` answers a class derived from the detector's class and River's base
+    named by ``_river_kind`` (``DriftDetector``, or ``BinaryDriftAndWarningDetector`` for
+    DDM and EDDM); ``type(det)`` stays the olearn class (save, load, pickle, clone).
     """
+
+    #: River's base class of this detector (``river.base.<name>``)
+    _river_kind = "DriftDetector"
+
+    @property  # type: ignore[misc]
+    def __class__(self):
+        cls = type(self)
+        variant = _river_variant(cls, cls._river_kind)
+        return cls if variant is None else variant
+
+    def __reduce_ex__(self, protocol):
+        # (pickle would check the class against __class__: the olearn class, explicitly)
+        return (_restored, (type(self), dict(self.__dict__)))
+
+    @property
+    def drift_detected(self):
+        """Whether the last value was a drift (River's attribute)."""
+        return self.__dict__.get("_drift_detected", False)
+
+    @drift_detected.setter
+    def drift_detected(self, value):
+        self.__dict__["_drift_detected"] = bool(value)
+
+    @property
+    def warning_detected(self):
+        """Whether the last value was at the warning level."""
+        return self.__dict__.get("_warning_detected", False)
+
+    @warning_detected.setter
+    def warning_detected(self, value):
+        self.__dict__["_warning_detected"] = bool(value)
+
+    def _reset(self):
+        """River's name of :meth:`reset` (returns None, as River's)."""
+        self.reset()
 
     #: what a detector learns from: a stream of numbers, no target
     target = "none"
@@ -132,7 +200,9 @@ class DriftDetector(NotMixable, Saves):
     # ------------------------------------------------------------ public API
     @locked
     def update(self, value):
-        """Feed one value; returns True when a drift is detected at this value."""
+        """Feed one value; returns None, as River 0.26's ``update`` (``drift_detected``
+        then tells whether a drift was detected at this value; earlier versions
+        returned it)."""
         one = self.__dict__.get("_one")
         if one is None:
             st = self._prepared()
@@ -158,7 +228,6 @@ class DriftDetector(NotMixable, Saves):
         self.drift_detected = flag == DRIFT
         self.warning_detected = flag == WARNING
         self.n_detections_ += flag == DRIFT
-        return self.drift_detected
 
     @locked
     def learn_one(self, x):

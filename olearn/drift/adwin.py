@@ -23,6 +23,13 @@ dropped, and the cuts are tested again, until no cut shows a change (so the wind
 shrinks to the values since the change).  River instead discards the whole window at
 the next value after a detection (``keep_recent=False`` does the same).  ``width`` is
 the window's length.
+
+Where River and the paper differ this follows the paper (the two departures above: the
+bound's ``1/m`` and keeping the newer part); on River's documented example (values in
+{0, 1}, then in {4..7} from index 1000) both flag index 1023 only, and on seeded streams
+with five changes the detections equal a plain ADWIN2 reference written from the paper
+(``tests/test_drift.py``, at MOA's clock of 32 and at the paper's test of every value).
+``update`` returns None, as River 0.26's; ``drift_detected`` tells.
 """
 import math
 

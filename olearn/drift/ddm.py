@@ -69,6 +69,8 @@ class DDM(DriftDetector):
     ``warning_detected`` tells whether the last value was at the warning level.
     """
 
+    _river_kind = "BinaryDriftAndWarningDetector"
+
     _kernel = staticmethod(_ddm)
 
     def __init__(self, warm_start=30, warning_threshold=2.0, drift_threshold=3.0):

@@ -83,6 +83,8 @@ class EDDM(DriftDetector):
     and holds in between.  On a drift the detector starts afresh.
     """
 
+    _river_kind = "BinaryDriftAndWarningDetector"
+
     _kernel = staticmethod(_eddm)
 
     def _check_state(self, state):

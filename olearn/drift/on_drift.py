@@ -123,7 +123,8 @@ class OnDrift(Wrapper):
             err = float(pred != y)
         else:
             err = abs(float(pred) - float(y))
-        if self.detector_.update(err):
+        self.detector_.update(err)  # (None, as River's: read drift_detected)
+        if self.detector_.drift_detected:
             self._reset_at(self.t_)
         return pred
 
