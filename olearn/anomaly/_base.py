@@ -36,7 +36,11 @@ class _Detector(OnlineUnlabelled):
     @locked
     def score_many(self, X):
         """``score_one`` of each row of ``X`` in one compiled call: the anomaly scores
-        (higher = more anomalous, River's side), changing nothing."""
+        (higher = more anomalous, River's side), changing nothing; an array for an array
+        or sparse matrix, a Series on its index for a DataFrame (River's mini-batch
+        form, the base's)."""
+        if hasattr(X, "columns"):
+            return super().score_many(X)
         return self._scores(X)[:, 0].copy()
 
     @locked
