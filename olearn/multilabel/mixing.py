@@ -24,7 +24,9 @@ The labels are aligned first: the mixed model knows the union of the members' la
   it as extra columns after x's: members whose chains differ give those columns
   different meanings).
 
-``t_`` and the steps add up (the base's counted once).
+``t_`` and the steps add up (the base's counted once), and so do the counts of a
+reduction's calibrated cut (``threshold="calibrated"`` or ``"scut"``: sums over the rows
+each member judged, label by label for ``"scut"``), as if one model had judged them all.
 """
 from __future__ import annotations
 
@@ -116,9 +118,28 @@ def _per_label(models, lam, given, rules, base, mix):
     out.classes_ = union
     out.models_ = members
     out.t_ = _counted(models, base, "t_")
+    if out.threshold != "fixed":
+        out.cut_counts_ = _cut_counts(models, base, union)
     widths = [m.__dict__["n_features_in_"] for m in models if "n_features_in_" in m.__dict__]
     if widths:
         out.n_features_in_ = max(widths)
+    return out
+
+
+def _cut_counts(models, base, union):
+    """The calibrated cut's counts of the mix: the members' summed (each label's where
+    a member knows it), the base's counted once."""
+    extra = 0 if base is None else len(models) - 1
+    first = models[0].cut_counts_
+    if first.ndim == 1:
+        total = sum(m.cut_counts_ for m in models)
+        return total - extra * base.cut_counts_ if extra else total
+    out = np.zeros((len(union),) + first.shape[1:])
+    where = {v: j for j, v in enumerate(union.tolist())}
+    for m in models:
+        out[[where[v] for v in m.classes_.tolist()]] += m.cut_counts_
+    if extra:
+        out[[where[v] for v in base.classes_.tolist()]] -= extra * base.cut_counts_
     return out
 
 
