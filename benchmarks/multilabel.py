@@ -111,6 +111,7 @@ LEARNERS = {
     "ml-pa1": lambda: olearn.make("ml-pa1"),
     "ml-pa2": lambda: olearn.make("ml-pa2"),
     "ml-perceptron": lambda: olearn.make("ml-perceptron"),
+    "ml-arow": lambda: olearn.make("ml-arow"),
     "ml-pa1 pairs=all": lambda: olearn.make("ml-pa1", pairs="all"),
     "ml-perceptron pairs=all": lambda: olearn.make("ml-perceptron", pairs="all"),
     "BR(pa1)": lambda: BinaryRelevance(olearn.make("pa1")),

@@ -135,6 +135,7 @@ MULTILABEL_MODELS: dict[str, tuple[str, dict[str, Any]]] = {
     "ml-pa": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA"}),
     "ml-pa1": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA-I"}),
     "ml-pa2": ("olearn.multilabel.pa:MultilabelPA", {"variant": "PA-II"}),
+    "ml-arow": ("olearn.multilabel.arow:MultilabelAROW", {}),
     # (the default multilabel learner: benchmarks/multilabel.md)
     "ml-br": ("olearn.multilabel.binary_relevance:BinaryRelevance", {}),
     "ml-cc": ("olearn.multilabel.chain:ClassifierChain", {}),

@@ -13,6 +13,8 @@ multilabel``, the ``--algo`` name or the saved model is multilabel.
   subset accuracy; the model saved with its input (``olearn/cli/_pipeline.py``) only
   when the whole file was learned.  ``--algo`` a binary classifier (``pa1``): binary
   relevance over it; no ``--algo``: ``ml-br``.  ``--init MODEL`` continues a saved one.
+- ``--labels-xml FILE``: an ARFF file's labels named by Mulan's XML label file
+  (``read_arff(..., labels_xml=FILE)``) in place of MEKA's ``-C N``.
 - ``olearn evaluate DATA --algo ml-pa1`` (or ``--init MODEL``): the same, nothing saved.
 - ``olearn predict DATA -i m.olm -p out``: one line a row, the labels predicted for it
   comma-separated (an empty line: none); the labels are the model's (an ARFF file's:
@@ -36,6 +38,13 @@ _ARFF = (".arff",)
 #: ``--task multilabel``'s help (train's and evaluate's ``--task``)
 TASK_HELP = ("multilabel: label sets (ARFF, LIBSVM '1,4,7 3:0.5 ...' or vw '1,4,7 |f ...' "
              "lines; --algo ml-br, ml-pa1, ...)")
+
+
+def add_args(p):
+    """``--labels-xml FILE`` (train, evaluate and predict)."""
+    p.add_argument("--labels-xml", dest="labels_xml", metavar="FILE", default=None,
+                   help="multilabel ARFF DATA: Mulan's XML file naming its label attributes "
+                        "(in place of MEKA's -C N in the @relation)")
 
 
 def is_arff(path):
@@ -96,7 +105,7 @@ def wanted(args, model=None):
     name, a saved model of label sets, an ARFF file or a LIBSVM multilabel one."""
     from ..registry import MULTILABEL_MODELS
     from ._input import data_format
-    if getattr(args, "task", None) == "multilabel":
+    if getattr(args, "task", None) == "multilabel" or getattr(args, "labels_xml", None):
         return True
     if model is not None:
         return getattr(model, "target", None) == "labels"
@@ -166,6 +175,9 @@ class _Chunks:
         from ._input import hash_bits, require_data
         require_data(args)
         self.args, self.fmt, self.reader = args, _format(args), None
+        if getattr(args, "labels_xml", None) and self.fmt != "arff":
+            raise CLIError("--labels-xml names the labels of an ARFF DATA, not of a "
+                           f"{self.fmt} file")
         if self.fmt == "libsvm":
             from ..io import read_libsvm_multilabel
             zero = {"auto": "auto", "yes": True, "no": False}[args.zero_based]
@@ -185,7 +197,8 @@ class _Chunks:
                 yield self._fit(X), y
             return
         from ..io import read_arff
-        X, Y, self.names = read_arff(self.args.data)
+        X, Y, self.names = read_arff(self.args.data,
+                                     labels_xml=getattr(self.args, "labels_xml", None))
         size = self.args.chunk_size
         for a in range(0, X.shape[0], size):
             yield self._fit(X[a:a + size]), Y[a:a + size]
@@ -333,7 +346,8 @@ def train(args, params, learn_only=False):
     """``olearn train DATA`` of label sets (see the module docstring); with
     ``learn_only`` (``evaluate``) nothing is saved."""
     _check_options(args)
-    check_paths([("data", args.data), ("initial model", args.init)],
+    check_paths([("data", args.data), ("initial model", args.init),
+                 ("Mulan label file", getattr(args, "labels_xml", None))],
                 [("model", getattr(args, "model", None))])
     if getattr(args, "model", None):
         check_writable(args.model, "model")

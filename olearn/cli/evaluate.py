@@ -37,6 +37,7 @@ def add_parser(subparsers):
     p.add_argument("--task", choices=("tag", "multilabel"), default=None,
                    help="tag: a sequence tagger on a CoNLL-U DATA (the default for .conllu), "
                         "progressive token and sentence accuracy; " + _multilabel.TASK_HELP)
+    _multilabel.add_args(p)   # --labels-xml: olearn/cli/_multilabel.py
     add_metric_args(p)
     _order.add_args(p)  # --shuffle, --seed: olearn/cli/_order.py
     return p

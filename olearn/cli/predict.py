@@ -24,6 +24,8 @@ def add_parser(subparsers):
     p.add_argument("-t", "--testonly", action="store_true",
                    help="accepted for Vowpal Wabbit's habit: predict never learns")
     _vw.add_predict_args(p)   # -r, --link, --probabilities, --quiet: olearn/cli/_vw.py
+    from . import _multilabel
+    _multilabel.add_args(p)   # --labels-xml: olearn/cli/_multilabel.py
     return p
 
 

@@ -41,6 +41,7 @@ def add_parser(subparsers):
                         "(--algo tagger-ap, tagger-pa1, ...; the default for a .conllu "
                         "DATA), progressive token and sentence accuracy printed; "
                         + _multilabel.TASK_HELP)
+    _multilabel.add_args(p)   # --labels-xml: olearn/cli/_multilabel.py
     p.add_argument("--quiet", action="store_true",
                    help="print nothing but errors (no table, no summary; Vowpal Wabbit's)")
     g = p.add_argument_group("learning")

@@ -12,7 +12,8 @@
 * ``olearn.io.hashing``: MurmurHash3 (as scikit-learn and Vowpal Wabbit), ``DictHasher``.
 * ``Vocabulary``, ``dicts_to_csr``, ``hash_dicts``: feature dicts (one example
   as ``{name: value}``) to column indices.
-* ``read_arff``: ARFF files of multilabel data (dense and sparse, MEKA's ``-C N``).
+* ``read_arff``: ARFF files of multilabel data (dense and sparse, MEKA's ``-C N`` or Mulan's XML
+  label file, ``labels_xml=``).
 * ``read_libsvm_multilabel``/``load_libsvm_multilabel``, ``read_vw_multilabel``/
   ``load_vw_multilabel``: label sets (``1,4,7 3:0.5 ...``) and VW ``--csoaa`` costs.
 * ``DataFormatError``: malformed input, reported as ``path:line: reason``.

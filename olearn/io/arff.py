@@ -9,11 +9,22 @@ caller says how many.  A label attribute is relevant where its value is ``1`` (a
 other than 0, or the nominal value ``1``); a feature is numeric, or nominal (its value
 the index of the value in the attribute's list).  Errors are one line,
 ``path:line: reason`` (:class:`~olearn.io.DataFormatError`).
+
+Mulan's convention (Tsoumakas, Spyromitros-Xioufis, Vilcek and Vlahavas, "Mulan: A Java
+Library for Multi-Label Learning", JMLR 12, 2011) names the labels in a separate XML
+file instead, ``<labels xmlns="http://mulan.sourceforge.net/labels"><label name="a"/>
+...</labels>``, whose ``<label>`` elements may nest (a hierarchy of labels): every
+``<label>``, leaf or inner, names a label attribute, as Mulan's ``LabelsMetaData`` takes
+them all; ``read_arff(path, labels_xml=XML)`` reads it.  The label attributes may stand
+anywhere among the ARFF attributes; the columns of ``Y`` (and the names returned) follow
+the ARFF's attribute order, as Mulan's label indices do.
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
+from xml.parsers import expat
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,7 +32,7 @@ import scipy.sparse as sp
 from ._source import Source
 from .errors import DataFormatError
 
-__all__ = ["read_arff"]
+__all__ = ["read_arff", "read_labels_xml"]
 
 _NUMERIC = ("numeric", "real", "integer")
 _C = re.compile(r"(?:^|\s)-C\s+(-?\d+)")
@@ -113,29 +124,106 @@ def _header(lines, name):
     raise DataFormatError(name, None, "no @data line: not an ARFF file")
 
 
-def read_arff(path: Any, labels: int | None = None
+def read_labels_xml(path: Any) -> list[tuple[str, int]]:
+    """The label names of a Mulan XML label file with the line of each, in document
+    order (inner ``<label>`` elements of a hierarchy before those they hold).  Errors:
+    one line ``path:line: reason`` (malformed XML, a root other than ``<labels>``, an
+    element other than ``<label>``, a ``<label>`` without a name, a name twice, no
+    label)."""
+    name = os.fspath(path)
+    found: list[tuple[str, int]] = []
+    seen: dict[str, int] = {}
+    depth = [0]
+    parser = expat.ParserCreate()
+
+    def local(tag):
+        return tag.rsplit(":", 1)[-1]
+
+    def start(tag, attrs):
+        line = parser.CurrentLineNumber
+        tag = local(tag)
+        if depth[0] == 0:
+            if tag != "labels":
+                raise DataFormatError(name, line, f"the root element is <{tag[:40]}>, "
+                                      "expected Mulan's <labels>")
+        elif tag != "label":
+            raise DataFormatError(name, line, f"unexpected element <{tag[:40]}> (Mulan's "
+                                  "label file holds only <label name=...> elements)")
+        else:
+            label = attrs.get("name")
+            if not label:
+                raise DataFormatError(name, line, "a <label> without a name attribute")
+            if label in seen:
+                raise DataFormatError(name, line, f"label {label[:60]!r} named twice "
+                                      f"(first on line {seen[label]})")
+            seen[label] = line
+            found.append((label, line))
+        depth[0] += 1
+
+    def end(tag):
+        depth[0] -= 1
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        with open(path, "rb") as fh:
+            parser.ParseFile(fh)
+    except expat.ExpatError as exc:
+        raise DataFormatError(name, exc.lineno, "malformed XML: "
+                              + expat.ErrorString(exc.code)) from None
+    except OSError as exc:
+        raise DataFormatError(name, None, exc.strerror or str(exc)) from None
+    if not found:
+        raise DataFormatError(name, None, "no <label name=...> element: no label named")
+    return found
+
+
+def _xml_labels(attributes, xml, name):
+    """The label mask of the attributes named in the Mulan file ``xml``."""
+    where = {attr.name: i for i, attr in enumerate(attributes)}
+    is_label = np.zeros(len(attributes), dtype=bool)
+    for label, line in read_labels_xml(xml):
+        i = where.get(label)
+        if i is None:
+            raise DataFormatError(os.fspath(xml), line, f"label {label[:60]!r} is not an "
+                                  f"attribute of {name}")
+        is_label[i] = True
+    if is_label.all():
+        raise DataFormatError(os.fspath(xml), None, f"every attribute of {name} is a label: "
+                              "no feature left")
+    return is_label
+
+
+def read_arff(path: Any, labels: int | None = None, labels_xml: Any = None
               ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, list[str]]:
     """``(X, Y, label_names)`` of an ARFF file (see the module docstring): ``X`` CSR for
     a sparse file, else a dense float64 array; ``Y`` the (n, L) int8 indicator; the
     labels' attribute names.  ``labels``: MEKA's N when the file's ``@relation`` has no
-    ``-C N`` (given, it wins)."""
+    ``-C N`` (given, it wins); ``labels_xml``: the path of Mulan's XML label file, which
+    names the labels instead (the ``-C`` of the ``@relation``, if any, is then unused)."""
+    if labels is not None and labels_xml is not None:
+        raise ValueError("give labels=N (MEKA's -C) or labels_xml=PATH (Mulan's), not both")
     src = Source(path)
     name = src.name
     lines = src.lines()
     attributes, count, lineno = _header(lines, name)
-    count = labels if labels is not None else count
-    if count is None or count == 0:
-        raise DataFormatError(name, None, "the labels are not named: give labels=N (MEKA's "
-                              "-C N: the first N attributes; negative: the last -N)")
     a = len(attributes)
-    if abs(count) >= a:
-        raise DataFormatError(name, None, f"-C {count} leaves no feature among {a} "
-                              "attributes")
-    is_label = np.zeros(a, dtype=bool)
-    if count > 0:
-        is_label[:count] = True
+    if labels_xml is not None:
+        is_label = _xml_labels(attributes, labels_xml, name)
     else:
-        is_label[a + count:] = True
+        count = labels if labels is not None else count
+        if count is None or count == 0:
+            raise DataFormatError(name, None, "the labels are not named: give labels=N "
+                                  "(MEKA's -C N: the first N attributes; negative: the "
+                                  "last -N) or labels_xml=PATH (Mulan's XML label file)")
+        if abs(count) >= a:
+            raise DataFormatError(name, None, f"-C {count} leaves no feature among {a} "
+                                  "attributes")
+        is_label = np.zeros(a, dtype=bool)
+        if count > 0:
+            is_label[:count] = True
+        else:
+            is_label[a + count:] = True
     column = np.cumsum(is_label) - 1
     column[~is_label] = np.cumsum(~is_label)[~is_label] - 1
     L = int(is_label.sum())

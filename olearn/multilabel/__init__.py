@@ -5,7 +5,7 @@ A row's target is a set of labels: ``partial_fit(X, Y)`` takes an (n, L) 0/1 ind
 labels or River's ``{label: bool}``; ``predict`` gives the indicator (columns in
 ``classes_`` order), ``predict_one`` ``{label: bool}``.  Native learners on label
 ranking (:class:`MultilabelPA`, :class:`MultilabelPerceptron`, Crammer and Singer 2003;
-Crammer et al. 2006, section 6) and reductions over any binary olearn classifier
+Crammer et al. 2006, section 6; :class:`MultilabelAROW`, AROW's step on it) and reductions over any binary olearn classifier
 (:class:`BinaryRelevance`, :class:`ClassifierChain`).  See ``docs/guide/multilabel.md``.
 """
 from .._lazy import lazy_names

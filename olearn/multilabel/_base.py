@@ -184,7 +184,8 @@ class MultilabelModel(Wrapper):
             out = self.learn_example(x, b.Y[0], sample_weight, b.first)
             out = np.where(b.first >= 0, 0, out)
             self.t_ += 1
-            return labelsets.as_dict(out, self.classes_)
+            known = self._labels()  # (None after a first example with no label)
+            return {} if known is None else labelsets.as_dict(out, known)
         return self._atomically(run)
 
     @locked

@@ -33,6 +33,38 @@ import numpy as np
 
 from .._compiled import njit
 from .._compiled.pairs import move_pair, row_dot, row_sq
+from .._compiled.second_order import VAR_FLOOR
+
+
+@njit(inline="always")
+def worst_pair(s, Y, first, i):
+    """The pair ``(hi, lo, margin)`` of least margin of row ``i`` (rows of W: label j is
+    j + 1, the threshold 0); ``hi = -1`` when the row has no known label."""
+    L = Y.shape[1]
+    r = -1
+    q = -1
+    for j in range(L):
+        if i < first[j]:
+            continue
+        if Y[i, j] != 0:
+            if r < 0 or s[j + 1] < s[r + 1]:
+                r = j
+        elif q < 0 or s[j + 1] > s[q + 1]:
+            q = j
+    if r < 0 and q < 0:
+        return -1, -1, 0.0
+    # the pair of least margin among (r, q), (r, v), (v, q)
+    if r >= 0 and q >= 0:
+        hi, lo, m = r + 1, q + 1, s[r + 1] - s[q + 1]
+        if s[r + 1] - s[0] < m:
+            hi, lo, m = r + 1, 0, s[r + 1] - s[0]
+        if s[0] - s[q + 1] < m:
+            hi, lo, m = 0, q + 1, s[0] - s[q + 1]
+    elif r >= 0:
+        hi, lo, m = r + 1, 0, s[r + 1] - s[0]
+    else:
+        hi, lo, m = 0, q + 1, s[0] - s[q + 1]
+    return hi, lo, m
 
 
 @njit(cache=True, nogil=True)
@@ -71,29 +103,9 @@ def ranking_pass(indptr, indices, data, Y, first, sw, W, c, D, constant, learn,
                         g[k] = 0.0
                 steps += 1
             continue
-        r = -1
-        q = -1
-        for j in range(L):
-            if i < first[j]:
-                continue
-            if Y[i, j] != 0:
-                if r < 0 or s[j + 1] < s[r + 1]:
-                    r = j
-            elif q < 0 or s[j + 1] > s[q + 1]:
-                q = j
-        if r < 0 and q < 0:
+        hi, lo, m = worst_pair(s, Y, first, i)
+        if hi < 0:
             continue
-        # the pair of least margin among (r, q), (r, v), (v, q); rows of W: label j is j + 1
-        if r >= 0 and q >= 0:
-            hi, lo, m = r + 1, q + 1, s[r + 1] - s[q + 1]
-            if s[r + 1] - s[0] < m:
-                hi, lo, m = r + 1, 0, s[r + 1] - s[0]
-            if s[0] - s[q + 1] < m:
-                hi, lo, m = 0, q + 1, s[0] - s[q + 1]
-        elif r >= 0:
-            hi, lo, m = r + 1, 0, s[r + 1] - s[0]
-        else:
-            hi, lo, m = 0, q + 1, s[0] - s[q + 1]
         if c < 0.0:  # the Perceptron
             if m > 0.0:
                 continue
@@ -146,3 +158,61 @@ def _all_pairs(s, Y, first, i, g, c, D, sq, w):
         if k == 0:
             return False
     return True
+
+
+@njit(inline="always")
+def _arow_move(W, V, k, alpha, c, constant, indices, data, a0, a1):
+    """``W[k] += alpha Sigma_k z``, then Sigma_k's diagonal ``1 / (1 / S + c z_i^2)``
+    (``z = (constant, x)``; floored at ``VAR_FLOOR`` as olearn's AROW)."""
+    if constant != 0.0:
+        v = V[k, 0]
+        W[k, 0] += alpha * v * constant
+        V[k, 0] = max(v / (1.0 + c * v * constant * constant), VAR_FLOOR)
+    for t in range(a0, a1):
+        i = indices[t] + 1
+        v = V[k, i]
+        W[k, i] += alpha * v * data[t]
+        V[k, i] = max(v / (1.0 + c * v * data[t] * data[t]), VAR_FLOOR)
+
+
+@njit(cache=True, nogil=True)
+def arow_pass(indptr, indices, data, Y, first, sw, W, V, r, constant, learn, scores,
+              pred):
+    """AROW on label ranking (see ``olearn.multilabel.arow``): ``ranking_pass``'s scores,
+    predictions and worst pair; when its margin ``m < 1``, with ``v = z'Sigma_a z +
+    z'Sigma_b z``: ``alpha = (1 - m) / (v + r / sw)``, ``W[a] += alpha Sigma_a z``,
+    ``W[b] -= alpha Sigma_b z``, both diagonals gain ``sw z_i^2 / r`` in precision.
+    ``V``: the (L + 1, d + 1) diagonal variances.  Returns the number of steps."""
+    n = indptr.shape[0] - 1
+    K = W.shape[0]
+    L = K - 1
+    s = np.empty(K)
+    steps = 0
+    for i in range(n):
+        a0, a1 = indptr[i], indptr[i + 1]
+        for k in range(K):
+            s[k] = row_dot(W, k, constant, indices, data, a0, a1)
+        for j in range(L):
+            if i > first[j]:
+                scores[i, j] = s[j + 1] - s[0]
+                pred[i, j] = 1 if s[j + 1] > s[0] else 0
+            else:
+                scores[i, j] = 0.0
+                pred[i, j] = 0
+        if not learn or not sw[i] > 0.0:
+            continue
+        hi, lo, m = worst_pair(s, Y, first, i)
+        if hi < 0 or not m < 1.0:
+            continue
+        v = (V[hi, 0] + V[lo, 0]) * constant * constant
+        for t in range(a0, a1):
+            v += (V[hi, indices[t] + 1] + V[lo, indices[t] + 1]) * data[t] * data[t]
+        if not v > 0.0:
+            continue
+        rr = r / sw[i]
+        alpha = (1.0 - m) / (v + rr)
+        c = 1.0 / rr
+        _arow_move(W, V, hi, alpha, c, constant, indices, data, a0, a1)
+        _arow_move(W, V, lo, -alpha, c, constant, indices, data, a0, a1)
+        steps += 1
+    return steps

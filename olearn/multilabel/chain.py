@@ -15,12 +15,19 @@ every member does), or are named ``"__label__<label>"`` (dict examples).
 ``partial_fit`` and ``fit`` run one compiled pass per member over the batch (the true
 labels are known up front); ``predict_learn``, whose pre-update predictions need every
 member's prediction of each row before the rows after it are learned, goes row by row.
+
+``threshold="calibrated"`` or ``"scut"`` (:mod:`olearn.multilabel._threshold`) cuts the
+final scores of the labels where the progressive F1 of the rows before was best; along
+the chain each member still reads the predictions of the members before it (their own
+cut at 0, as they were trained beside), so the cut changes the output only.  Its counts
+need the pre-update scores of every row, so ``partial_fit`` and ``fit`` then go row by
+row too.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from ._base import _pick
-from ._members import BINARY, PerLabel
+from ._members import BINARY, PerLabel, score_one
 
 
 def _augment(X, extra):
@@ -41,10 +48,13 @@ class ClassifierChain(PerLabel):
         C = 0.012 and ``intercept_scaling=1`` (as ``BinaryRelevance``'s).
     order : list of labels or None, the chain's first labels (the rest join in the
         order they become known).
+    threshold : "fixed", "calibrated" or "scut", as ``BinaryRelevance``'s (the output's
+        cut; the chain passes its members' own predictions along).
+    cuts : list of floats or None, the candidate cuts (None: 41 from -1 to 1).
     """
 
-    def __init__(self, base=None, order=None):
-        self.base, self.order = base, order
+    def __init__(self, base=None, order=None, threshold="fixed", cuts=None):
+        self.base, self.order, self.threshold, self.cuts = base, order, threshold, cuts
 
     def check_params(self):
         super().check_params()
@@ -91,7 +101,7 @@ class ClassifierChain(PerLabel):
     def learn_rows(self, X, Y, sample_weight, first, return_scores):
         cols = self._columns()
         n = X.shape[0]
-        if return_scores is None:  # (partial_fit, fit: no predictions wanted)
+        if return_scores is None and self.threshold == "fixed":  # (partial_fit, fit)
             for p, m in enumerate(self.models_):
                 j, a = cols[p], max(int(first[cols[p]]), 0)
                 if a < n:
@@ -100,6 +110,7 @@ class ClassifierChain(PerLabel):
                                   classes=BINARY, sample_weight=sw)
             return None
         pred, scores = np.zeros(Y.shape, dtype=np.int8), np.zeros(Y.shape)
+        fitted = self._fitted_labels()
         for i in range(n):
             x = X[i:i + 1]
             p_row, s_row = self._chain(x)
@@ -111,7 +122,9 @@ class ClassifierChain(PerLabel):
                     m.partial_fit(_augment(x, Y[i:i + 1, cols[:p]]), Y[i:i + 1, j],
                                   classes=BINARY, sample_weight=None if sample_weight is None
                                   else sample_weight[i:i + 1])
-        return _pick(pred, scores, return_scores)
+        late = self._late(n, first, fitted)
+        pred, scores = self._cut(pred, scores, Y, sample_weight, late)
+        return None if return_scores is None else _pick(pred, scores, return_scores)
 
     def _chain(self, X):
         """Predictions and scores of rows ``X``, position by position."""
@@ -127,6 +140,7 @@ class ClassifierChain(PerLabel):
 
     def predict_rows(self, X, return_scores=False):
         pred, scores = self._chain(X)
+        pred, scores = self._cut_now(pred, scores, self._fitted_labels())
         return scores if return_scores else pred
 
     # ------------------------------------------------------------ one example
@@ -136,18 +150,33 @@ class ClassifierChain(PerLabel):
             return {**x, **{f"__label__{v}": float(values[k]) for k, v in enumerate(labels)}}
         return np.concatenate([np.asarray(values[:p], dtype=np.float64), x])
 
-    def predict_example(self, x):
+    def _fitted_labels(self):
+        fitted = np.zeros(len(self.models_), dtype=bool)
+        fitted[self._columns()] = [m.__sklearn_is_fitted__() for m in self.models_]
+        return fitted
+
+    def _chain_one(self, x):
+        """Predictions, scores and fitted marks of one example, in ``classes_`` order."""
         cols = self._columns()
-        chain = np.zeros(len(cols), dtype=np.int8)
+        chain, s, fitted = np.zeros(len(cols), dtype=np.int8), np.zeros(len(cols)), \
+            np.zeros(len(cols), dtype=bool)
         for p, m in enumerate(self.models_):
             if m.__sklearn_is_fitted__():
-                chain[p] = int(m.predict_one(self._augment_one(x, chain, p)) or 0)
-        out = np.zeros(len(cols), dtype=np.int8)
-        out[cols] = chain
-        return out
+                xp = self._augment_one(x, chain, p)
+                chain[p] = int(m.predict_one(xp) or 0)
+                fitted[p] = True
+                if self.threshold != "fixed":
+                    s[p] = score_one(m, xp)
+        out, scores, known = np.zeros_like(chain), np.zeros_like(s), np.zeros_like(fitted)
+        out[cols], scores[cols], known[cols] = chain, s, fitted
+        return out, scores, known
+
+    def predict_example(self, x):
+        out, scores, fitted = self._chain_one(x)
+        return self._cut_now(out[None, :], scores[None, :], fitted)[0][0]
 
     def learn_example(self, x, y, sample_weight, first):
-        out = self.predict_example(x)
+        out, scores, fitted = self._chain_one(x)
         cols = self._columns()
         truth = y[cols]
         for p, m in enumerate(self.models_):
@@ -158,5 +187,10 @@ class ClassifierChain(PerLabel):
                 m.partial_fit(xp[None, :], truth[p:p + 1], classes=BINARY,
                               sample_weight=None if sample_weight == 1.0 else
                               np.array([sample_weight]))
+        if self.threshold != "fixed":
+            late = self._late(1, first, fitted)
+            out = self._cut(out[None, :], np.where(late, 0.0, scores[None, :]), y[None, :],
+                            None if sample_weight == 1.0 else np.array([sample_weight]),
+                            late)[0][0]
         return out
 

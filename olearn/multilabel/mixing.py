@@ -18,13 +18,18 @@ The labels are aligned first: the mixed model knows the union of the members' la
   weighing the rows it learned (``t_``) or its given weight; a label a member never met
   has its initial row there, zeros, as it would have had the label arrived.  The mean
   of the changes from a ``base`` is the mean, so ``base`` changes only the counters.
+  :class:`~olearn.multilabel.MultilabelAROW`'s variances are the least of the members'
+  (as ``olearn.mix`` takes a diagonal AROW's, Jubatus's rule; 1, the initial variance,
+  where a member lacks the label or the column).
 * :class:`~olearn.multilabel.ClassifierChain` of one member is copied; of several,
   :class:`~olearn.protocol.CannotMixError` unless the chains hold the same labels in
   the same order over the same width (the model of position p reads the labels before
   it as extra columns after x's: members whose chains differ give those columns
   different meanings).
 
-``t_`` and the steps add up (the base's counted once).
+``t_`` and the steps add up (the base's counted once), and so do the counts of a
+reduction's calibrated cut (``threshold="calibrated"`` or ``"scut"``: sums over the rows
+each member judged, label by label for ``"scut"``), as if one model had judged them all.
 """
 from __future__ import annotations
 
@@ -116,9 +121,28 @@ def _per_label(models, lam, given, rules, base, mix):
     out.classes_ = union
     out.models_ = members
     out.t_ = _counted(models, base, "t_")
+    if out.threshold != "fixed":
+        out.cut_counts_ = _cut_counts(models, base, union)
     widths = [m.__dict__["n_features_in_"] for m in models if "n_features_in_" in m.__dict__]
     if widths:
         out.n_features_in_ = max(widths)
+    return out
+
+
+def _cut_counts(models, base, union):
+    """The calibrated cut's counts of the mix: the members' summed (each label's where
+    a member knows it), the base's counted once."""
+    extra = 0 if base is None else len(models) - 1
+    first = models[0].cut_counts_
+    if first.ndim == 1:
+        total = sum(m.cut_counts_ for m in models)
+        return total - extra * base.cut_counts_ if extra else total
+    out = np.zeros((len(union),) + first.shape[1:])
+    where = {v: j for j, v in enumerate(union.tolist())}
+    for m in models:
+        out[[where[v] for v in m.classes_.tolist()]] += m.cut_counts_
+    if extra:
+        out[[where[v] for v in base.classes_.tolist()]] -= extra * base.cut_counts_
     return out
 
 
@@ -140,13 +164,16 @@ def _chain(models, lam, given, rules, base, mix):
     return _per_label(models, lam, given, rules, base, mix)
 
 
-def _columns(models):
-    """Each member's W_ on the union of the columns (a list), and the union's
-    vocabulary (None for array-trained members)."""
+def _columns(models, attr="W_", fill=0.0):
+    """Each member's ``attr`` (W_, or AROW's V_) on the union of the columns (a list;
+    a column a member lacks: ``fill``), and the union's vocabulary (None for
+    array-trained members)."""
     vocabs = [m.vocabulary_ for m in models]
     if all(v is None for v in vocabs):
-        width = max(m.W_.shape[1] for m in models)
-        return [np.hstack([m.W_, np.zeros((m.W_.shape[0], width - m.W_.shape[1]))])
+        width = max(getattr(m, attr).shape[1] for m in models)
+        return [np.hstack([getattr(m, attr), np.full((getattr(m, attr).shape[0],
+                                                     width - getattr(m, attr).shape[1]),
+                                                    fill)])
                 for m in models], None
     if any(v is None for v in vocabs):
         raise ValueError("cannot mix a model trained on dict examples with one trained "
@@ -161,10 +188,11 @@ def _columns(models):
     place = {n: j for j, n in enumerate(names)}
     out = []
     for m, v in zip(models, vocabs):
-        W = np.zeros((m.W_.shape[0], len(names) + 1))
-        W[:, 0] = m.W_[:, 0]
+        A = getattr(m, attr)
+        W = np.full((A.shape[0], len(names) + 1), fill)
+        W[:, 0] = A[:, 0]
         cols = [place[n] + 1 for n in v.to_list()]
-        W[:, cols] = m.W_[:, 1:len(cols) + 1]
+        W[:, cols] = A[:, 1:len(cols) + 1]
         out.append(W)
     return out, Vocabulary.from_list(names)
 
@@ -183,6 +211,12 @@ def _ranking(models, lam, rules, base):
     out = copy.deepcopy(models[0])
     out.classes_ = union
     out.W_ = W
+    if "V_" in out.__dict__:  # (AROW's variances: Jubatus's rule, the least of each)
+        V = np.ones_like(W)
+        for m, Vm in zip(models, _columns(models, "V_", 1.0)[0]):
+            rows = [0] + [index[v] for v in m.classes_.tolist()]
+            V[rows] = np.minimum(V[rows], Vm)
+        out.V_ = V
     out.vocabulary_ = vocabulary
     if vocabulary is not None:
         out.n_features_in_ = len(vocabulary)
