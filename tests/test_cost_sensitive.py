@@ -105,3 +105,73 @@ def test_letter_costs_less_than_the_cost_blind_pa1():
     W, _ = reference(X[:500], y[:500], costs, "PA-I", "max-loss")
     np.testing.assert_allclose(CostSensitivePA(costs).fit(X[:500], y[:500]).W_, W,
                                atol=1e-10)
+
+
+def reference_rows(X, Q, variant, update, C=1.0):
+    """The paper's steps with each row's own costs: y_i the cheapest class, predicting r
+    costs Q[i, r] - Q[i, y_i]."""
+    X = X.toarray() if sp.issparse(X) else X
+    W = np.zeros((Q.shape[1], X.shape[1] + 1))
+    for i in range(len(X)):
+        z, yi = np.r_[1.0, X[i]], int(np.argmin(Q[i]))
+        R = np.sqrt(Q[i] - Q[i, yi])
+        s = W @ z
+        r = int(np.argmax(s)) if update == "prediction" else int(np.argmax(s - s[yi] + R))
+        loss = s[r] - s[yi] + R[r]
+        if r == yi or loss <= 0:
+            continue
+        sq = z @ z
+        tau = {"PA": loss / (2 * sq), "PA-I": min(C, loss / (2 * sq)),
+               "PA-II": loss / (2 * sq + 1 / (2 * C))}[variant]
+        W[yi] += tau * z
+        W[r] -= tau * z
+    return W
+
+
+@pytest.mark.parametrize("update", ["prediction", "max-loss"])
+@pytest.mark.parametrize("variant", ["PA", "PA-I", "PA-II"])
+def test_rows_with_their_own_costs_equal_the_numpy_loop(variant, update):
+    """VW's --csoaa rows: each row brings its costs (partial_fit(X, costs=Q))."""
+    X, _ = _data(120, seed=3)
+    rng = np.random.default_rng(4)
+    Q = rng.integers(0, 4, (120, K)).astype(float)
+    model = CostSensitivePA(K, variant=variant, update=update, C=0.5)
+    model.partial_fit(X[:70], costs=Q[:70]).partial_fit(sp.csr_matrix(X[70:]), costs=Q[70:])
+    np.testing.assert_allclose(model.W_, reference_rows(X, Q, variant, update, C=0.5),
+                               atol=1e-10, rtol=0)
+    same = CostSensitivePA(COSTS, variant=variant, update=update, C=0.5)
+    y = np.arange(len(X)) % K  # a matrix's costs as rows: the matrix's model
+    same_rows = CostSensitivePA(K, variant=variant, update=update, C=0.5)
+    same.partial_fit(X, y)
+    same_rows.partial_fit(X, costs=np.array(COSTS, dtype=float)[y])
+    np.testing.assert_allclose(same_rows.W_, same.W_, atol=1e-12, rtol=0)
+
+
+def test_bad_row_costs_change_nothing():
+    X, _ = _data(10)
+    model = CostSensitivePA(K).partial_fit(X, costs=np.ones((10, K)) - np.eye(K)[np.arange(10) % K])
+    W = model.W_.copy()
+    for Q, words in ((np.ones((10, K + 1)), "costs must be"), (-np.ones((10, K)), "costs must be"),
+                     (np.full((10, K), np.nan), "costs must be"), (np.ones((9, K)), "9 rows")):
+        with pytest.raises(ValueError, match=words):
+            model.partial_fit(X, costs=Q)
+    with pytest.raises(ValueError, match="cheapest"):
+        model.partial_fit(X, np.full(10, 3), costs=np.eye(K)[np.zeros(10, dtype=int)] + 1)
+    np.testing.assert_array_equal(model.W_, W)
+    with pytest.raises(ValueError, match="costs must be"):
+        CostSensitivePA(1).fit(X, np.zeros(10))
+
+
+def test_vw_csoaa_rows_learn_as_rows_with_their_costs(tmp_path):
+    from olearn.io import load_vw_multilabel
+    from olearn.multiclass.cost_sensitive import vw_costs
+    path = tmp_path / "cs.vw"
+    path.write_text("1:0.5 2:0 3:1 |f a b\n2:1 3:0 |f c\n3:2 1:0 |f a c\n")
+    X, rows = load_vw_multilabel(str(path), costs=True, n_bits=4)
+    Q = vw_costs(rows, 3)
+    np.testing.assert_array_equal(Q, [[0.5, 0, 1], [1, 1, 0], [0, 2, 2]])
+    model = CostSensitivePA(3).partial_fit(X, costs=Q)
+    np.testing.assert_allclose(model.W_, reference_rows(X, Q, "PA-I", "max-loss"),
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="labels must be 1..3"):
+        vw_costs([{4: 1.0}], 3)

@@ -7,6 +7,9 @@ the first class of highest score.  With ``root[y, r] = sqrt(cost[y, r])``, the m
 of class y over r is ``root[y, r]``, and the loss against r is
 ``l = s_r - s_y + root[y, r]``:
 
+Row i reads its margins from ``root[ri[i]]``: ``ri = y`` for a cost matrix; ``ri = i``
+with ``root`` holding each row's own costs (VW's ``--csoaa`` rows).
+
 * prediction-based (``max_loss`` False): r the predicted class;
 * max-loss (``max_loss`` True): r the first class of greatest ``s_r - s_y + root[y, r]``.
 
@@ -18,7 +21,7 @@ from .._compiled.pairs import move_pair, row_dot, row_sq
 
 
 @njit(cache=True, nogil=True)
-def cost_pass(indptr, indices, data, y, sw, W, root, c, D, constant, max_loss, learn,
+def cost_pass(indptr, indices, data, y, sw, W, root, ri, c, D, constant, max_loss, learn,
               scores, pred):
     """One pass over CSR rows; writes the pre-update ``scores`` (n, K) and ``pred``;
     learns when ``learn``; returns the number of steps taken."""
@@ -38,17 +41,18 @@ def cost_pass(indptr, indices, data, y, sw, W, root, c, D, constant, max_loss, l
         if not learn:
             continue
         yi = y[i]
+        q = ri[i]
         r = best
         if max_loss:
-            top = scores[i, 0] - scores[i, yi] + root[yi, 0]
+            top = scores[i, 0] - scores[i, yi] + root[q, 0]
             r = 0
             for k in range(1, K):
-                v = scores[i, k] - scores[i, yi] + root[yi, k]
+                v = scores[i, k] - scores[i, yi] + root[q, k]
                 if v > top:
                     top, r = v, k
         if r == yi or sq == 0.0:
             continue
-        loss = scores[i, r] - scores[i, yi] + root[yi, r]
+        loss = scores[i, r] - scores[i, yi] + root[q, r]
         if loss <= 0.0:
             continue
         tau = min(c, loss / (2.0 * sq + D)) * sw[i]

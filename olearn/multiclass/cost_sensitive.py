@@ -14,19 +14,44 @@ with ``tau`` as the multiclass PA's (``2 ||x||^2``: the two classes' feature dif
 times the sample weight; r is the predicted class (``update="prediction"``, the paper's
 prediction-based update) or the class of greatest loss (``update="max-loss"``).  The
 prediction is the class of highest score (the paper's; a score is no probability, so no
-expected cost is minimised).  The labels are the cost matrix's indices 0..K-1.  The
-compiled pass: ``olearn.multiclass._cost_kernel``.
+expected cost is minimised).  The labels are the cost matrix's indices 0..K-1.
+
+Per-row costs (Vowpal Wabbit's ``--csoaa`` rows ``label:cost ...``):
+``partial_fit(X, costs=Q)`` with ``Q`` (n, K), each row's cost of every class; the row's
+class is its cheapest (the first of least cost) and predicting r costs
+``Q[i, r] - Q[i, y_i]``, the paper's ``rho(y, r)`` for that row.  The compiled pass:
+``olearn.multiclass._cost_kernel``.
 """
 import math
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._locking import locked
 from .._validation import (check_bool, check_choice, check_number, check_saved_array)
 from ..wrapper import Wrapper
 from ._cost_kernel import cost_pass
 
 VARIANTS = ("PA", "PA-I", "PA-II")
+
+
+def vw_costs(rows, K):
+    """Vowpal Wabbit's ``--csoaa`` costs (``olearn.io.load_vw_multilabel(path,
+    costs=True)``'s ``{label: cost}`` per row, labels 1..K) as the (n, K) array
+    ``partial_fit(X, costs=...)`` takes: label k in column k - 1, a label a row does not
+    list costing the row's largest listed cost (as dear as its worst)."""
+    Q = np.empty((len(rows), K))
+    for i, row in enumerate(rows):
+        if not row or any(not 1 <= int(k) <= K for k in row):
+            raise ValueError(f"row {i}: csoaa labels must be 1..{K}, got {sorted(row)[:4]}")
+        Q[i] = max(row.values())
+        for k, c in row.items():
+            Q[i, int(k) - 1] = c
+    return Q
+
+
+def _rows_of(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def _csr(X):
@@ -40,8 +65,10 @@ class CostSensitivePA(Wrapper):
     Parameters
     ----------
     costs : list of K lists of K numbers >= 0, ``costs[y][r]`` the cost of predicting r
-        for class y (zero diagonal); the labels are 0..K-1.  A numpy array works too,
-        but ``olearn.save`` stores parameters as JSON: give lists to save the model.
+        for class y (zero diagonal); the labels are 0..K-1.  An int K: every mistake
+        costs 1 (for rows that bring their own costs, ``partial_fit(X, costs=Q)``).  A
+        numpy array works too, but ``olearn.save`` stores parameters as JSON: give lists
+        to save the model.
     variant : "PA", "PA-I" or "PA-II", the step.
     C : float > 0, aggressiveness of PA-I and PA-II.
     update : "prediction" or "max-loss", which wrong class the step moves away.
@@ -58,6 +85,9 @@ class CostSensitivePA(Wrapper):
 
     # ------------------------------------------------------------ parameters
     def _matrix(self):
+        if isinstance(self.costs, (int, np.integer)) and not isinstance(self.costs, bool) \
+                and 2 <= self.costs <= 1 << 16:
+            return 1.0 - np.eye(int(self.costs))
         try:
             M = np.array(self.costs, dtype=np.float64)
         except (TypeError, ValueError):
@@ -65,7 +95,8 @@ class CostSensitivePA(Wrapper):
         if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2 or \
                 not np.isfinite(M).all() or (M < 0).any() or np.diag(M).any():
             raise ValueError("costs must be a square K x K matrix (K >= 2) of finite "
-                             f"numbers >= 0 with a zero diagonal, got {self.costs!r:.60}")
+                             "numbers >= 0 with a zero diagonal, or a number of classes K, "
+                             f"got {self.costs!r:.60}")
         return M
 
     def check_params(self):
@@ -137,8 +168,10 @@ class CostSensitivePA(Wrapper):
         n, K = rows[0].shape[0] - 1, self.W_.shape[0]
         scores, pred = np.empty((n, K)), np.empty(n, dtype=np.int64)
         c, D = self._step()
-        root = np.sqrt(self._matrix())
-        steps = cost_pass(*rows, y, sw, self.W_, root, c, D, self._constant(),
+        own = self.__dict__.get("_row_roots")  # (partial_fit's costs=, row by row)
+        root, ri = (np.sqrt(self._matrix()), y) if own is None else \
+            (own, np.arange(n, dtype=np.int64))
+        steps = cost_pass(*rows, y, sw, self.W_, root, ri, c, D, self._constant(),
                           self.update == "max-loss", learn, scores, pred)
         if learn:
             if not np.isfinite(self.W_).all():
@@ -146,6 +179,35 @@ class CostSensitivePA(Wrapper):
                                  "the features")
             self.steps_ += int(steps)
         return pred, scores
+
+    @locked
+    def partial_fit(self, X, y=None, classes=None, sample_weight=None, costs=None):
+        """Go on learning from a batch, in order; with ``costs`` (n, K) each row's own
+        costs (module docstring), ``y`` then being each row's cheapest class (given or
+        not)."""
+        if costs is None:
+            if y is None:
+                raise ValueError("partial_fit needs y, or costs (each row's costs)")
+            return super().partial_fit(X, y, classes, sample_weight)
+        K = self._matrix().shape[0]
+        try:
+            Q = np.array(costs, dtype=np.float64)
+        except (TypeError, ValueError):
+            Q = np.zeros((0, 0))
+        if Q.ndim != 2 or Q.shape[1] != K or not np.isfinite(Q).all() or (Q < 0).any():
+            raise ValueError(f"costs must be an (n, {K}) array of finite numbers >= 0, one "
+                             "row of class costs per row")
+        cheapest = np.argmin(Q, axis=1)
+        if y is not None and not np.array_equal(np.asarray(y), cheapest):
+            raise ValueError("y must be each row's cheapest class under costs (or None)")
+        self.__dict__["_row_roots"] = np.sqrt(Q - Q[np.arange(len(Q)), cheapest][:, None])
+        try:
+            if Q.shape[0] != _rows_of(X):
+                raise ValueError(f"costs has {Q.shape[0]} rows, X {_rows_of(X)}")
+            super().partial_fit(X, cheapest, classes, sample_weight)
+        finally:
+            self.__dict__.pop("_row_roots", None)
+        return self
 
     def _fit_width(self, d):
         if self.W_.shape[1] < d + 1:
