@@ -1,10 +1,11 @@
 """The base's internal interface: what the modules that drive several models at once
-(``olearn.mixing``, which combines members' states, and ``olearn.fused``, which runs a
-grid's members in one compiled pass) need of a model beyond the public protocol.
+(``olearn.mixing``, which combines members' states, ``olearn.fused``, which runs a
+grid's members in one compiled pass, and the wrappers, which load and drive their
+members) need of a model beyond the public protocol.
 
 A model's extension points are its public hooks (``olearn.protocol``); these members are
 not for extending a model.  They are the base's own steps, named here once so that the
-two drivers reach them through one documented door, ``internals(model)``, and never
+drivers reach them through one documented door, ``internals(model)``, and never
 through a model's private names: when the base changes one of them, this file is where
 the drivers' side changes too.
 
@@ -43,12 +44,15 @@ class Internals:
         """The initial value of ``slot`` (a number, or the hyper-parameter it names)."""
         return self.model._fill(slot)
 
-    def start(self, n_features: Any = None) -> None:
-        """Begin afresh at ``n_features`` columns (a wrapper: with no argument)."""
+    def start(self, n_features: Any = None, vocabulary: Any = None) -> None:
+        """Begin afresh at ``n_features`` columns (a wrapper: with no argument; a
+        one-vs-rest model: with its ``vocabulary`` of feature names, or None)."""
         if n_features is None:
             self.model._start()
-        else:
+        elif vocabulary is None:
             self.model._start(n_features)
+        else:
+            self.model._start(n_features, vocabulary)
 
     def is_fresh(self) -> bool | None:
         """Whether the model has no state yet (nothing learned); None for an object
@@ -74,7 +78,20 @@ class Internals:
     def width(self, value: int) -> None:
         self.model._width = value
 
+    def check_base(self) -> Any:
+        """A one-vs-rest model's ``base``, checked (a binary olearn classifier)."""
+        return self.model._base()
+
     # ------------------------------------------------------------ labels
+    def n_classes(self) -> int:
+        """The number of classes registered."""
+        return int(self.model._n_classes())
+
+    def import_labels(self, meta: dict, arrays: dict) -> None:
+        """The classes a saved state names (``meta``'s and ``arrays``' label entries),
+        checked and registered, as loading a model takes them."""
+        self.model._import_labels(meta, arrays)
+
     @property
     def class_index(self) -> dict:
         """label -> class row."""
@@ -122,6 +139,12 @@ class Internals:
     def atomic(self) -> Any:
         """A context in which a failing pass restores the state as before it."""
         return self.model._atomic()
+
+    @property
+    def snapshot(self) -> Any:
+        """The model's ``atomic`` (called, a context that restores the state when what
+        runs in it fails), or None for a model without the base's snapshot."""
+        return getattr(self.model, "_atomic", None)
 
     def validate(self, X: Any, y: Any, sample_weight: Any, reset: bool) -> Any:
         """``(X, y, sample_weight)`` checked as ``partial_fit`` checks them."""
@@ -202,6 +225,38 @@ class Internals:
         """A fresh sequence tagger takes the mixed arrays (``aligned_state``'s names) on
         the tags ``labels``, at round ``t`` with ``n_updates`` updates, its input ``kind``."""
         self.model._take_mixed(labels, mixed, t, n_updates, kind)
+
+    @property
+    def new_state(self) -> Any:
+        """A kernel learner's fresh start, called with ``(n_rows, width)``: its
+        ``state_`` for ``n_rows`` class rows and ``width`` columns, as a first row would
+        start it; None for a model without one."""
+        return getattr(self.model, "_new_state", None)
+
+    @property
+    def tune_grid(self) -> dict | None:
+        """The learner class's declared search grid (``{parameter: values}``, a value
+        None dropping a default grid's parameter), or None."""
+        return getattr(type(self.model), "_tune_grid", None)
+
+    # ------------------------------------------------------------ save's hooks
+    @property
+    def saved_pipeline(self) -> Any:
+        """A model that saves with its own input pipeline (a ``TextPipeline``): the
+        call giving ``(learner, pipeline)`` to save; else None."""
+        return getattr(self.model, "_saved_pipeline", None)
+
+    @property
+    def saved_form(self) -> Any:
+        """A meta-model: the call giving what its file holds (``olearn._nested``'s
+        ``Nested``); else None."""
+        return getattr(self.model, "_saved_form", None)
+
+    @property
+    def saves_infinity(self) -> bool:
+        """Whether the model's state may hold infinity (a drift detector's running
+        minimum starts there), which ``save`` then accepts (NaN never)."""
+        return bool(getattr(self.model, "_saves_infinity", False))
 
     @property
     def sigma0(self) -> float:

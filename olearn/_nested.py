@@ -12,7 +12,7 @@ packages (``olearn.persistence.loadable_module``).  A fitted member is stored th
 way with its ``export_state()`` metadata, its arrays under a prefix of the archive.
 
 The model file names :class:`Nested` as its class: ``Nested.get_params`` gives the encoded
-parameters and ``Nested._import`` rebuilds the meta-model, so ``olearn.load`` returns the
+parameters and ``Nested.from_state`` rebuilds the meta-model, so ``olearn.load`` returns the
 ExpertAdvice or OnDrift itself.
 """
 import json
@@ -42,7 +42,7 @@ def _qualname(cls):
 
 
 def _is_model(v):
-    return hasattr(v, "get_params") and hasattr(v, "_export") and \
+    return hasattr(v, "get_params") and hasattr(v, "export_state") and \
         type(v).__module__.startswith("olearn.")
 
 
@@ -68,7 +68,7 @@ def model_class(name):
     from . import persistence
     cls = _NESTED.get(name) if isinstance(name, str) else None
     if cls is None:
-        cls = persistence._known_class(name)
+        cls = persistence.known_class(name)
         if cls is None and isinstance(name, str):
             cls = _NESTED.get(name)          # its module was imported just now
     if cls is None:
@@ -135,14 +135,13 @@ class Nested:
         return {"class": _qualname(type(self.model)),
                 "params": encode(self.model).get("params", {})}
 
-    def _export(self):
+    def export_state(self):
         return persistence.exported(self.model)
 
     @classmethod
-    def _import(cls, params, meta, arrays):
+    def from_state(cls, params, meta, arrays):
         kind = model_class(params["class"])
-        if _qualname(kind) not in _NESTED and not hasattr(kind, "_import") \
-                and not hasattr(kind, "from_state"):
+        if _qualname(kind) not in _NESTED and not hasattr(kind, "from_state"):
             raise ValueError(f"{params['class']} is not a model that saves this way")
         return persistence.imported(kind, decode_params(params["params"]), meta, arrays)
 
@@ -156,7 +155,7 @@ class SavesNested(Saves, NotMixable):
     def _saved_form(self):
         name = _qualname(type(self))
         if _NESTED.get(name) is not type(self) and \
-                persistence._known_class(name) is not type(self):
+                persistence.known_class(name) is not type(self):
             raise TypeError(f"{name} is not defined in olearn's model "
                             "packages: olearn.load would refuse its file")
         return Nested(self)

@@ -84,8 +84,10 @@ class Vocabulary:
         """Column of a known name (KeyError if unknown)."""
         return self._index[name]
 
-    def _columns(self, x, grow):
-        """Lists of columns and values of ``x`` (unknown names dropped unless grow)."""
+    def columns(self, x, grow):
+        """Lists of columns and values of dict ``x`` in its order, unchecked (unknown names
+        dropped unless ``grow``, which gives them new columns): ``lookup``'s first step,
+        for a caller that checks the values itself."""
         index = self._index
         try:  # the common case: every name known already
             return [index[name] for name in x], list(x.values())
@@ -108,6 +110,8 @@ class Vocabulary:
                     values.append(value)
         return columns, values
 
+    _columns = columns  # the name before round 4
+
     def lookup(self, x, grow=False):
         """``(indices, values)`` of dict ``x``: int64 and float64 arrays,
         indices ascending.  With ``grow=False`` names never seen are dropped (a
@@ -115,7 +119,7 @@ class Vocabulary:
         get new columns.  Raises ValueError for a value that is not a finite
         number."""
         known = len(self._names)
-        columns, values = self._columns(x, grow)
+        columns, values = self.columns(x, grow)
         try:
             finite = math.isfinite(sum(values))
         except (TypeError, OverflowError):

@@ -11,8 +11,9 @@ Plain ``pickle``/``joblib`` also work, as for any scikit-learn estimator.
 What a model holds is its own business: ``save`` asks it through the protocol's
 ``model.export_state()`` (JSON-able metadata and named arrays) and ``load`` rebuilds it
 with ``cls.from_state(params, metadata, arrays)`` (``olearn.protocol``); a persistable
-class outside the protocol (portfolio strategies, recommenders ...) still answers
-round 2's ``_export()`` / ``_import(...)``.
+class outside the protocol (portfolio strategies, recommenders ...) answers the same two
+hooks (round 2's ``_export()`` / ``_import(...)``, which only olearn's own classes could
+define, as only they are saved, are gone from them).
 
 The metadata may also hold the model's input pipeline (``pipeline``: how its rows were
 read, e.g. ``{"format": "vw", "bits": 20, "quadratic": ["ab"], ...}``), written by
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 _C = TypeVar("_C", bound=type)
 
 import numpy as np
+
+from ._internals import internals
 
 FORMAT = "olearn-model"
 FORMAT_VERSION = 1
@@ -80,7 +83,7 @@ def loadable_module(module: str) -> bool:
 
 def persistable(cls: _C) -> _C:
     """Class decorator: ``save``/``load`` accept instances of ``cls`` (an olearn class
-    with ``get_params``, ``_export()`` and ``cls._import(params, metadata, arrays)``)."""
+    with ``get_params``, ``export_state()`` and ``cls.from_state(params, metadata, arrays)``)."""
     name = f"{cls.__module__}.{cls.__qualname__}"
     if not loadable_module(cls.__module__):
         raise TypeError(f"{name}: only olearn's own classes, of the modules load may "
@@ -91,22 +94,17 @@ def persistable(cls: _C) -> _C:
 
 
 def exported(model: Any) -> State:
-    """``model.export_state()``: (metadata, arrays); round 2's ``_export()`` for a class
-    outside the model protocol."""
-    export = getattr(model, "export_state", None)
-    # private: round 2's name, which decomposition, portfolio and _nested still define
-    return export() if callable(export) else model._export()
+    """``model.export_state()``: (metadata, arrays)."""
+    return model.export_state()
 
 
 def imported(cls: Any, params: dict[str, Any], meta: dict[str, Any],
              arrays: dict[str, Any]) -> Any:
-    """``cls.from_state(...)``, or round 2's ``cls._import(...)`` outside the protocol."""
-    build = getattr(cls, "from_state", None)
-    # private: round 2's name, which decomposition, portfolio and _nested still define
-    return (build if callable(build) else cls._import)(params, meta, arrays)
+    """``cls.from_state(params, meta, arrays)``."""
+    return cls.from_state(params, meta, arrays)
 
 
-def _known_class(name):
+def known_class(name: Any) -> Any:
     """The class a model file names, or None: a registered learner (its own module
     imported, no other learner's) or a persistable class or meta-model, whose module is
     imported on demand, but only a module :func:`loadable_module` allows."""
@@ -123,6 +121,9 @@ def _known_class(name):
         except ImportError:
             return None
     return _PERSISTABLE.get(name)
+
+
+_known_class = known_class  # the name before round 4
 
 
 def parameter_record(value: Any) -> Any:
@@ -144,11 +145,10 @@ def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None
     (a :class:`~olearn.io.TextPipeline`) saves its learner and its own pipeline."""
     from . import __version__
     from .registry import learner_class
-    # private: save's own hook (a TextPipeline's)
-    split = getattr(model, "_saved_pipeline", None)
+    split = internals(model).saved_pipeline  # (a TextPipeline's)
     if callable(split):
         model, pipeline = split()
-    form = getattr(model, "_saved_form", None)  # private: save's own hook (a meta-model's)
+    form = internals(model).saved_form  # (a meta-model's)
     if callable(form):  # a meta-model (its parameters hold models): see olearn._nested
         model = form()
     cls_name = f"{type(model).__module__}.{type(model).__qualname__}"
@@ -164,8 +164,7 @@ def save(model: Any, path: Path, pipeline: dict[str, Any] | None = None) -> None
     except TypeError as exc:
         raise TypeError(f"cannot save parameters of {cls_name}: {exc}") from None
     fitted, arrays = exported(model)
-    # private: save's own hook (a drift detector's running minimum starts at infinity)
-    infinite = getattr(model, "_saves_infinity", False)
+    infinite = internals(model).saves_infinity  # (a drift detector's running minimum)
     for name, a in arrays.items():  # (load refuses such a file: the model would be lost)
         if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and not (
                 ~np.isnan(a) if infinite else np.isfinite(a)).all():
@@ -268,7 +267,7 @@ def load(path: Path, pipeline: bool = False) -> Any:
         raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} "
                              f"is not supported (this olearn reads version {FORMAT_VERSION})")
     try:
-        cls = _known_class(meta.get("class"))
+        cls = known_class(meta.get("class"))
     except Exception:
         cls = None
     if cls is None:

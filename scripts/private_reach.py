@@ -15,9 +15,10 @@ files and folders given.  A *reach* is one of:
   ``olearn._estimator`` are its own structure) defined in another module.
 
 A dunder (``__dict__``) is not private; nor are the documented names of a named tuple
-(``_replace``, ``_asdict``, ``_fields``, ``_make``).  A comment ``# private: <reason>``
-on the statement of a reach (or on the comment lines just above it) excuses nothing --
-it is still counted -- but its reason is printed beside the site.  Prints the count per
+(``_replace``, ``_asdict``, ``_fields``, ``_make``), nor the standard library's documented
+``os._exit``.  A comment ``# private: <reason>`` on the statement of a reach (or on the
+comment lines just above it) excuses nothing -- it is still counted -- but its reason is
+printed beside the site.  Prints the count per
 file and each site, then per area and the total; with ``--max N`` exits 1 when the total
 is above N.
 """
@@ -45,6 +46,9 @@ AREAS = {
 
 #: named tuples' public API, spelled with an underscore so as not to clash with fields
 PUBLIC_UNDERSCORED = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+#: the standard library's documented functions spelled with an underscore (``os._exit``:
+#: leave at once, without clean-up, as a child process or a server's last resort must)
+PUBLIC_STDLIB = {("os", "_exit")}
 ATTR_CALLS = {"getattr", "hasattr", "setattr", "delattr"}
 REASON = re.compile(r"#\s*private:\s*(.*)$")
 
@@ -126,7 +130,9 @@ def reaches(path):
         what = None
         own = owners[id(node)]
         if isinstance(node, ast.Attribute) and private(node.attr) \
-                and not _own(node.value, own):
+                and not _own(node.value, own) and not (
+                    isinstance(node.value, ast.Name)
+                    and (node.value.id, node.attr) in PUBLIC_STDLIB):
             what = f"{ast.unparse(node.value)}.{node.attr}"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
                 and node.func.id in ATTR_CALLS and len(node.args) >= 2 \

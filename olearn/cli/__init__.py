@@ -29,6 +29,7 @@ import sys
 
 from . import _common, _shell, _startup, _vw
 from ._common import CLIError, one_line, user_errors
+from ._parsers import subcommands
 
 #: subcommands listed first in ``olearn --help``; others follow by name
 _FIRST = ("train", "predict", "evaluate", "compare", "algos", "datasets", "warmup")
@@ -66,8 +67,7 @@ def build_parser():
 
 
 def _subparsers(parser):
-    return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)),
-                None)
+    return subcommands(parser)
 
 
 def main(argv=None):

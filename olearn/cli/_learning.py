@@ -10,6 +10,7 @@ import sys
 
 from ._common import CLIError, one_line
 from ._input import checked_chunks
+from .._internals import internals
 
 
 class ProgressBar:
@@ -21,7 +22,7 @@ class ProgressBar:
     def __init__(self, reader, out=None, every=0.25, clock=None, show=True):
         from .._progress import StatusLine
         # (a reader's source: its size and the bytes read so far)
-        self.source = getattr(reader, "_source", None)  # private: olearn.io has no public one
+        self.source = getattr(reader, "source", None)
         self.line = StatusLine(None, out, every, clock)
         self.line.active &= show and bool(getattr(self.source, "size", None))
 
@@ -213,8 +214,7 @@ def learn_progressively(model, reader, args, note="", on_checkpoint=None, transf
     # one snapshot for the whole run, not one per chunk: a run that diverges saves
     # nothing, so the model a chunk's rollback would keep is never used (a copy of the
     # state per chunk cost 0.2 s per 1M rows at 2^18 hashed columns)
-    whole_run = getattr(model, "_atomic", None) or \
-        contextlib.nullcontext  # private: the base's snapshot, not yet a documented interface
+    whole_run = internals(model).snapshot or contextlib.nullcontext
     try:
         with learning(f"the {args.algo} kernels"), whole_run():
             result = progressive(model, stream, on_checkpoint=on_checkpoint, widen=False,

@@ -15,6 +15,7 @@ Standard library only at import time.
 import os
 
 from ._common import CLIError, format_value
+from ._parsers import option_strings
 
 #: vw options olearn does not have: the one-line answer (``{cmd}``: the subcommand)
 ANSWERS = {
@@ -176,7 +177,7 @@ def check_argv(argv, subparsers):
     command = next((a for a in argv if a in subparsers.choices), None)
     if command not in COMMANDS:     # (the others: argparse's own message)
         return
-    defined = subparsers.choices[command]._option_string_actions
+    defined = option_strings(subparsers.choices[command])
     for token in argv[argv.index(command) + 1:]:
         if token == "--":
             break

@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ._parsers import actions, subcommand_helps
+
 SHELLS = ("bash", "zsh", "fish")
 _WORD = re.compile(r"^[A-Za-z0-9_.,:+@/-]+$")   # words safe inside the generated scripts
 
@@ -45,9 +47,9 @@ class Node:
         self.valued: dict[str, list[str] | None] = {}  # option string -> choices (list) or None (a file)
         self.helps: dict[str, str] = {}  # option string -> one-line help
         self.positional: list[str] | None = None  # choices of a positional argument, if any
-        for action in parser._actions:  # private: argparse lists a parser's actions nowhere else
+        for action in actions(parser):
             if isinstance(action.choices, dict):    # the subcommands: {name: parser}
-                helps = {a.dest: a.help for a in getattr(action, "_choices_actions")}  # private: ditto
+                helps = subcommand_helps(action)
                 for name, sub in action.choices.items():
                     self.subs[name] = (Node(path + (name,), sub), helps.get(name) or "")
             elif action.option_strings:

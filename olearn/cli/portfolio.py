@@ -62,7 +62,7 @@ def run(args):
         cls = getattr(op, op.STRATEGIES[name][0])
         accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
         s = op.make(name, **{k: v for k, v in params.items() if k in accepted})
-        s._check_params()  # private: a strategy has no public check of its parameters
+        s.check_params()
         strategies.append((name, s))
     unused = set(params) - {k for _, s in strategies for k in s.get_params()}
     if unused:

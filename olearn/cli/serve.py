@@ -17,6 +17,7 @@ import os
 import sys
 
 from ._common import CLIError
+from ._parsers import actions
 
 #: the server's options, which a --config file may set too
 OPTIONS = ("data_dir", "host", "port", "fsync", "snapshot_rows", "snapshot_seconds",
@@ -143,7 +144,7 @@ def add_parser(subparsers):
                         "threads); run one server per data folder")
     # every option's default is None, so that run() tells what the command line gave
     # from what the config file gives (DEFAULTS: the defaults when neither does)
-    for action in p._actions:
+    for action in actions(p):
         if action.dest in OPTIONS:
             DEFAULTS[action.dest] = action.default
             CHOICES[action.dest] = action.choices

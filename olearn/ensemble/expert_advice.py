@@ -64,6 +64,7 @@ from .._validation import check_choice, check_number, validate_batch
 from .._validation import check_random_state as _rng
 from ..base import DivergenceError, OnlineLearner
 from .._locking import locked
+from .._internals import internals as core
 from ..wrapper import Wrapper
 
 COMBINE = ("ewa", "hedge", "follow-the-leader")
@@ -338,11 +339,11 @@ class ExpertAdvice(Wrapper):
                 if classify:
                     same = np.array_equal(m.classes_, self.classes_)  # (index = vote)
                     votes[:, j] = np.minimum(p, len(m.classes_) - 1) if same else \
-                        np.searchsorted(self.classes_, m._progressive_output(s, p, False))
-                    member_scores.append(m._progressive_output(s, p, True)
+                        np.searchsorted(self.classes_, core(m).progressive_output(s, p, False))
+                    member_scores.append(core(m).progressive_output(s, p, True)
                                          if loss == "hinge" else None)
                 else:
-                    values[:, j] = m._progressive_output(s, p, True)
+                    values[:, j] = core(m).progressive_output(s, p, True)
                     member_scores.append(None)
                 continue
             try:
@@ -412,8 +413,8 @@ class ExpertAdvice(Wrapper):
             return None
         self._writable()
         mode, eta, _, seed = self._params()
-        return _Combiner(self, n, np.array([mode, eta, 2.0, float(seed), 1.0]),
-                         loss == "hinge")
+        return _Combiner(self, (self._L, self._Ltot, self._comb), n,
+                         np.array([mode, eta, 2.0, float(seed), 1.0]), loss == "hinge")
 
     def _writable(self):
         for name in ("_L", "_Ltot", "_comb", "alive_"):   # read-only after unpickling
@@ -615,15 +616,20 @@ class ExpertAdvice(Wrapper):
 
     @classmethod
     def from_state(cls, params, meta, arrays):
-        from .._nested import import_model
         model = cls(**params)
-        learners = model._learners()
+        cls._take_state(model, meta, arrays)  # the class's own step, on its new instance
+        return model
+
+    def _take_state(self, meta, arrays):
+        """``from_state``'s work on the fresh model ``self``: every part checked."""
+        from .._nested import import_model
+        learners = self._learners()
         if len(learners) != len(meta["members"]):
             raise ValueError("the number of members does not match the learners")
-        model._params()
-        model._start()
-        model.members_ = [import_model(info, f"m{j}.", arrays, like=proto)
-                          for j, (info, proto) in enumerate(zip(meta["members"], learners))]
+        self._params()
+        self._start()
+        self.members_ = [import_model(info, f"m{j}.", arrays, like=proto)
+                         for j, (info, proto) in enumerate(zip(meta["members"], learners))]
         N = len(learners)
         for name, attr, dtype in (("losses", "_L", np.float64),
                                   ("total_losses", "_Ltot", np.float64),
@@ -633,15 +639,14 @@ class ExpertAdvice(Wrapper):
             want = (4,) if name == "combine" else (N,)
             if a.shape != want or (dtype is np.float64 and not np.isfinite(a).all()):
                 raise ValueError(f"{name} must be {want} finite values")
-            setattr(model, attr, a)
-        if model._is_classifier():
-            model.classes_ = arrays["classes_"]
-        model.t_ = int(meta["t_"])
-        model.n_features_in_ = int(meta["n_features_in_"])
+            setattr(self, attr, a)
+        if self._is_classifier():
+            self.classes_ = arrays["classes_"]
+        self.t_ = int(meta["t_"])
+        self.n_features_in_ = int(meta["n_features_in_"])
         if "detector" in meta:
-            model.detector_ = import_model(meta["detector"], "detector.", arrays)
-            model.drifts_ = [int(i) for i in meta["drifts_"]]
-        return model
+            self.detector_ = import_model(meta["detector"], "detector.", arrays)
+            self.drifts_ = [int(i) for i in meta["drifts_"]]
 
     def _estimator_kind(self):
         try:
@@ -656,14 +661,17 @@ class _Combiner:
     (``combine_row``), row by row as the members predict, with no (n, N) arrays of
     votes and losses; :meth:`undo` puts the weights back when the pass fails."""
 
-    def __init__(self, ens, n, params, hinge):
+    def __init__(self, ens, weights, n, params, hinge):
         self.ens = ens
+        #: the ensemble's running losses, total losses and combination state (its
+        #: ``_L``, ``_Ltot``, ``_comb``), written in place by the pass
+        self.weights = weights
         self.params = params
         self.hinge = hinge
         self.out_cls = np.zeros(n, dtype=np.int64)
         self.scores = np.zeros((n, 2))
         self.done = False
-        self._saved = (ens._L.copy(), ens._Ltot.copy(), ens._comb.copy())
+        self._saved = tuple(a.copy() for a in weights)
 
     def accepts(self, lead):
         """Whether the fused group led by ``lead`` votes in the ensemble's classes."""
@@ -673,7 +681,8 @@ class _Combiner:
         from ._combine import combined_entry
         e = self.ens
         N = len(e.members_)
-        out = (e.alive_, e._comb, e._L, e._Ltot, self.params, np.zeros(N), self.out_cls,
+        losses, total, comb = self.weights
+        out = (e.alive_, comb, losses, total, self.params, np.zeros(N), self.out_cls,
                np.zeros(1), self.scores, np.zeros(N, dtype=np.int64), np.zeros(N),
                np.zeros(N), self.hinge)
         done = combined_entry(name)(rows, yk, sw, state, P, counts, out)
@@ -681,6 +690,6 @@ class _Combiner:
         return done
 
     def undo(self):
-        e = self.ens
-        e._L[:], e._Ltot[:], e._comb[:] = self._saved
+        for a, saved in zip(self.weights, self._saved):
+            a[:] = saved
         self.done = False

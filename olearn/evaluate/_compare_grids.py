@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from .._internals import internals
+
 _POW2 = tuple(2.0 ** k for k in range(-4, 5))
 
 #: name -> [(domain, values, relative)]: for a learner parameter of that name, the first
@@ -110,14 +112,13 @@ def _reaches_kernel(est, param, values):
     """False when every value of ``param`` gives the same kernel parameters and the same
     initial state (``C`` of plain PA): searching it would only repeat one run."""
     from sklearn.base import clone
-    # private: a fresh state for one row of 3 columns, which the base makes public nowhere
-    if not (hasattr(est, "kernel_params") and hasattr(est, "_new_state")):
+    if not (hasattr(est, "kernel_params") and internals(est).new_state is not None):
         return True
     seen = set()
     for v in values:
         try:
             c = clone(est).set_params(**{param: v})
-            c._new_state(1, 3)  # private: (as above)
+            internals(c).new_state(1, 3)  # a fresh state for one row of 3 columns
             key = (repr(c.kernel_params()),
                    tuple((k, np.asarray(a).tobytes()) for k, a in sorted(c.state_.items())))
         except Exception:  # anything unexpected: search the parameter
@@ -144,7 +145,7 @@ def tuning_grid(est):
             values = _default_values(params[p], entries)
             if values is not None:
                 grid[p] = values
-    own = getattr(type(est), "_tune_grid", None)  # private: a learner class's declared grid
+    own = internals(est).tune_grid  # the learner class's declared grid
     for p, vals in (own or {}).items():
         if vals is None:
             grid.pop(p, None)

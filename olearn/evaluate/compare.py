@@ -54,6 +54,7 @@ import time
 import numpy as np
 
 from ._compare_compile import compile_up_front, warm
+from .._internals import internals
 from ._compare_grids import DEFAULT_GRIDS, grid_points, resolve_learners, tuning_grid
 from ._compare_result import ComparisonResult
 
@@ -143,7 +144,7 @@ def _fused_tuning(tasks, X, y, classifier, metric):
             p = np.minimum(done[j][1], len(m.classes_) - 1)
             value = np.count_nonzero(p != index[key]) / len(yp)
         else:
-            pred = m._progressive_output(*done[j], False)  # private: fused's raw outputs
+            pred = internals(m).progressive_output(*done[j], False)  # fused's raw outputs
             value = float(((np.asarray(pred, dtype=np.float64) - yp) ** 2).mean())
         out.append((value, int(m.n_updates_), seconds, None, None))
     return out

@@ -86,6 +86,12 @@ class CSVReader:
         self._numeric_labels = None
         self._read_first_line(label, header)
 
+    @property
+    def source(self):
+        """The file being read: its ``size`` in bytes (None for a stream) and the bytes
+        ``done`` so far (what a progress line shows)."""
+        return self._source
+
     # -- first line: header and label column ---------------------------------
 
     def _read_first_line(self, label, header):

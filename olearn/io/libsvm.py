@@ -413,6 +413,12 @@ class LibSVMReader:
         self.n_features = n_features
         self.zero_based = bool(zero_based)
 
+    @property
+    def source(self):
+        """The file being read: its ``size`` in bytes (None for a stream) and the bytes
+        ``done`` so far (what a progress line shows)."""
+        return self._source
+
     def _prescan(self, n_features, zero_based):
         """Find the smallest and largest index in one quick pass."""
         self.prescanned = True

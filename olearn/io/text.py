@@ -168,6 +168,12 @@ class TextReader:
         self._source = Source(path)
         self.name = self._source.name
 
+    @property
+    def source(self):
+        """The file being read: its ``size`` in bytes (None for a stream) and the bytes
+        ``done`` so far (what a progress line shows)."""
+        return self._source
+
     def __iter__(self):
         self._source.claim()
         numeric = None

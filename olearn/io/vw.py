@@ -141,6 +141,12 @@ class VWReader:
         self._source = Source(path)
         self.name = self._source.name
 
+    @property
+    def source(self):
+        """The file being read: its ``size`` in bytes (None for a stream) and the bytes
+        ``done`` so far (what a progress line shows)."""
+        return self._source
+
     def __iter__(self):
         self._source.claim()
         blocks = self._source.line_blocks(self.chunk_size, views=True)  # (a mapped file)

@@ -52,6 +52,7 @@ from .._estimator import widen as _widen_model
 from .._labels import LabelMixin, unique_labels
 from .._locking import locked
 from .._nested import export_model, import_model
+from .._internals import internals
 from .._validation import as_floats, check_weight, validate_batch
 from .._vocabulary import check_values
 from .._compiled.driver import MULTICLASS
@@ -364,7 +365,7 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
                 self._start(0, Vocabulary())
             if self.vocabulary_ is None:
                 return x  # integer columns of a model trained on arrays (checked there)
-            cols, vals = self.vocabulary_._columns(x, grow)
+            cols, vals = self.vocabulary_.columns(x, grow)
             n = len(self.vocabulary_)
             if n > self.n_features_in_:
                 self.n_features_in_ = n
@@ -509,7 +510,8 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
             raise StateLayoutError("one state block for every class, where this "
                                    "OneVsRest keeps one model per class")
         model = cls(**params)
-        model._base()
+        inner = internals(model)
+        inner.check_base()
         counts = {k: meta.get(k) for k in ("n_features_in_", "t_", "width")}
         for k, v in counts.items():
             if type(v) is not int or v < 0:
@@ -522,23 +524,24 @@ class OneVsRest(LabelMixin, ClassifierMixin, Wrapper):
                 raise ValueError(f"the vocabulary must list {counts['n_features_in_']} "
                                  "feature names")
             vocabulary = Vocabulary.from_list(names)
-        model._start(counts["n_features_in_"], vocabulary)
-        model._width, model.t_ = counts["width"], counts["t_"]
-        if model._width < model.n_features_in_ or \
-                (vocabulary is None and model._width != model.n_features_in_):
-            raise ValueError(f"width {model._width} does not fit "
+        inner.start(counts["n_features_in_"], vocabulary)
+        inner.width, model.t_ = counts["width"], counts["t_"]
+        width = inner.width
+        if width < model.n_features_in_ or \
+                (vocabulary is None and width != model.n_features_in_):
+            raise ValueError(f"width {width} does not fit "
                              f"{model.n_features_in_} features")
-        model._import_labels(meta, arrays)
+        inner.import_labels(meta, arrays)
         members = meta.get("members")
-        if not isinstance(members, list) or len(members) != model._n_classes() or \
+        if not isinstance(members, list) or len(members) != inner.n_classes() or \
                 not all(isinstance(info, dict) and info.get("fitted") for info in members):
             raise ValueError("members must hold one fitted class model per class")
         model.estimators_ = [import_model(info, f"m{k}.", arrays, like=model.base)
                              for k, info in enumerate(members)]
         for k, m in enumerate(model.estimators_):
-            if m.n_features_in_ != model._width:
+            if m.n_features_in_ != width:
                 raise ValueError(f"class model {k} has {m.n_features_in_} features, the "
-                                 f"model {model._width}")
+                                 f"model {width}")
         prefixes = tuple(f"m{k}." for k in range(len(members)))
         unknown = [k for k in arrays if k != "seen_" and not k.startswith(prefixes)]
         if unknown:

@@ -89,6 +89,12 @@ class Strategy(Saves):
     def _check_params(self):
         pass
 
+    def check_params(self):
+        """Raise ValueError for a parameter out of its range (what the first ``fit``
+        would raise); returns the strategy."""
+        self._check_params()
+        return self
+
     def _kernel_params(self):
         return ()
 
@@ -200,14 +206,14 @@ class Strategy(Saves):
         return self
 
     # ------------------------------------------------------------ persistence
-    def _export(self):
+    def export_state(self):
         if getattr(self, "state_", None) is None:
             return {}, {}
         return {"t_": int(self.t_), "n_assets_": int(self.n_assets_)}, \
             {k: np.array(v) for k, v in self.state_.items()}
 
     @classmethod
-    def _import(cls, params, fitted, arrays):
+    def from_state(cls, params, fitted, arrays):
         """A strategy from a file, every part checked before a compiled loop may see it:
         the parameters, the counters, each array's dtype and shape against a fresh
         state's for those parameters (a window within its history), finite values,

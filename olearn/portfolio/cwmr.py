@@ -120,7 +120,7 @@ class CWMR(Strategy):
         return float(self.phi), float(self.epsilon)
 
     @classmethod
-    def _import(cls, params, fitted, arrays):
+    def from_state(cls, params, fitted, arrays):
         """As every strategy's, the variances checked positive; a file from before round
         5 holds the m x m ``Sigma``, read as its diagonal (it is diagonal: exactly, as
         the inversions of a diagonal matrix leave zeros) and refused otherwise."""
@@ -132,7 +132,7 @@ class CWMR(Strategy):
                 raise StateLayoutError("its covariance Sigma is not the diagonal matrix "
                                        "CWMR's updates keep")
             arrays["sigma"] = np.array(np.diagonal(S))
-        model = super()._import(params, fitted, arrays)
+        model = super().from_state(params, fitted, arrays)
         sigma = getattr(model, "state_", {}).get("sigma") if fitted else None
         if sigma is not None and not (sigma > 0).all():
             raise ValueError("state array sigma (variances) must be positive")

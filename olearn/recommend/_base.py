@@ -274,7 +274,7 @@ class Recommender(Saves, Estimator):
         return [self._items.ids[j] for j in top]
 
     # -- persistence ---------------------------------------------------------------
-    def _export(self):
+    def export_state(self):
         if not self._started():
             return {"started": False}, {}
         self._users.check_saveable("user")
@@ -286,7 +286,7 @@ class Recommender(Saves, Estimator):
         return fitted, arrays
 
     @classmethod
-    def _import(cls, params, fitted, arrays):
+    def from_state(cls, params, fitted, arrays):
         """A model from a file, checked before a compiled pass may index it: ids (no
         duplicates, NaN or out-of-range integers), the (user, item) pairs within the id
         tables, the counters, then the model's own arrays (``_import_model``: each
