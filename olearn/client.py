@@ -212,9 +212,10 @@ class Client:
               sample_weight: Vector | None = None, id: str | None = None,
               pipeline: dict | None = None) -> Any:
         """Learn rows ``X`` with labels ``y`` (None for a detector); returns
-        ``{"acknowledged", "seq"}`` once the server made them durable.  ``pipeline`` says how the rows were read
-        (``{"format": "libsvm", "width": 123}``, ``{"format": "vw", "hash_bits": 18}``):
-        a model refuses rows of another shape than the first it learned (409)."""
+        ``{"acknowledged", "seq"}`` once the server made them durable.  ``pipeline``
+        says how the rows were read (``{"format": "libsvm", "width": 123}``,
+        ``{"format": "vw", "hash_bits": 18}``): a model refuses rows of another shape
+        than the first it learned (409)."""
         return self.request("POST", f"/models/{_q(name)}/learn",
                             self.learn_body(X, y, sample_weight, id, pipeline))
 

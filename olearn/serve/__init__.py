@@ -5,8 +5,9 @@ Modules: :mod:`.app` (routes, authentication, limits), :mod:`.store` (models on 
 one writer per model, snapshots, recovery), :mod:`.wal` (the log and its fsync
 policies), :mod:`.body` (request bodies checked whole), :mod:`.shapes` (what a model's
 rows, answers and pipeline are by its target: labels, none, label sets, sequences),
-:mod:`.tokens` (hashed tokens and scopes), :mod:`.metrics` (Prometheus text).  Needs the ``serve`` extra (Starlette
-and uvicorn); :mod:`olearn.client` talks to it with the standard library alone.
+:mod:`.tokens` (hashed tokens and scopes), :mod:`.metrics` (Prometheus text).  Needs the
+``serve`` extra (Starlette and uvicorn); :mod:`olearn.client` talks to it with the
+standard library alone.
 """
 from .body import Limits, ServeError
 

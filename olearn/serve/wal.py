@@ -463,8 +463,8 @@ class Log:
         with self._cond:
             while self.synced < position:
                 if self._lost(position) or self.broken is not None or self.closed:
-                    raise LogFailed(f"the log could not be synced "
-                                    f"({self.broken or ('closed' if self.closed else 'dropped')})")
+                    why = self.broken or ("closed" if self.closed else "dropped")
+                    raise LogFailed(f"the log could not be synced ({why})")
                 if self._syncing:
                     self._cond.wait()
                     continue
@@ -494,6 +494,11 @@ class Log:
                     self.closed:
                 return
             self._syncing = True
+        self._sync_claimed(target)
+
+    def _sync_claimed(self, target):
+        """An fsync covering logical ``target``, ``_syncing`` claimed by the caller:
+        released after it, the outcome recorded (``broken`` on a failure)."""
         try:
             self.io.fsync()
             failed = None
@@ -594,22 +599,14 @@ class Log:
         with self._cond:
             while self._syncing:
                 self._cond.wait()
-            self._syncing, target = True, self.written
-        failed = None
-        try:
-            if self.policy != "none" and self.broken is None and self.synced < target:
-                self.io.fsync()
-        except OSError as exc:
-            failed = _reason(exc)
-        finally:
-            with self._cond:
-                self._syncing = False
-                if failed is not None:
-                    self.broken = failed
-                elif self.policy != "none" and self.broken is None:
-                    self._synced(target)
-                self.closed = True
-                self._cond.notify_all()
+            target = self.written
+            sync = self.policy != "none" and self.broken is None and self.synced < target
+            self._syncing = sync
+        if sync:
+            self._sync_claimed(target)
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
         self.io.close()
 
 
