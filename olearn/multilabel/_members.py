@@ -83,6 +83,16 @@ class PerLabel(MultilabelModel):
                                             late)
         return cutting.apply(scores, T, late)
 
+    def _cut_example(self, out, scores, y, first, fitted, sample_weight):
+        """One example's answers under the calibrated cut, learned from its pre-update
+        ``scores`` (``threshold="fixed"``: ``out`` as given)."""
+        if self.threshold == "fixed":
+            return out
+        late = self._late(1, first, fitted)
+        return self._cut(out[None, :], np.where(late, 0.0, scores[None, :]), y[None, :],
+                         None if sample_weight == 1.0 else np.array([sample_weight]),
+                         late)[0][0]
+
     def _cut_now(self, pred, scores, fitted):
         """Predictions and scores of the current cut (nothing learned)."""
         if self.threshold == "fixed":

@@ -80,11 +80,8 @@ class BinaryRelevance(PerLabel):
             else:
                 p = m.predict_learn_one(x, int(y[j]), sample_weight)
             out[j] = int(p or 0)
-        if self.threshold != "fixed":
-            late = self._late(1, first, fitted)
-            out = self._cut(out[None, :], np.where(late, 0.0, scores[None, :]), y[None, :],
-                            None if sample_weight == 1.0 else np.array([sample_weight]),
-                            late)[0][0]
+        if self.threshold != "fixed":  # (scores and fitted exist only then)
+            out = self._cut_example(out, scores, y, first, fitted, sample_weight)
         return out
 
     def predict_example(self, x):
