@@ -20,7 +20,6 @@ A kernel is ``kernel(values, *state, params, flags, stop) -> consumed``: it read
 detection.
 """
 import math
-import sys
 
 import numpy as np
 
@@ -41,30 +40,6 @@ def check_integer(name, value, low):
     return float(value)
 
 
-def _river_variant(cls, kind_name):
-    """A class deriving from ``cls`` and River's detector base ``kind_name`` (River
-    loaded: ``sys.modules``), or None; made once per class."""
-    river_base = sys.modules.get("river.base")
-    kind = getattr(river_base, kind_name, None) if river_base is not None else None
-    if kind is None:
-        return None
-    variant = _VARIANTS.get(cls)
-    if variant is None:
-        variant = _VARIANTS[cls] = type(cls.__name__, (cls, kind), {
-            "__module__": cls.__module__, "__qualname__": cls.__qualname__})
-    return variant
-
-
-_VARIANTS: dict = {}
-
-
-def _restored(cls, state):
-    """A pickled (or deep-copied) detector: ``cls`` with its attributes."""
-    det = cls.__new__(cls)
-    det.__dict__.update(state)
-    return det
-
-
 class DriftDetector(NotMixable, Saves):
     """Base class: ``update(value)`` (River 0.26's: returns None; read
     ``drift_detected``), ``update_many(values) -> indices``, ``detect(values,
@@ -73,26 +48,13 @@ class DriftDetector(NotMixable, Saves):
     Attributes (after updates): ``drift_detected`` and ``warning_detected`` (of the
     last value), ``n_detections_`` (drifts so far), ``n_`` (values seen so far).
 
-    River's detector type: River's detector bases are not ABCs (no ``register``), so
-    ``isinstance(det, river.base.DriftDetector)`` reads ``det.__class__`` after
-    ``type(det)``: when River is loaded (``sys.modules``; olearn never imports it),
-    ``__class__`` answers a class derived from the detector's class and River's base
-    named by ``_river_kind`` (``DriftDetector``, or ``BinaryDriftAndWarningDetector`` for
-    DDM and EDDM); ``type(det)`` stays the olearn class (save, load, pickle, clone).
+    Not an instance of River's ``river.base.DriftDetector``: River's detector bases are
+    not ABCs (no ``register``), and answering a River-derived class from ``__class__``
+    made ``clone`` build that class, which neither pickled nor loaded as the olearn one.
     """
 
-    #: River's base class of this detector (``river.base.<name>``)
+    #: River's base class of this detector (``river.base.<name>``; informative)
     _river_kind = "DriftDetector"
-
-    @property  # type: ignore[misc]
-    def __class__(self):
-        cls = type(self)
-        variant = _river_variant(cls, cls._river_kind)
-        return cls if variant is None else variant
-
-    def __reduce_ex__(self, protocol):
-        # (pickle would check the class against __class__: the olearn class, explicitly)
-        return (_restored, (type(self), dict(self.__dict__)))
 
     @property
     def drift_detected(self):
