@@ -240,3 +240,21 @@ def test_train_server_streams_a_file_into_a_detector_without_its_labels(srv, tmp
     local = run("evaluate", str(path), "--algo", "uniclass")
     assert abs(float(local.split("ROC AUC = ")[1].split(",")[0]) - served) < 5e-5
     assert Client(srv.url, srv.token).info("stream")["rows"] == 600
+
+
+def test_only_detectors_give_anomaly_scores(tmp_path):
+    """k-means learns without a target too, but its ``score_many`` is no anomaly score:
+    /score and ``"scores"`` are refused for it, as for a classifier."""
+    from olearn.serve.store import Store
+    store = Store(tmp_path, "none", background=False)
+    store.create("k", json.dumps({"algo": "kmeans"}).encode())
+    store.learn("k", json.dumps({"rows": [{"x": [1.0, 2.0]}, {"x": [0.0, 1.0]}]}).encode())
+    from olearn.serve.body import ServeError
+    for kwargs, body in (({"score": True}, {"rows": [[1.0, 2.0]]}),
+                         ({}, {"rows": [[1.0, 2.0]], "scores": True})):
+        with pytest.raises(ServeError) as err:
+            store.predict("k", json.dumps(body).encode(), **kwargs)
+        assert err.value.status == 400 and "anomaly" in err.value.message
+    assert len(store.predict("k", json.dumps({"rows": [[1.0, 2.0]]}).encode())
+               ["predictions"]) == 1
+    store.close()

@@ -40,9 +40,13 @@ def plain(values):
             v.item() if hasattr(v, "item") else v for v in values]
 
 
-def _is_detector(model):
-    return callable(getattr(model, "score_many", None)) and callable(
-        getattr(model, "score_one", None))
+def is_detector(model):
+    """An anomaly detector (scikit-learn's outlier-detector kind, ``olearn.anomaly``):
+    a model without a target whose ``score_many`` gives anomaly scores (k-means' and
+    the decompositions' do not)."""
+    tags = getattr(model, "__sklearn_tags__", None)
+    return target_of(model) == "none" and tags is not None and \
+        getattr(tags(), "estimator_type", None) == "outlier_detector"
 
 
 def _label_lists(Y, classes):
@@ -66,7 +70,7 @@ def apply_learn(model, req, predict=False):
             return model.predict_learn(req.X, req.y)
         model.partial_fit(req.X, req.y)
         return None
-    detector = target == "none" and _is_detector(model)
+    detector = is_detector(model)
     if sp.issparse(req.X):
         if getattr(model, "vocabulary_", None) is not None:  # a model fed {name: value}
             req = req._replace(X=_column_dicts(req.X), dicts=True)
@@ -149,7 +153,7 @@ def predict_rows(model, req):
         out["labels"] = plain(model.classes_)
     if req.scores:
         if target == "none":
-            if not _is_detector(model):
+            if not is_detector(model):
                 raise ServeError(400, "this model gives no anomaly scores")
             out["scores"] = np.asarray(model.score_many(X)).tolist()
         else:

@@ -55,8 +55,8 @@ import time
 
 from .._state import ModelTooLarge
 from .body import ServeError, Limits, parse_create, parse_learn, parse_predict
-from .shapes import (apply_learn, check_columns, count, learned, merge_pipeline, plain,
-                     predict_rows, target_of)
+from .shapes import (apply_learn, check_columns, count, is_detector, learned,
+                     merge_pipeline, plain, predict_rows, target_of)
 from .wal import GROUP_MS, Log, LogDamage, LogFailed, default_io, encode, scan_log
 
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
@@ -578,8 +578,7 @@ class Store:
         entry = self.entry(name)
         req = parse_predict(body, self.limits, target_of(entry.model))
         if score:
-            if target_of(entry.model) != "none" or not callable(
-                    getattr(entry.model, "score_many", None)):
+            if not is_detector(entry.model):
                 raise ServeError(400, f"model {name!r} is not an anomaly detector: it gives "
                                       "no anomaly scores (use /predict)")
             req = req._replace(scores=True, proba=False)
