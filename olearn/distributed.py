@@ -86,7 +86,7 @@ import uuid
 import numpy as np
 
 __all__ = ["fit", "run", "simulate", "Result", "MIXINGS", "shard_files", "local_client",
-           "averaged_statistics"]
+           "averaged_statistics", "split", "Part"]
 
 MIXINGS = ("ipm", "average", "stream")
 WEIGHTS = ("count", "uniform")
@@ -100,11 +100,16 @@ class Result:
     """What ``run`` returns: ``model`` (the mixed model), ``rows`` (learned, all
     epochs), ``rounds`` (mixes made), ``version`` (of the final mix), ``late`` (member
     results dropped as older than the mix they arrived at), ``shards``, ``workers``
-    (in the cluster at the end), ``seconds`` (wall)."""
+    (in the cluster at the end), ``seconds`` (wall), ``progressive`` (with
+    ``progressive=True``: ``{"task", "rows", "mistakes"}`` for a classifier,
+    ``{"task", "rows", "squared", "absolute"}`` (sums) for a regressor, each row
+    answered by its shard's member before it learned the row; None otherwise)."""
 
-    def __init__(self, model, rows, rounds, version, late, shards, workers, seconds):
+    def __init__(self, model, rows, rounds, version, late, shards, workers, seconds,
+                 progressive=None):
         self.model, self.rows, self.rounds, self.version = model, rows, rounds, version
         self.late, self.shards, self.workers, self.seconds = late, shards, workers, seconds
+        self.progressive = progressive
 
     def __repr__(self):
         return (f"Result(rows={self.rows}, rounds={self.rounds}, version={self.version}, "
@@ -121,8 +126,12 @@ def fit(model, data, client=None, mixing="ipm", epochs=1, mix_every=None,
 
 
 def run(model, data, client=None, mixing="ipm", epochs=1, mix_every=None,
-        weights="count", progress=None, n_workers=None, rules=None, **reader_options):
-    """``fit``, returning a ``Result`` (the model and what the job did)."""
+        weights="count", progress=None, n_workers=None, rules=None, progressive=False,
+        **reader_options):
+    """``fit``, returning a ``Result`` (the model and what the job did).
+    ``progressive=True``: each shard's member answers each row before it learns it
+    (``predict_learn``, the same model as ``partial_fit``), and ``Result.progressive``
+    sums the mistakes or errors (a classifier or regressor over files or partitions)."""
     _check(model, mixing, epochs, mix_every, weights, reader_options)
     files = shard_files(data)
     if files is None and not _is_collection(data):
@@ -141,7 +150,8 @@ def run(model, data, client=None, mixing="ipm", epochs=1, mix_every=None,
                 shards = runner.persist([("load", path, options) for path in files])
         else:
             shards = runner.persist(_partitions(data, reader_options))
-        return _rounds(model, shards, runner, mixing, epochs, mix_every, weights, rules)
+        return _rounds(model, shards, runner, mixing, epochs, mix_every, weights, rules,
+                       progressive)
     finally:
         if own:
             client.close()
@@ -189,7 +199,11 @@ def shard_files(data):
             or not all(isinstance(p, (str, os.PathLike)) for p in data):
         return None
     out = []
-    for p in map(os.fspath, data):
+    for p in data:
+        if isinstance(p, Part):
+            out.append(p)
+            continue
+        p = os.fspath(p)
         found = sorted(glob.glob(p)) if glob.has_magic(p) else [p]
         if not found:
             raise FileNotFoundError(f"{p}: no file matches")
@@ -206,14 +220,109 @@ def _is_collection(data):
         hasattr(data, "to_delayed") and hasattr(data, "columns"))
 
 
-def local_client(n_workers=None):
-    """(client, cluster): a LocalCluster of ``n_workers`` single-threaded worker
-    processes (default one per core), its dashboard on a free port."""
+def local_client(n_workers=None, processes=True):
+    """(client, cluster): a LocalCluster of ``n_workers`` single-threaded workers
+    (default one per core), its dashboard on a free port: worker processes, or with
+    ``processes=False`` worker threads in this process (started in a tenth of a second
+    where processes take one to two, and sharing this process's loaded kernels, which
+    release the GIL: the command line's ``--workers``)."""
     from distributed import Client, LocalCluster
     n = n_workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=40)
+    # (a task's error comes back to the caller as its exception: the workers' own
+    # "Compute Failed" log lines would only repeat it, with a traceback)
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                           dashboard_address=":0", silence_logs=50)
     return Client(cluster), cluster
+
+
+class Part(os.PathLike):
+    """Shard ``index`` of ``count`` of the file ``path``: its lines in the bytes
+    ``[start, end)`` (:func:`split` cuts at line ends).  ``os.fspath`` of a part is the
+    file's path (the format is the file's); a worker reads only its bytes."""
+
+    def __init__(self, path, start, end, index, count):
+        self.path, self.start, self.end = os.fspath(path), int(start), int(end)
+        self.index, self.count = int(index), int(count)
+
+    def __fspath__(self):
+        return self.path
+
+    @property
+    def name(self):
+        """The name messages give (a malformed line's number counts from the part's
+        first line)."""
+        return f"{self.path} (part {self.index + 1} of {self.count}, from byte {self.start})"
+
+    def open(self):
+        """The part's bytes as a binary file object (read once)."""
+        import io
+        raw = _Range(self.path, self.start, self.end)
+        raw.name = self.name          # (the buffered file's name is its raw file's)
+        return io.BufferedReader(raw, 1 << 20)
+
+    def __eq__(self, other):
+        return isinstance(other, Part) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.path, self.start, self.end, self.index, self.count)
+
+    def __repr__(self):
+        return f"Part({self.path!r}, {self.start}, {self.end}, {self.index}, {self.count})"
+
+
+class _Range(__import__("io").RawIOBase):
+    """The bytes ``[start, end)`` of a file, read-only."""
+
+    def __init__(self, path, start, end):
+        super().__init__()
+        self._f = open(path, "rb")
+        self._f.seek(start)
+        self._left = end - start
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        n = min(len(buf), self._left)
+        if n <= 0:
+            return 0
+        got = self._f.readinto(memoryview(buf)[:n])
+        self._left -= got
+        return got
+
+    def close(self):
+        self._f.close()
+        super().close()
+
+
+#: formats whose files :func:`split` cuts (one example a line, no header)
+SPLITTABLE = ("libsvm", "vw")
+
+
+def split(path, parts):
+    """The file ``path`` as ``parts`` shards of about equal size, cut at line ends
+    (:class:`Part` objects for ``fit``/``run``); ``[path]`` where it cannot be cut: one
+    part asked, a compressed file, a format with a header or records over several lines
+    (only LIBSVM and Vowpal Wabbit text are cut), or a file smaller than the parts."""
+    path = os.fspath(path)
+    size = os.path.getsize(path)
+    if parts <= 1 or detect(path) not in SPLITTABLE or size < parts \
+            or os.fspath(path).lower().endswith(_COMPRESSED):
+        return [path]
+    with open(path, "rb") as f:
+        if f.read(6).startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ")):
+            return [path]           # compressed whatever its name
+        cuts = [0]
+        for i in range(1, parts):
+            f.seek(max(i * size // parts - 1, cuts[-1]))
+            f.readline()            # to the start of the next line
+            cuts.append(min(f.tell(), size))
+    cuts.append(size)
+    bounds = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [Part(path, a, b, i, len(bounds)) for i, (a, b) in enumerate(bounds)]
 
 
 # ---------------------------------------------------------------- reading (on workers)
@@ -230,6 +339,9 @@ def detect(path):
 
 
 def _reader(path, options):
+    """The chunks of a shard file (or of a :class:`Part` of one: its bytes only)."""
+    if isinstance(path, Part):
+        return _read_part(path, options)
     from . import io
     o = dict(options)
     fmt = o.pop("format", None) or detect(path)
@@ -254,14 +366,44 @@ def _reader(path, options):
     raise ValueError(f"format must be libsvm, vw, csv, text or conllu, got {fmt!r}")
 
 
+def _read_part(part, options):
+    """The chunks of a part; a malformed line is named by its line in the whole file."""
+    from .io import DataFormatError
+    f = part.open()
+    try:
+        yield from _reader(f, {**options, "format": options.get("format") or detect(part.path)})
+    except DataFormatError as e:
+        if e.path != part.name or e.line is None:
+            raise
+        raise DataFormatError(part.path, e.line + _lines_before(part), e.reason) from None
+    finally:
+        f.close()
+
+
+def _lines_before(part):
+    """The lines of the file before the part (counted only to name a bad line)."""
+    n = 0
+    with open(part.path, "rb") as f:
+        left = part.start
+        while left > 0:
+            block = f.read(min(left, 1 << 22))
+            if not block:
+                break
+            n += block.count(b"\n")
+            left -= len(block)
+    return n
+
+
 def _chunks(shard, rows=None):
     """``(X, y, sample_weight)`` chunks of a shard; ``rows=(a, b)``: those rows of an
     in-memory shard."""
     kind, src, options = shard
-    if kind == "file":
-        for chunk in _reader(src, options):
-            w = chunk[2] if len(chunk) > 2 else None
-            yield chunk[0], chunk[1], (None if w is None or np.all(w == 1) else w)
+    if kind == "file":      # (one parse thread: a worker's core is its own)
+        from .io._source import parse_threads
+        with parse_threads(1):   # (set in this thread while the task reads)
+            for chunk in _reader(src, options):
+                w = chunk[2] if len(chunk) > 2 else None
+                yield chunk[0], chunk[1], (None if w is None or np.all(w == 1) else w)
         return
     X, y = src[0], src[1]
     w = src[2] if len(src) > 2 else None
@@ -308,32 +450,75 @@ def _size(shard):
     return len(shard[1][1])
 
 
-def _learn(model, shard, step, rows=None, passes=1):
+def _learn(model, shard, step, rows=None, passes=1, progressive=False):
     """One member: ``model`` (not changed) after ``passes`` passes over the shard (or
     its rows ``rows``).  A pure function of its arguments (``step``, the epoch or version, is
     part of the task's identity only): run again, it gives the same member.
-    Returns (member or None when the shard had no rows, rows learned)."""
+    Returns (member or None when the shard had no rows, rows learned, the progressive
+    sums of :class:`_Progressive` or None)."""
     m = copy.deepcopy(model)
     n = 0
     # a sequence tagger makes each pass as its fit does (a new order with shuffle)
     one_pass = getattr(m, "fit_pass", None)
+    scored = _Progressive.of(m) if progressive and one_pass is None else None
     for k in range(passes):
         for c, (X, y, w) in enumerate(_chunks(shard, rows)):
             if len(y) and one_pass is not None and w is None:
                 one_pass(X, y, seed=(step, k, c))
                 n += len(y)
+            elif len(y) and scored is not None:
+                scored.add(m.predict_learn(X, y, sample_weight=w), y)
+                n += len(y)
             elif len(y):
                 m.partial_fit(X, y, sample_weight=w)
                 n += len(y)
-    return (m if n else None), n
+    return (m if n else None), n, (scored.sums if scored is not None else None)
 
 
-def _learn_slim(model, shard, step, rows=None, passes=1):
+class _Progressive:
+    """The sums of a member's progressive answers: a classifier's mistakes, a
+    regressor's squared and absolute errors (as ``olearn.evaluate.progressive``)."""
+
+    def __init__(self, task):
+        self.sums = {"task": task, "rows": 0}
+        self.sums.update({"mistakes": 0} if task == "classification"
+                         else {"squared": 0.0, "absolute": 0.0})
+
+    @classmethod
+    def of(cls, model):
+        from ._estimator import estimator_kind   # (scikit-learn's tags, not imported)
+        task = {"classifier": "classification",
+                "regressor": "regression"}.get(estimator_kind(model))
+        return cls(task) if task and hasattr(model, "predict_learn") else None
+
+    def add(self, answers, y):
+        answers, y = np.asarray(answers), np.asarray(y)
+        if answers.shape != y.shape or y.ndim != 1:   # (label sets: not summed here)
+            return
+        s = self.sums
+        s["rows"] += len(y)
+        if s["task"] == "classification":
+            s["mistakes"] += int(np.count_nonzero(answers != y))
+        else:
+            e = answers.astype(np.float64) - y
+            s["squared"] += float(e @ e)
+            s["absolute"] += float(np.abs(e).sum())
+
+    @staticmethod
+    def merge(total, sums):
+        if sums is None:
+            return total
+        if total is None:
+            return dict(sums)
+        return {k: (v + sums[k] if k != "task" else v) for k, v in total.items()}
+
+
+def _learn_slim(model, shard, step, rows=None, passes=1, progressive=False):
     """``_learn`` for a cluster: the member goes back to the client as its changes
     from ``model`` (``_slim``), a few kilobytes for a pass over sparse rows where the
     whole model would be megabytes."""
-    member, n = _learn(model, shard, step, rows, passes)
-    return _slim(member, model), n
+    member, n, sums = _learn(model, shard, step, rows, passes, progressive)
+    return _slim(member, model), n, sums
 
 
 def _slim(member, base):
@@ -379,8 +564,9 @@ class _LocalRunner:
     """Rounds in this process (``simulate``)."""
     workers = 1
 
-    def learn(self, model, tasks, step, passes):
-        return [_learn(model, shard, step, rows, passes) for shard, rows in tasks]
+    def learn(self, model, tasks, step, passes, progressive=False):
+        return [_learn(model, shard, step, rows, passes, progressive)
+                for shard, rows in tasks]
 
     def sizes(self, shards):
         return [_size(s) for s in shards]
@@ -421,20 +607,20 @@ class _DaskRunner:
         return self.client.gather([self.client.submit(_size, s, pure=False)
                                    for s in shards])
 
-    def learn(self, model, tasks, step, passes):
+    def learn(self, model, tasks, step, passes, progressive=False):
         from distributed import as_completed
         base = self.client.scatter(model, broadcast=True, hash=False)
         futures, where = [], {}
         for k, (shard, rows) in enumerate(tasks):
             f = self.client.submit(_learn_slim, base, shard, step, rows, passes,
-                                   pure=False, key=f"olearn-learn-{self.job}-v{step}-s{k}")
+                                   progressive, pure=False, key=f"olearn-learn-{self.job}-v{step}-s{k}")
             futures.append(f)
             where[f.key] = k
         out = [None] * len(tasks)
         done = 0
         for f in as_completed(futures):
-            slim, n = f.result()
-            out[where[f.key]] = (_whole(slim, model), n)
+            slim, n, sums = f.result()
+            out[where[f.key]] = (_whole(slim, model), n, sums)
             self.rows += n
             done += 1
             if self.line.due():
@@ -459,8 +645,9 @@ def _agree(runner, files, options, model):
     width = getattr(model, "n_features_in_", None) if _fitted(model) else None
     given = options.get("n_features")
     zb = options.get("zero_based", "auto")
-    if given is None or zb == "auto":
-        scans = runner.map(_scan, [(f, options) for f in files], "scan")
+    if given is None or zb == "auto":     # (a file cut in parts is scanned once)
+        whole = list(dict.fromkeys(os.fspath(f) for f in files))
+        scans = runner.map(_scan, [(f, options) for f in whole], "scan")
         if zb == "auto":
             zb = any(z for _, z in scans)
         top = max(t for t, _ in scans)
@@ -496,11 +683,13 @@ def _partitions(data, options):
 
 
 # ---------------------------------------------------------------- the rounds
-def _rounds(model, shards, runner, mixing, epochs, mix_every, weights, rules=None):
+def _rounds(model, shards, runner, mixing, epochs, mix_every, weights, rules=None,
+            progressive=False):
     t0 = time.perf_counter()
     current = model
     rows = rounds = late = 0
     version = 0
+    scored = None
     if mixing == "stream":
         sizes = runner.sizes(shards)
         plan = [[(s, (a, min(a + mix_every, n))) for a in range(0, n, mix_every)]
@@ -509,25 +698,28 @@ def _rounds(model, shards, runner, mixing, epochs, mix_every, weights, rules=Non
         for _ in range(epochs):
             for r in range(steps):
                 tasks = [p[r] for p in plan if r < len(p)]
-                got = runner.learn(current, tasks, version, 1)
+                got = runner.learn(current, tasks, version, 1, progressive)
                 mixer = _Mixer(current, version, weights, rules)
                 for k, member in enumerate(got):
                     late += not mixer.offer(version, *member)
                 current, version = mixer.mix(), version + 1
                 rows += mixer.rows
                 rounds += 1
+                scored = _Progressive.merge(scored, mixer.sums)
     else:  # ipm: epochs rounds of one pass; average: one round of epochs passes
         passes = 1 if mixing == "ipm" else epochs
         for _ in range(epochs if mixing == "ipm" else 1):
-            got = runner.learn(current, [(s, None) for s in shards], version, passes)
+            got = runner.learn(current, [(s, None) for s in shards], version, passes,
+                               progressive)
             mixer = _Mixer(current, version, weights, rules)
             for member in got:
                 mixer.offer(version, *member)
             current, version = mixer.mix(), version + 1
             rows += mixer.rows
             rounds += 1
+            scored = _Progressive.merge(scored, mixer.sums)
     result = Result(current, rows, rounds, version, late, len(shards),
-                    runner.workers, time.perf_counter() - t0)
+                    runner.workers, time.perf_counter() - t0, scored)
     runner.done(result)
     return result
 
@@ -541,14 +733,16 @@ class _Mixer:
         self.base, self.version, self.weights, self.rules = base, version, weights, rules
         self.members, self.counts = [], []
         self.rows = 0
+        self.sums = None
 
-    def offer(self, version, member, rows):
+    def offer(self, version, member, rows, sums=None):
         if version != self.version:
             return False
         if member is not None and rows > 0:
             self.members.append(member)
             self.counts.append(rows)
             self.rows += rows
+            self.sums = _Progressive.merge(self.sums, sums)
         return True
 
     def mix(self):

@@ -80,3 +80,25 @@ def test_no_matching_file(tmp_path, capsys):
     rc = main(["train", str(tmp_path / "none-*.svm"), "--algo", "pa1", "--workers", "2"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "no file matches" in err[0]
+
+
+def test_one_file_on_two_workers_is_cut_in_two_and_says_its_progressive_rate(tmp_path):
+    """``olearn train FILE --workers 2``: the file cut at a line end into two shards
+    (both workers learn), each step said on stderr, the summary's mistake rate the
+    members' progressive mistakes, the model the library's on the same parts."""
+    import glob
+    pattern = _parts(tmp_path, k=1)
+    path = glob.glob(pattern)[0]
+    model = tmp_path / "m.olm"
+    proc = subprocess.run([sys.executable, "-m", "olearn", "train", path, "--algo", "pa1",
+                           "--workers", "2", "--model", str(model)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr
+    assert "starting a local Dask cluster of 2 worker threads" in err
+    assert "1 file cut at line ends into 2 shards" in err and "on 2 shards" in err
+    want = D.run(olearn.make("pa1"), D.split(path, 2), client=None, n_workers=1,
+                 progressive=True, n_features=6, zero_based=False)
+    mistakes = want.progressive["mistakes"]
+    assert f"mistake rate = {mistakes / 120:.6f} ({mistakes:,} mistakes;" in err
+    np.testing.assert_allclose(olearn.load(model).coef_, want.model.coef_, rtol=0, atol=1e-12)

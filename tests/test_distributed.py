@@ -428,3 +428,77 @@ def test_a_sequence_tagger_mixes_over_conllu_shards(client, tmp_path):
     for key in want.state_:
         np.testing.assert_array_equal(got.state_[key], want.state_[key])
     assert got.predict(words) == tags
+
+
+# ---------------------------------------------------------------- one file cut in parts
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_split_cuts_a_file_at_line_ends_into_its_rows(tmp_path, parts):
+    """The parts of ``split`` hold every line once, in order, each whole: read part
+    by part they give the file's rows."""
+    X, y = _data(n=50)
+    path = _write_libsvm(tmp_path / "all.svm", X, y)
+    got = D.split(path, parts)
+    assert len(got) == parts if parts > 1 else got == [path]
+    rows = []
+    for p in got:
+        for Xc, yc, _ in D._chunks(("file", p, {"n_features": 5, "zero_based": False})):
+            rows.append((Xc.toarray(), yc))
+    np.testing.assert_array_equal(np.vstack([r[0] for r in rows]), X)
+    np.testing.assert_array_equal(np.concatenate([r[1] for r in rows]), y)
+
+
+def test_split_leaves_what_it_cannot_cut_whole(tmp_path):
+    import gzip
+    X, y = _data(n=20)
+    path = _write_libsvm(tmp_path / "all.svm", X, y)
+    with open(path, "rb") as f, gzip.open(tmp_path / "all.svm.gz", "wb") as g:
+        g.write(f.read())
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n3,4\n")
+    for p in (str(tmp_path / "all.svm.gz"), str(tmp_path / "t.csv")):
+        assert D.split(p, 4) == [p]
+
+
+def test_a_file_in_parts_learns_as_the_parts_in_memory(client, tmp_path):
+    """ipm over the parts of one file = the same rounds over the parts' rows in this
+    process; the progressive mistakes are each part's member's, before each row."""
+    X, y = _data(n=90)
+    path = _write_libsvm(tmp_path / "all.svm", X, y)
+    parts = D.split(path, 3)
+    shards = [load_libsvm(p.open(), n_features=5, zero_based=False) for p in parts]
+    got = D.run(olearn.make("pa1"), parts, client=client, epochs=2, progressive=True)
+    want = D.simulate(olearn.make("pa1"), shards, epochs=2).model
+    np.testing.assert_allclose(got.model.coef_, want.coef_, rtol=0, atol=1e-12)
+    mistakes, m = 0, olearn.make("pa1")
+    for epoch in range(2):
+        members = []
+        for Xs, ys in shards:
+            member = copy.deepcopy(m)
+            mistakes += int(np.count_nonzero(member.predict_learn(Xs, ys) != ys))
+            members.append(member)
+        m = olearn.mix(members, weights=[len(s[1]) for s in shards],
+                       base=m if epoch else None, rules=D.averaged_statistics(m))
+    assert got.progressive == {"task": "classification", "rows": 180, "mistakes": mistakes}
+
+
+def test_a_regressor_sums_its_progressive_errors(client, tmp_path):
+    X, y = _data(n=60)
+    t = X @ np.arange(1.0, 6.0)
+    path = _write_libsvm(tmp_path / "r.svm", X, t)
+    got = D.run(olearn.make("pa1-reg"), [path], client=client, progressive=True,
+                n_features=5, zero_based=False).progressive
+    Xs, ys = load_libsvm(path, n_features=5, zero_based=False)
+    e = olearn.make("pa1-reg").predict_learn(Xs, ys) - ys
+    assert got["task"] == "regression" and got["rows"] == 60
+    np.testing.assert_allclose([got["squared"], got["absolute"]],
+                               [e @ e, np.abs(e).sum()], rtol=1e-12)
+
+
+def test_a_bad_line_in_a_part_is_named_by_its_line_in_the_file(client, tmp_path):
+    X, y = _data(n=40)
+    path = _write_libsvm(tmp_path / "all.svm", X, y)
+    lines = open(path).read().splitlines(True)
+    lines.insert(33, "1 2:x\n")
+    open(path, "w").writelines(lines)
+    with pytest.raises(olearn.io.DataFormatError, match=r"all\.svm:34: "):
+        D.run(olearn.make("pa1"), D.split(path, 2), client=client, n_features=5,
+              zero_based=False)

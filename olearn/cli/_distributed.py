@@ -1,8 +1,16 @@
 """``olearn train 'data/part-*.svm' --algo pa1 --workers 4 --epochs 3``: training on
-Dask (``olearn.distributed``), one shard per file, a local cluster of ``--workers``
-processes or a running one (``--scheduler tcp://host:8786``); the result is an
-ordinary model file."""
+Dask (``olearn.distributed``), one shard per file, on a local cluster of ``--workers``
+single-threaded workers (threads of this process, which share its loaded kernels and
+start at once; ``--processes`` for worker processes) or a running one (``--scheduler
+tcp://host:8786``); the result is an ordinary model file.  Fewer files than workers:
+each LIBSVM or Vowpal Wabbit file is cut at line ends into parts
+(``olearn.distributed.split``), so ``olearn train big.svm --workers 2`` uses both.
+Each step is said on stderr as it starts; the summary gives the progressive mistake
+rate (or errors) as the serial command does, each row answered by its shard's model
+before it learned the row."""
+import math
 import os
+import sys
 import time
 
 from ._common import CLIError, check_writable, report_stream
@@ -17,7 +25,11 @@ def add_args(parser):
         "distributed (olearn.distributed, on Dask: DATA may be a quoted glob of shards, "
         "one per file)")
     g.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="learn on a local Dask cluster of N worker processes")
+                   help="learn on a local Dask cluster of N single-threaded workers "
+                        "(threads of this process: olearn's kernels release the GIL)")
+    g.add_argument("--processes", action="store_true",
+                   help="with --workers: worker processes instead of threads (each "
+                        "loads the kernels; slower to start)")
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="learn on a running Dask cluster (tcp://host:8786)")
     g.add_argument("--mixing", choices=MIXINGS, default="ipm",
@@ -52,6 +64,8 @@ def run(args, params):
                        "not both")
     if args.workers is not None and args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    if args.processes and args.workers is None:
+        raise CLIError("--processes is for a local cluster (--workers N)")
     if args.epochs is not None and args.epochs < 1:
         raise CLIError(f"--epochs must be >= 1, got {args.epochs}")
     if args.mixing == "stream" and (args.mix_every is None or args.mix_every < 1):
@@ -84,29 +98,50 @@ def run(args, params):
     from .. import distributed as D
     client = cluster = None
     t0 = time.perf_counter()
+    say = _Steps(args.quiet)
     if args.scheduler:
         from distributed import Client
+        say(f"connecting to the Dask scheduler {args.scheduler}")
         try:
             client = Client(args.scheduler, timeout=5)
         except OSError as e:
             raise CLIError(f"cannot reach the Dask scheduler {args.scheduler}: "
                            f"{str(e).splitlines()[0]}") from None
+        n_workers = len(client.scheduler_info().get("workers", {}))
     else:
-        client, cluster = D.local_client(args.workers)
+        n_workers = args.workers
+        say(f"starting a local Dask cluster of {n_workers} "
+            f"{'worker processes' if args.processes else 'worker threads'}")
+        client, cluster = D.local_client(n_workers, processes=args.processes)
     try:
+        files = _cut(files, n_workers, say, D)
+        say(f"learning {len(files)} shards, {args.mixing} mixing, "
+            f"{args.epochs or 1} epoch{'s' if (args.epochs or 1) > 1 else ''}")
         result = D.run(model, files, client=client, mixing=args.mixing,
                        epochs=args.epochs or 1, mix_every=args.mix_every,
                        weights=args.mix_weights, progress=None if not args.quiet else False,
-                       **options)
+                       progressive=True, **options)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
-    where = args.scheduler or f"a local cluster of {args.workers} workers"
+    where = args.scheduler or (f"a local cluster of {args.workers} "
+                               f"{'worker processes' if args.processes else 'worker threads'}")
     out = report_stream()       # stdout on a terminal, else stderr
-    print(f"finished: {args.algo or type(model).__name__} on {len(files)} shards ({args.data}), {args.mixing} "
-          f"mixing on {where}", file=out)
+    print(f"finished: {args.algo or type(model).__name__} on {len(files)} shards "
+          f"({args.data}), {args.mixing} mixing on {where}", file=out)
     print(f"rows = {result.rows:,} (all epochs)", file=out)
+    scored = result.progressive
+    if scored and scored["rows"]:
+        n = scored["rows"]
+        if scored["task"] == "classification":
+            print(f"mistake rate = {scored['mistakes'] / n:.6f} ({scored['mistakes']:,} "
+                  "mistakes; each row answered by its shard's model before it learned "
+                  "it)", file=out)
+        else:
+            print(f"squared error = {scored['squared'] / n:.6g}, absolute error = "
+                  f"{scored['absolute'] / n:.6g} (means; each row answered by its "
+                  "shard's model before it learned it)", file=out)
     print(f"rounds = {result.rounds}, workers = {result.workers}", file=out)
     print(f"time = {time.perf_counter() - t0:.3f} s (cluster start included; "
           f"{result.seconds:.3f} s learning and mixing)", file=out)
@@ -116,6 +151,37 @@ def run(args, params):
         print(f"model saved to {args.model}", file=out)
     out.flush()
     return 0
+
+
+class _Steps:
+    """One stderr line as each step of a distributed run starts (not with --quiet)."""
+
+    def __init__(self, quiet):
+        self.quiet = quiet
+        self.t0 = time.perf_counter()
+
+    def __call__(self, text):
+        if not self.quiet:
+            print(f"olearn: {text} ({time.perf_counter() - self.t0:.1f} s)",
+                  file=sys.stderr, flush=True)
+
+
+def _cut(files, workers, say, D):
+    """Fewer files than workers: each file cut into parts (where its format allows),
+    so that every worker has a shard."""
+    if not workers or len(files) >= workers:
+        return files
+    per = math.ceil(workers / len(files))
+    out = []
+    for f in files:
+        out.extend(D.split(f, per) if not isinstance(f, D.Part) else [f])
+    if len(out) > len(files):
+        say(f"{len(files)} file{'s' if len(files) > 1 else ''} cut at line ends into "
+            f"{len(out)} shards, one or more a worker")
+    elif workers > 1:
+        say(f"{len(files)} shard{'s' if len(files) > 1 else ''} for {workers} workers "
+            "(a compressed, CSV or small file is not cut): some workers stay idle")
+    return out
 
 
 def _reader_options(args, first):

@@ -14,6 +14,7 @@ command line's progress bar.  For streams both are None.
 """
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
@@ -21,6 +22,7 @@ import mmap
 import os
 import stat
 import sys
+import threading
 import zlib
 from itertools import chain, islice
 
@@ -277,13 +279,31 @@ def _newline_counter():
 
 _NONE = object()
 
+#: the parse threads of this thread's readers (``parse_threads``)
+_THREADS = threading.local()
 
-def ordered_map(fn, items, workers=2):
-    """``map(fn, items)`` with ``fn`` run in ``workers`` threads, the results in the
+
+@contextlib.contextmanager
+def parse_threads(n):
+    """Readers started in this thread parse with ``n`` threads inside the block (2
+    otherwise): one for a worker of a cluster whose cores are its workers'."""
+    before = getattr(_THREADS, "n", None)
+    _THREADS.n = max(1, int(n))
+    try:
+        yield
+    finally:
+        _THREADS.n = before
+
+
+def ordered_map(fn, items, workers=None):
+    """``map(fn, items)`` with ``fn`` run in ``workers`` threads (default 2, or what
+    :func:`parse_threads` set for this thread), the results in the
     order of ``items``, at most ``workers`` items taken ahead of the one given back
     (memory stays bounded).  For the compiled parsers, which release the GIL: on two
     cores two blocks are parsed at once.  An exception of ``fn`` is raised at its
     item, after every earlier result."""
+    if workers is None:
+        workers = getattr(_THREADS, "n", None) or 2
     items = iter(items)
     first = next(items, _NONE)
     second = next(items, _NONE) if workers > 1 else _NONE
