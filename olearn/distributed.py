@@ -261,13 +261,10 @@ class Part(os.PathLike):
         return io.BufferedReader(raw, 1 << 20)
 
     def __eq__(self, other):
-        return isinstance(other, Part) and self._key() == other._key()
+        return isinstance(other, Part) and vars(self) == vars(other)
 
     def __hash__(self):
-        return hash(self._key())
-
-    def _key(self):
-        return (self.path, self.start, self.end, self.index, self.count)
+        return hash(tuple(vars(self).values()))
 
     def __repr__(self):
         return f"Part({self.path!r}, {self.start}, {self.end}, {self.index}, {self.count})"
