@@ -6,8 +6,10 @@
 A real server (``--fsync always``) and the command line as a user runs it, on a9a (32,561
 rows, 123 columns), w8a (49,749 rows, 300 columns) and w8a ten times over (497,490 rows:
 a stream long enough that the command's fixed start, the reader's kernels loaded and the
-model made, no longer dominates), ``--request-rows`` 1,000 and 10,000: the rows/s the command reports (reading, requests and the server's learning,
-from the first read to the last acknowledgement).  Beside it, in the same run, the same
+model made, no longer dominates), ``--request-rows`` 1,000 and 10,000: the rows/s the
+command reports (reading, requests and the server's learning, from the first rows read
+to the last acknowledgement, as the local command reports its own; the rows go as one
+CSR matrix a request, its arrays base64 of their bytes).  Beside it, in the same run, the same
 file's rows sent by ``Client.learn`` as one ``{column: value}`` object per row (how the
 command sent them before: the server learns them one by one), and the local command
 (``olearn train DATA --algo pa1``)'s rows/s.
@@ -62,7 +64,7 @@ def main():
                          "--request-rows", str(per)], capture_output=True, text=True,
                         env=env, timeout=600)
                     assert out.returncode == 0, out.stderr
-                    rates.append(float(re.search(r"\((\d+) rows/s\)", out.stderr).group(1)))
+                    rates.append(float(re.search(r"\((\d+) rows/s", out.stderr).group(1)))
                 rows.append((name, f"olearn train --server, {per:,} rows a request",
                              statistics.median(rates)))
             if name == "w8a-x10":

@@ -21,6 +21,7 @@ raises :class:`ServerError` with the server's one-line message.
 """
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
@@ -179,17 +180,24 @@ class Client:
 
     def learn_body(self, X: Matrix, y: Vector | None, sample_weight: Vector | None = None,
                    id: str | None = None, pipeline: dict | None = None,
-                   csr: bool = False) -> dict:
+                   csr: bool | str = False) -> dict:
         """The JSON body of a learn request (what ``learn`` sends), for a caller that
         posts it itself (``olearn train --server``); with ``csr`` a scipy sparse ``X``
         goes as one compressed sparse matrix (the server learns it in one compiled
-        pass) instead of one object per row."""
+        pass) instead of one object per row, its arrays as base64 strings of their
+        little-endian bytes (``csr="lists"``: as lists of numbers)."""
         if csr and hasattr(X, "tocsr"):
             X = X.tocsr()
-            body: dict[str, Any] = {
-                "csr": {"indptr": X.indptr.tolist(), "indices": X.indices.tolist(),
-                        "data": X.data.tolist(), "width": int(X.shape[1])},
-                "id": id or uuid.uuid4().hex}
+            if csr == "lists":
+                arrays = {"indptr": X.indptr.tolist(), "indices": X.indices.tolist(),
+                          "data": X.data.tolist()}
+            else:
+                import numpy as np
+                arrays = {k: base64.b64encode(np.ascontiguousarray(
+                    getattr(X, k), dtype=t).tobytes()).decode("ascii")
+                    for k, t in (("indptr", "<i8"), ("indices", "<i4"), ("data", "<f8"))}
+            body: dict[str, Any] = {"csr": {**arrays, "width": int(X.shape[1])},
+                                    "id": id or uuid.uuid4().hex}
             if y is not None:
                 body["y"] = _labels(y)
             if sample_weight is not None:

@@ -88,7 +88,39 @@ def test_csr_into_a_model_of_named_features_learns_them_as_column_names(tmp_path
     store.close()
 
 
+def _b64(values, dtype):
+    import base64
+    return base64.b64encode(np.asarray(values, dtype=dtype).tobytes()).decode()
+
+
+def test_base64_arrays_are_the_lists_they_encode(tmp_path):
+    """What ``olearn train --server`` sends (base64 of little-endian bytes) learns
+    exactly as the same matrix sent as lists of numbers."""
+    stores = [Store(tmp_path / k, "none", background=False) for k in ("a", "b")]
+    for store in stores:
+        store.create("m", J({"algo": "pa1"}))
+    X, y = matrix(50, 9), np.where(RNG.random(50) < 0.5, -1, 1)
+    as_b64 = json.loads(body(X, y))
+    assert all(isinstance(as_b64["csr"][k], str) for k in ("indptr", "indices", "data"))
+    as_lists = Client.learn_body(Client.__new__(Client), X, y, csr="lists")
+    assert isinstance(as_lists["csr"]["data"], list)
+    got = [store.learn("m", J(doc), predict=True)["predictions"]
+           for store, doc in zip(stores, (as_b64, as_lists))]
+    assert got[0] == got[1]
+    assert (stores[0].predict("m", J({"csr": as_b64["csr"], "scores": True}))
+            == stores[1].predict("m", J({"csr": as_lists["csr"], "scores": True})))
+    for store in stores:
+        store.close()
+
+
 @pytest.mark.parametrize("csr,words", [
+    ({"indptr": "AAAA*", "indices": [1], "data": [1.0], "width": 3}, "not valid base64"),
+    ({"indptr": _b64([0, 1], "<i8"), "indices": _b64([1], "<i8")[:-4], "data": [1.0],
+      "width": 3}, "4 bytes each"),
+    ({"indptr": _b64([0, 1], "<i8"), "indices": _b64([1], "<i4"),
+      "data": _b64([np.nan], "<f8"), "width": 3}, "finite numbers"),
+    ({"indptr": _b64([0, 1], "<i8"), "indices": _b64([7], "<i4"), "data": [1.0],
+      "width": 3}, "0..2"),
     ({"indptr": [0, 1], "indices": [1.5], "data": [1.0], "width": 3}, "integers"),
     ({"indptr": [0, 1], "indices": [5], "data": [1.0], "width": 3}, "0..2"),
     ({"indptr": [0, 1], "indices": [1], "data": ["a"], "width": 3}, "finite numbers"),

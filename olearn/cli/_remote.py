@@ -95,7 +95,7 @@ def train_remote(args):
         client = Client(args.server, args.token)
     except ValueError as exc:
         raise CLIError(f"--server: {exc}") from None
-    rows, seq, t0 = 0, None, time.perf_counter()
+    rows, seq, t0, t1 = 0, None, time.perf_counter(), None
     fmt, n_features, tally = data_format(args), None, [0.0, 0, None]
     try:
         try:
@@ -115,6 +115,8 @@ def train_remote(args):
         scores, labels = [], []
         path = f"/models/{urllib.parse.quote(args.name, safe='')}/predict_learn"
         for chunk in open_data(args, n_features, weights=True):
+            if t1 is None:      # the first rows in hand: the start-up is over
+                t1 = time.perf_counter()
             X, y = chunk[0], chunk[1]
             w = chunk[2] if len(chunk) > 2 else None
             pipeline = pipeline_of(args, fmt, X.shape[1], n_features)
@@ -133,10 +135,15 @@ def train_remote(args):
         raise CLIError(f"{args.server}: {exc.message} (HTTP {exc.status})") from None
     except OSError as exc:
         raise CLIError(f"{args.server}: {exc}") from None
-    took = time.perf_counter() - t0
+    # as the local command's summary: the rate of reading and learning (here: reading,
+    # sending and the server's learning, from the first rows read), the start-up apart
+    end = time.perf_counter()
+    t1 = end if t1 is None else t1
+    took = end - t1
     loss = (f"; progressive {tally[2]} loss {tally[0] / tally[1]:.6g}" if tally[1] else
             anomaly_summary(scores, labels))
     print(f"learned {rows} rows into {args.name} at {args.server} in {took:.2f} s "
-          f"({rows / max(took, 1e-9):.0f} rows/s); last seq {seq}{loss}",
-          file=report_stream())
+          f"({rows / max(took, 1e-9):.0f} rows/s: reading, sending, the server learning; "
+          f"{t1 - t0:.2f} s before the first rows: the model found or made, the reader "
+          f"started); last seq {seq}{loss}", file=report_stream())
     return 0
