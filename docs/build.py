@@ -180,7 +180,7 @@ def execute(page, figures=None):
     in a fresh temporary working folder.  Returns ``{fence line: printed output}``;
     the ``.png`` files the page wrote are copied into ``figures`` when given.  Raises
     ``PageError`` (one line) at the first block that fails."""
-    page = Path(page)
+    page = Path(page).resolve()
     os.environ["MPLBACKEND"] = "Agg"
     with contextlib.suppress(ImportError):
         import matplotlib
