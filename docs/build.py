@@ -23,8 +23,10 @@ saves, its plots); ``--no-exec`` leaves them out (the site alone, for a quick lo
   run figures).  matplotlib runs with the Agg backend; every ``.png`` a page writes in
   its folder is put next to the page on the site, where ``![...](name.png)`` shows it.
 * A ```` ```console ```` block runs line by line: each ``$ olearn ...`` line is the
-  ``olearn`` command (``python -m olearn``) in the page's folder, and must exit 0 (the
-  lines without ``$`` are its output as shown, not compared: run times vary).  Other
+  ``olearn`` command (``python -m olearn``) in the page's folder, and must exit 0; the
+  site shows each command with what it printed (standard output, then standard error:
+  the summaries go there when the output is not a terminal).  Lines without ``$`` in
+  the block are shown as written, not compared (run times vary).  Other
   ``$`` commands, and ```` ```bash ````/```` ```sh ```` blocks, are not run: they show
   commands on the reader's files.
 * A block whose fence is preceded by ``<!-- not executed: REASON -->`` is not run; it
@@ -168,7 +170,7 @@ def _run_console(page, block, folder):
             last = (proc.stderr.strip().splitlines() or [""])[-1]
             raise PageError(f"{_where(page)}:{block.line}: `{command}` exited "
                             f"{proc.returncode}: {last}")
-        shown.append(proc.stdout)
+        shown.append(f"$ {command}\n{proc.stdout}{proc.stderr}")
     return "".join(shown)
 
 
