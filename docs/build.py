@@ -104,11 +104,11 @@ class PageError(Exception):
 
 
 class Block:
-    """A fenced block of a page: its language, the line of its opening fence (from 1),
-    its code, and the reason it is not run (None: it runs)."""
+    """A fenced block of a page: its language, the lines of its opening and closing
+    fences (from 1), its code, and the reason it is not run (None: it runs)."""
 
-    def __init__(self, lang, line, code, skip):
-        self.lang, self.line, self.code, self.skip = lang, line, code, skip
+    def __init__(self, lang, line, end, code, skip):
+        self.lang, self.line, self.end, self.code, self.skip = lang, line, end, code, skip
 
     @property
     def runs(self):
@@ -132,7 +132,7 @@ def blocks(text):
                 j += 1
             before = next((ln for ln in reversed(lines[:start]) if ln.strip()), "")
             m = SKIP.match(before.strip())
-            out.append(Block(lang, start + 1, "\n".join(lines[start + 1:j]) + "\n",
+            out.append(Block(lang, start + 1, j + 1, "\n".join(lines[start + 1:j]) + "\n",
                              m.group(1) if m else None))
             i = j + 1
         else:
@@ -212,6 +212,9 @@ def execute(page, figures=None):
             if figures is not None:
                 for png in sorted(Path(folder).rglob("*.png")):
                     Path(figures).mkdir(parents=True, exist_ok=True)
+                    if (Path(figures) / png.name).exists():
+                        raise PageError(f"{_where(page)}: {png.name} is a figure of an "
+                                        "earlier page too: name it after the page")
                     shutil.copy(png, Path(figures) / png.name)
         finally:
             os.chdir(here)
@@ -226,9 +229,8 @@ def render(text, printed):
     lines, out = text.splitlines(), []
     by_end = {}
     for block in blocks(text):
-        end = block.line + block.code.count("\n")     # the closing fence's line
         if printed.get(block.line):
-            by_end[end] = printed[block.line]
+            by_end[block.end] = printed[block.line]
     for number, line in enumerate(lines, 1):
         m = SKIP.match(line.strip())
         if m:
