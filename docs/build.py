@@ -34,7 +34,10 @@ saves, its plots); ``--no-exec`` leaves them out (the site alone, for a quick lo
   ``../shared/data`` can mostly be replaced by an in-process or subprocess equivalent.
 
 A block that raises (or a command that fails) fails the build with one line naming the
-page and the block's first line: ``docs/guide/x.md:12: ValueError: ...``.
+page, the block's fence line and, when it is not the block's first, the line that
+raised: ``docs/guide/x.md:12: the block raised (line 15): ValueError: ...``.  The CI
+job runs the build after the test tiers, on their kernel cache; ``pytest -m full
+tests/test_docs.py`` runs each page as a test.
 """
 import argparse
 import contextlib
@@ -422,9 +425,7 @@ def main(argv=None):
                "-f", str(Path(tmp) / "mkdocs.yml")]
         if not args.serve:
             cmd += ["--strict", "-d", out]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        code = subprocess.call(cmd, env=env)
+        code = subprocess.call(cmd, env=_env())
         if code == 0 and not args.serve:
             pages = sum(1 for _ in Path(out).rglob("*.html"))
             print(f"docs: {pages} pages built without warnings in {out}")
