@@ -178,6 +178,32 @@ def test_the_coming_from_page_names_only_what_exists():
     assert all(_problem(c, methods) for c in wrong)
 
 
+def test_the_answers_to_vw_options_name_real_learners_and_parameters():
+    """Each ``--algo NAME`` and ``--param P=`` that the one-line answers to vw's options
+    (and every subcommand's ``--help``) tell a user to type exists: the coming-from
+    page's vw table sent readers to ``--algo ozabag``, ``--algo ovr`` and ``--param
+    hidden``, none of which did."""
+    from olearn.cli import _vw
+    texts = [t for t in _vw.ANSWERS.values() if t]
+    texts.append(build.cli_reference())
+    from olearn.portfolio import STRATEGIES
+    from olearn.recommend import RECOMMENDERS
+    known = set(registry.names() + registry.unlabelled_names() + registry.multilabel_names()
+                + registry.sequence_names()) | set(STRATEGIES) | set(RECOMMENDERS)
+    checked = 0
+    for text in texts:
+        for algo, params in re.findall(r"--algo ([a-z][\w-]*)((?: with --param \w+=)?)",
+                                       text):
+            if algo == "may":               # prose: "--algo may be left out"
+                continue
+            assert algo in known, (algo, text[:80])
+            for param in re.findall(r"--param (\w+)=", params):
+                valid = inspect.signature(lookup(algo)[0].__init__).parameters
+                assert param in valid, (algo, param)
+            checked += 1
+    assert checked >= 8
+
+
 def test_the_cli_reference_has_every_subcommand():
     from olearn.cli import build_parser
     from olearn.cli.completion import Node
