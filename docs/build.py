@@ -10,17 +10,48 @@ as written), the CLI reference (the ``--help`` of every ``olearn`` parser, so it
 true), the server reference (the routes of the app itself), and the committed benchmark tables
 (benchmarks/*.md with their plots).  ``mkdocs build --strict``: any warning fails.
 Needs the ``docs`` extra (``pip install '.[docs]'``) and, for the server's routes,
-the ``serve`` extra.
+the ``serve`` extra; executing the guides needs the ``test`` extra (matplotlib, River,
+pandas, Dask, the server).
+
+Every guide page is a tutorial, and the build runs it (``execute``): before the site is
+assembled, each page's fenced blocks run in the page's order, one namespace per page,
+in a fresh temporary working folder (the page's own files: data it writes, models it
+saves, its plots); ``--no-exec`` leaves them out (the site alone, for a quick look).
+
+* A ```` ```python ```` block runs as Python; what it prints is shown under it on the
+  site (so a printed figure is always what the code printed: the prose does not quote
+  run figures).  matplotlib runs with the Agg backend; every ``.png`` a page writes in
+  its folder is put next to the page on the site, where ``![...](name.png)`` shows it.
+* A ```` ```console ```` block runs line by line: each ``$ olearn ...`` line is the
+  ``olearn`` command (``python -m olearn``) in the page's folder, and must exit 0; the
+  site shows each command with what it printed (standard output, then standard error:
+  the summaries go there when the output is not a terminal).  Lines without ``$`` in
+  the block are shown as written, not compared (run times vary).  Other
+  ``$`` commands, and ```` ```bash ````/```` ```sh ```` blocks, are not run: they show
+  commands on the reader's files.
+* A block whose fence is preceded by ``<!-- not executed: REASON -->`` is not run; it
+  is shown as written, with its reason.  Keep them few: a server, a cluster and
+  ``../shared/data`` can mostly be replaced by an in-process or subprocess equivalent.
+
+A block that raises (or a command that fails) fails the build with one line naming the
+page, the block's fence line and, when it is not the block's first, the line that
+raised: ``docs/guide/x.md:12: the block raised (line 15): ValueError: ...``.  The CI
+job runs the build after the test tiers, on their kernel cache; ``pytest -m full
+tests/test_docs.py`` runs each page as a test.
 """
 import argparse
 import contextlib
 import importlib
 import io
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +83,9 @@ TOPICS = {
     "models": "Models: protocol, mixing, threads, files",
     "evaluation": "Evaluation",
     "cli": "The command line in practice",
-    "river": "River and scikit-learn",
+    "river": "River-style",
+    "sklearn": "scikit-learn-style",
+    "coming_from": "Coming from River, Vowpal Wabbit or scikit-learn",
     "service": "Serving models over HTTP",
     "distributed": "Scale-out on Dask",
     "internals": "Internals",
@@ -64,6 +97,165 @@ CORE = ["olearn.registry.make", "olearn.registry.available", "olearn.registry.wa
         "olearn.protocol", "olearn.base.OnlineLearner", "olearn.base.OnlineClassifier",
         "olearn.base.OnlineRegressor"]
 EVALUATION = ["olearn.evaluate", "olearn.datasets"]
+
+#: the marker, on the line before a fence, of a block the build does not run
+SKIP = re.compile(r"^<!--\s*not executed:\s*(.*?)\s*-->$")
+
+
+class PageError(Exception):
+    """A guide page's block raised or its command failed; the message is one line."""
+
+
+class Block:
+    """A fenced block of a page: its language, the lines of its opening and closing
+    fences (from 1), its code, and the reason it is not run (None: it runs)."""
+
+    def __init__(self, lang, line, end, code, skip):
+        self.lang, self.line, self.end, self.code, self.skip = lang, line, end, code, skip
+
+    @property
+    def runs(self):
+        return self.skip is None and (self.lang == "python" or (
+            self.lang == "console" and any(c.startswith("olearn")
+                                           for c in self.commands())))
+
+    def commands(self):
+        """The ``$ `` lines of a console block, without the prompt."""
+        return [ln[2:].strip() for ln in self.code.splitlines() if ln.startswith("$ ")]
+
+
+def blocks(text):
+    """Every fenced block of a page's markdown, in order."""
+    lines, out, i = text.splitlines(), [], 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            lang, start = lines[i][3:].strip(), i
+            j = i + 1
+            while j < len(lines) and lines[j].rstrip() != "```":
+                j += 1
+            before = next((ln for ln in reversed(lines[:start]) if ln.strip()), "")
+            m = SKIP.match(before.strip())
+            out.append(Block(lang, start + 1, j + 1, "\n".join(lines[start + 1:j]) + "\n",
+                             m.group(1) if m else None))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _where(page):
+    with contextlib.suppress(ValueError):
+        return str(page.resolve().relative_to(ROOT))
+    return str(page)
+
+
+def _fail(page, block, exc):
+    """The one line of a block that raised: the page, the block's fence line, and the
+    page's line where it raised (the code is compiled at its lines of the page)."""
+    at = [f.lineno for f in traceback.extract_tb(exc.__traceback__)
+          if f.filename == str(page)]
+    where = f" (line {at[-1]})" if at and at[-1] != block.line + 1 else ""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return PageError(f"{_where(page)}:{block.line}: the block raised{where}: "
+                     f"{type(exc).__name__}: {first}")
+
+
+def _run_console(page, block, folder):
+    """Run a console block's ``$ olearn`` lines in ``folder``; their output, joined."""
+    shown = []
+    for command in block.commands():
+        argv = shlex.split(command, comments=True)
+        if not argv or argv[0] != "olearn":
+            continue
+        proc = subprocess.run([sys.executable, "-m", "olearn", *argv[1:]], cwd=folder,
+                              capture_output=True, text=True, env=_env())
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or [""])[-1]
+            raise PageError(f"{_where(page)}:{block.line}: `{command}` exited "
+                            f"{proc.returncode}: {last}")
+        shown.append(f"$ {command}\n{proc.stdout}{proc.stderr}")
+    return "".join(shown)
+
+
+def _env():
+    return {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def execute(page, figures=None):
+    """Run a guide page as a tutorial: every block that runs, in order, in one namespace,
+    in a fresh temporary working folder.  Returns ``{fence line: printed output}``;
+    the ``.png`` files the page wrote are copied into ``figures`` when given.  Raises
+    ``PageError`` (one line) at the first block that fails."""
+    page = Path(page).resolve()
+    os.environ["MPLBACKEND"] = "Agg"
+    with contextlib.suppress(ImportError):
+        import matplotlib
+        matplotlib.use("Agg")
+    namespace = {"__name__": "__main__", "__file__": str(page)}
+    printed = {}
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix=f"olearn-page-{page.stem}-") as folder:
+        os.chdir(folder)
+        try:
+            for block in blocks(page.read_text()):
+                if not block.runs:
+                    continue
+                if block.lang == "console":
+                    printed[block.line] = _run_console(page, block, folder)
+                    continue
+                code = compile("\n" * block.line + block.code, str(page), "exec")
+                out = io.StringIO()
+                try:
+                    with contextlib.redirect_stdout(out):
+                        exec(code, namespace)
+                except Exception as exc:
+                    raise _fail(page, block, exc) from None
+                printed[block.line] = out.getvalue()
+            if figures is not None:
+                for png in sorted(Path(folder).rglob("*.png")):
+                    Path(figures).mkdir(parents=True, exist_ok=True)
+                    if (Path(figures) / png.name).exists():
+                        raise PageError(f"{_where(page)}: {png.name} is a figure of an "
+                                        "earlier page too: name it after the page")
+                    shutil.copy(png, Path(figures) / png.name)
+        finally:
+            os.chdir(here)
+            if "matplotlib.pyplot" in sys.modules:
+                sys.modules["matplotlib.pyplot"].close("all")
+    return printed
+
+
+def render(text, printed):
+    """A page as the site shows it: each block's printed output under it, and each
+    not-executed marker made visible."""
+    lines, out = text.splitlines(), []
+    by_end = {}
+    for block in blocks(text):
+        if printed.get(block.line):
+            by_end[block.end] = printed[block.line]
+    for number, line in enumerate(lines, 1):
+        m = SKIP.match(line.strip())
+        if m:
+            out.append(f"*Not run by the docs build: {m.group(1)}.*")
+            out.append("")
+            continue
+        out.append(line)
+        if number in by_end:
+            out += ["", "Output:", "", "```text", by_end[number].rstrip("\n"), "```"]
+    return "\n".join(out) + "\n"
+
+
+def run_guides(figures=None, pages=None):
+    """Execute every guide page (or ``pages``); ``{stem: printed}``.  Prints each page's
+    seconds on stderr."""
+    ran = {}
+    for page in pages or sorted(GUIDE.glob("*.md")):
+        start = time.perf_counter()
+        ran[page.stem] = execute(page, figures)
+        print(f"docs: ran {page.name} in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr, flush=True)
+    return ran
 
 
 def public_objects(package):
@@ -143,21 +335,27 @@ def server_reference():
     return "\n".join(lines)
 
 
-def assemble(src):
-    """Write the site's pages into ``src``; returns the navigation."""
+def assemble(src, ran=None):
+    """Write the site's pages into ``src``; returns the navigation.  ``ran``: each guide
+    page's printed output (``run_guides``), shown under its blocks."""
+    ran = ran or {}
     shutil.copytree(ROOT / "docs" / "figures", src / "figures")
-    (src / "index.md").write_text((GUIDE / "index.md").read_text())
+    (src / "guide").mkdir(exist_ok=True)
+
+    def page_text(page):
+        return render((GUIDE / f"{page}.md").read_text(), ran.get(page, {}))
+
+    (src / "index.md").write_text(page_text("index"))
     nav = [{"Home": "index.md"}]
     guides = []
     for page, (title, packages) in FAMILIES.items():
-        text = (GUIDE / f"{page}.md").read_text().rstrip()
+        text = page_text(page).rstrip()
         objects = [o for p in packages for o in public_objects(p)]
-        (src / "guide").mkdir(exist_ok=True)
         (src / "guide" / f"{page}.md").write_text(
             f"{text}\n\n## API\n{api(objects)}")
         guides.append({title: f"guide/{page}.md"})
     for page, title in TOPICS.items():
-        shutil.copy(GUIDE / f"{page}.md", src / "guide" / f"{page}.md")
+        (src / "guide" / f"{page}.md").write_text(page_text(page))
         guides.append({title: f"guide/{page}.md"})
     nav.append({"User guide": guides})
     (src / "api.md").write_text("# Core API\n\n## Models, files, mixing\n" + api(CORE) +
@@ -204,20 +402,30 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="the site's folder (default: a temporary one)")
     parser.add_argument("--serve", action="store_true", help="mkdocs serve instead")
+    parser.add_argument("--no-exec", action="store_true",
+                        help="do not run the guide pages (the site alone)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory(prefix="olearn-docs-") as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
-        (Path(tmp) / "mkdocs.yml").write_text(config(src, assemble(src)))
+        ran = {}
+        if not args.no_exec:
+            start = time.perf_counter()
+            try:
+                ran = run_guides(figures=src / "guide")
+            except PageError as exc:
+                print(f"docs: {exc}", file=sys.stderr)
+                return 1
+            print(f"docs: ran every guide page in {time.perf_counter() - start:.0f} s",
+                  file=sys.stderr)
+        (Path(tmp) / "mkdocs.yml").write_text(config(src, assemble(src, ran)))
         out = args.out or str(Path(tmp) / "site")
         cmd = [sys.executable, "-m", "mkdocs", "serve" if args.serve else "build",
                "-f", str(Path(tmp) / "mkdocs.yml")]
         if not args.serve:
             cmd += ["--strict", "-d", out]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        code = subprocess.call(cmd, env=env)
+        code = subprocess.call(cmd, env=_env())
         if code == 0 and not args.serve:
             pages = sum(1 for _ in Path(out).rglob("*.html"))
             print(f"docs: {pages} pages built without warnings in {out}")

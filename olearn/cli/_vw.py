@@ -31,7 +31,7 @@ ANSWERS = {
     "--cb_adf": "--cb_adf (contextual bandits) is not offered",
     "--cb_explore": "--cb_explore (contextual bandits) is not offered",
     "--cb_explore_adf": "--cb_explore_adf (contextual bandits) is not offered",
-    "--ect": "--ect is not offered: multiclass learners are native (or --algo ovr)",
+    "--ect": "--ect is not offered: multiclass learners are native",
     "--log_multi": "--log_multi is not offered: multiclass learners are native",
     "--decay_learning_rate": "--decay_learning_rate is not offered: olearn's passes keep "
                              "the learner's own step (its schedule or adaptive rate)",
@@ -47,11 +47,12 @@ ANSWERS = {
     "--normalized": "--normalized: use --algo ndag (the default learner)",
     "--invariant": "--invariant is not offered: the default learner ndag is adaptive and "
                    "normalised, without the importance-invariant update",
-    "--nn": "--nn: use --algo mlp (or mlp-reg) with --param hidden=...",
+    "--nn": "--nn: use --algo mlp (or mlp-reg) with --param hidden_layer_sizes=N",
     "--lrq": "--lrq is not offered: use -q/--quadratic for namespace pairs",
     "--ksvm": "--ksvm: use --algo nogd or fogd (kernel learners on a budget)",
     "--boosting": "--boosting: use --algo auto or the ensembles (olearn algos)",
-    "--bootstrap": "--bootstrap: use --algo ozabag (online bagging)",
+    "--bootstrap": "--bootstrap is not offered on the command line: online bagging is "
+                   "olearn.ensemble.OzaBagging",
     "--binary": "--binary: a classifier's predictions are its labels already "
                 "(the default learner on -1/1 labels is a classifier)",
     "--noconstant": "--noconstant: use --param fit_intercept=false",
@@ -210,7 +211,7 @@ def add_train_args(parser):
                    help="l2 strength (ftrl, fobos: l2; ogd, adagrad, cocob: alpha)")
     g.add_argument("--oaa", type=int, default=None, metavar="N",
                    help="N classes labelled 1..N: the learner's own multiclass model (the "
-                        "default learner ndag, or --algo NAME; --algo ovr for one-vs-rest)")
+                        "default learner ndag, or --algo NAME)")
     g.add_argument("-c", dest="vw_cache", action="store_true",
                    help="keep the binary cache of the data (olearn's cache, --cache), also "
                         "for one pass")

@@ -302,8 +302,7 @@ def _check_classifier(algo):
     from .._estimator import is_classifier
     cls, _ = lookup(algo)
     if not is_classifier(cls()):
-        raise CLIError(f"--oaa: {algo} is a regressor; give a classifier (e.g. ndag, or "
-                       "ovr for one-vs-rest)")
+        raise CLIError(f"--oaa: {algo} is a regressor; give a classifier (e.g. ndag)")
 
 
 class _Holdout:
