@@ -59,9 +59,10 @@ for stage in stages:
     elif stage == "csr":
         m.partial_fit(sp.csr_matrix(X), y, classes=[0, 1])
     elif stage == "one":
-        m.predict_one({"a": 1.0, "b": 2.0})
-        m.learn_one({"a": 1.0, "b": 2.0}, 1)
-        m.learn_one({"a": -1.0, "c": 0.5}, 0)
+        one = olearn.make(name)  # (a model of dicts: a vocabulary of its own)
+        one.predict_one({"a": 1.0, "b": 2.0})
+        one.learn_one({"a": 1.0, "b": 2.0}, 1)
+        one.learn_one({"a": -1.0, "c": 0.5}, 0)
     out[stage] = (time.perf_counter() - t, count["n"] - n0)
 print(json.dumps(out))
 """
