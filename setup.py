@@ -33,8 +33,11 @@ class BuildPyWithKernels(build_py):
             return
         package = os.path.join(os.path.abspath(self.build_lib), "olearn")
         with tempfile.TemporaryDirectory(prefix="olearn-kernels-") as cache:
+            # (pip's isolated build environment is itself on PYTHONPATH: kept after)
+            path = [os.path.abspath(self.build_lib)] + \
+                [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
             env = dict(os.environ, NUMBA_CACHE_DIR=cache, MPLBACKEND="Agg",
-                       PYTHONPATH=os.path.abspath(self.build_lib))
+                       PYTHONPATH=os.pathsep.join(path))
             env.pop("OLEARN_CACHE_DIR", None)
             args = [sys.executable, "-m", "olearn._compiled.ship", package]
             if mode == "generic":
