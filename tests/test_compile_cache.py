@@ -40,10 +40,13 @@ def _copy_package(dest):
         os.utime(path, (later, later))
 
 
-def _call(root, cache, **extra):
+def _call(root, cache, *after, **extra):
+    """Run CALL with the copy ``root`` of olearn imported (``after``: more folders on
+    the path behind it)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("NUMBA_", "OLEARN_CACHE"))}
-    env.update(PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache), **extra)
+    env.update(PYTHONPATH=os.pathsep.join(map(str, (root, *after))),
+               NUMBA_CACHE_DIR=str(cache), **extra)
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(CALL)], env=env,
                           cwd=root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -79,6 +82,9 @@ def test_shipped_generic_kernels_are_adopted_and_hit(copies, tmp_path):
         assert list(fresh.rglob("finite.extreme_row*.nbi"))
         assert not list(fresh.rglob("CPU"))
         assert _call(copies / "b", fresh) == ["1", "0", "False"]
+        # a checkout without kernels, an installed copy of the same sources behind it on
+        # the path (CI's tests after `pip install .`): the installed copy's are adopted
+        assert _call(copies / "a", tmp_path / "other", copies / "b") == ["1", "0", "False"]
     finally:
         shutil.rmtree(shipped)
 
