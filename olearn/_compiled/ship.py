@@ -3,8 +3,8 @@
 ``pip install .`` (setup.py's build step) runs this on the copy of the package it is
 about to install: it compiles, in a fresh cache folder, the kernels of the README's main
 job (``olearn compare``'s default learners on its dataset) and of its quick starts (the
-one-example calls of the common learners, ``olearn train``/``evaluate`` on a LIBSVM
-file, the sparse comparison), then moves that folder to
+one-example calls of the common learners, ``olearn train``/``predict``/``evaluate`` on
+a LIBSVM file, the sparse comparison), then moves that folder to
 ``PACKAGE_DIR/_kernels/numba-<key>``, where :func:`olearn._compiled.adopt_shipped`
 finds it at run time (the key is the hash of numba's version and the compiled sources,
 so other sources or another numba only miss them).  ``--generic`` compiles for a
@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-#: learners whose one-example calls the quick starts and the first-use target name
-ONE_EXAMPLE = ("pa1", "perceptron", "arow", "ftrl", "ogd", "adagrad", "scw")
+#: learners whose one-example calls the quick starts name (pa1, arow: River's), and the
+#: common first-order ones (the others: `olearn warmup`)
+ONE_EXAMPLE = ("pa1", "perceptron", "arow", "ftrl", "ogd")
 #: the README's sparse comparison (`olearn compare a9a --algos ...`)
 SPARSE_COMPARE = ("perceptron", "pa1", "arow", "scw")
 
@@ -52,19 +53,20 @@ def _main_job(work):
 def _quick_starts(work):
     """The README's library, command-line and River-style quick starts, in small."""
     import numpy as np
-    import scipy.sparse as sp
 
     import olearn
     from olearn.cli import main
+    from olearn.evaluate.compare import compare
     from olearn.linear import PAClassifier
-    rng = np.random.default_rng(0)
-    X = sp.csr_matrix(np.where(rng.random((40, 12)) < 0.3, 1.0, 0.0))
-    y = np.where(rng.random(40) < 0.5, 1, -1)
+    data = os.path.join(work, "data.svm")
+    _libsvm(data)
+    X, y = olearn.io.load_libsvm(data)     # (CSR as a LIBSVM set is loaded)
     model = PAClassifier(C=1.0, variant="PA-I")
     model.predict_learn(X, y)
     model.partial_fit(X, y)
     model.predict(X)
     olearn.evaluate.progressive(olearn.make("perceptron"), (X, y))
+    compare(list(SPARSE_COMPARE), X, np.asarray(y), permutations=1, progress=False)
     for name in ONE_EXAMPLE:
         m = olearn.make(name)
         m.predict_one({"free": 1.0})
@@ -74,16 +76,12 @@ def _quick_starts(work):
         m.predict_learn_one({"hi": 1.0, "x": 0.5}, "ham")
         if hasattr(m, "predict_proba_one"):
             m.predict_proba_one({"free": 1.0})
-    data = os.path.join(work, "data.svm")
-    _libsvm(data)
-    codes = [main(["train", data, "--algo", "pa1", "--param", "average=true", "--model",
-                   os.path.join(work, "pa.olm")]),
-             main(["predict", data, "--model", os.path.join(work, "pa.olm"), "--output",
-                   os.path.join(work, "pred.txt")]),
-             main(["evaluate", data, "--algo", "perceptron"])]
-    from olearn.registry import warmup
-    warmup(SPARSE_COMPARE, jobs=2)
-    return max(codes)
+    model_file = os.path.join(work, "pa.olm")
+    return max(main(["train", data, "--algo", "pa1", "--param", "average=true",
+                     "--model", model_file]),
+               main(["predict", data, "--model", model_file, "--output",
+                     os.path.join(work, "pred.txt")]),
+               main(["evaluate", data, "--algo", "perceptron"]))
 
 
 def build(package_dir, generic=False):
