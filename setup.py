@@ -2,7 +2,7 @@
 
 Everything about the package is in pyproject.toml; this file only adds one thing to
 setuptools' ``build_py``: once the package is copied into the build folder, a
-subprocess (``python -m olearn._compiled.ship``) compiles the kernels of the README's
+subprocess (``python -m olearn.cli._ship``) compiles the kernels of the README's
 main job and quick starts into ``<build>/olearn/_kernels`` (numba's cache, keyed on
 numba's version and the compiled sources, found by the installed copy), so a fresh
 ``pip install . && olearn compare`` does not compile on first use.
@@ -39,7 +39,7 @@ class BuildPyWithKernels(build_py):
             env = dict(os.environ, NUMBA_CACHE_DIR=cache, MPLBACKEND="Agg",
                        PYTHONPATH=os.pathsep.join(path))
             env.pop("OLEARN_CACHE_DIR", None)
-            args = [sys.executable, "-m", "olearn._compiled.ship", package]
+            args = [sys.executable, "-m", "olearn.cli._ship", package]
             if mode == "generic":
                 env["NUMBA_CPU_NAME"] = "generic"
                 args.append("--generic")

@@ -3,7 +3,7 @@
 A kernel compiled by one copy of the package (a build folder, another checkout) is a
 cache hit for another copy of the same sources, whatever their paths and time stamps;
 kernels moved into a copy's ``olearn/_kernels/numba-<key>`` (what ``pip install .``
-builds: :mod:`olearn._compiled.ship`) are adopted into an empty cache folder, and those
+builds: :mod:`olearn.cli._ship`) are adopted into an empty cache folder, and those
 built for a generic CPU are filed under this machine's CPU as they are.  Each check runs
 fresh processes (numba's own hit and miss counts of the kernel)."""
 import os

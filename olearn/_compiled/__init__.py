@@ -23,7 +23,7 @@ its path in the package (``olearn.linear``), never by its absolute path, and eac
 function's source stamp is a hash of its file's content, not its time stamp; so kernels
 compiled by another copy of the same sources (a build folder, another checkout) are
 valid here.  ``pip install .`` ships such kernels inside the package
-(``olearn/_kernels/numba-<key>``, built by :mod:`olearn._compiled.ship`): the first
+(``olearn/_kernels/numba-<key>``, built by :mod:`olearn.cli._ship`): the first
 olearn kernel looked up in a process copies those the cache folder lacks into it
 (:func:`adopt_shipped`), so a fresh install starts with its main job's kernels compiled.
 
@@ -78,7 +78,7 @@ def cache_dir():
 
 def shipped_dir():
     """The folder of the kernels built with the installed package for these sources
-    (present only when the install built them: :mod:`olearn._compiled.ship`)."""
+    (present only when the install built them: :mod:`olearn.cli._ship`)."""
     return str(_PACKAGE / "_kernels" / f"numba-{_source_hash()}")
 
 

@@ -1,4 +1,4 @@
-"""The kernels built with the package: ``python -m olearn._compiled.ship PACKAGE_DIR``.
+"""The kernels built with the package: ``python -m olearn.cli._ship PACKAGE_DIR``.
 
 ``pip install .`` (setup.py's build step) runs this on the copy of the package it is
 about to install: it compiles, in a fresh cache folder, the kernels of the README's main
@@ -54,21 +54,23 @@ def _quick_starts(work):
     """The README's library, command-line and River-style quick starts, in small."""
     import numpy as np
 
-    import olearn
     from olearn.cli import main
+    from olearn.evaluate import progressive
     from olearn.evaluate.compare import compare
+    from olearn.io import load_libsvm
     from olearn.linear import PAClassifier
+    from olearn.registry import make
     data = os.path.join(work, "data.svm")
     _libsvm(data)
-    X, y = olearn.io.load_libsvm(data)     # (CSR as a LIBSVM set is loaded)
+    X, y = load_libsvm(data)     # (CSR as a LIBSVM set is loaded)
     model = PAClassifier(C=1.0, variant="PA-I")
     model.predict_learn(X, y)
     model.partial_fit(X, y)
     model.predict(X)
-    olearn.evaluate.progressive(olearn.make("perceptron"), (X, y))
+    progressive(make("perceptron"), (X, y))
     compare(list(SPARSE_COMPARE), X, np.asarray(y), permutations=1, progress=False)
     for name in ONE_EXAMPLE:
-        m = olearn.make(name)
+        m = make(name)
         m.predict_one({"free": 1.0})
         m.learn_one({"free": 1.0, "money": 2.0}, "spam")
         m.learn_one({"hi": 1.0}, "ham")
@@ -118,7 +120,7 @@ def main(argv=None):
     generic = "--generic" in argv
     args = [a for a in argv if a != "--generic"]
     if len(args) != 1:
-        print("usage: python -m olearn._compiled.ship PACKAGE_DIR [--generic]",
+        print("usage: python -m olearn.cli._ship PACKAGE_DIR [--generic]",
               file=sys.stderr)
         return 2
     t0 = time.perf_counter()
