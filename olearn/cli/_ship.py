@@ -29,8 +29,37 @@ ONE_EXAMPLE = ("pa1", "perceptron", "arow", "ftrl", "ogd")
 SPARSE_COMPARE = ("perceptron", "pa1", "arow", "scw")
 
 
+_OUT = [None]   # this process's standard output while the steps' output is silenced
+
+
 def _say(line):
-    print(f"olearn kernels: {line}", file=sys.__stdout__, flush=True)
+    out = _OUT[0] or sys.__stdout__
+    out.write(f"olearn kernels: {line}\n")
+    out.flush()
+
+
+@contextlib.contextmanager
+def _silenced():
+    """The steps' output (and their compile workers', which write to the file
+    descriptors) to /dev/null; :func:`_say` still reaches the real standard output."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    _OUT[0] = os.fdopen(os.dup(saved[0]), "w")
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), \
+                contextlib.redirect_stderr(quiet):
+            yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + [null]:
+            os.close(fd)
+        _OUT[0].close()
+        _OUT[0] = None
 
 
 def _libsvm(path, n=60, d=8, seed=0):
@@ -95,11 +124,11 @@ def build(package_dir, generic=False):
     here = os.getcwd()
     os.chdir(work)   # (anything a step writes stays in the temporary folder)
     try:
-        for step in (_main_job, _quick_starts):
+        for step, what in ((_main_job, "the main job (olearn compare)"),
+                           (_quick_starts, "the README's quick starts")):
             t0 = time.perf_counter()
-            _say(f"{step.__doc__.split(':')[0].split('(')[0].strip()} ...")
-            with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), \
-                    contextlib.redirect_stderr(quiet):
+            _say(f"compiling the kernels of {what} ...")
+            with _silenced():
                 code = step(work)
             if code:
                 raise RuntimeError(f"{step.__name__} failed (exit code {code})")
