@@ -107,6 +107,14 @@ def _quick_starts(work):
         m.predict_learn_one({"hi": 1.0, "x": 0.5}, "ham")
         if hasattr(m, "predict_proba_one"):
             m.predict_proba_one({"free": 1.0})
+    # the Dask quick start: each worker scans its shard, then reads it in chunks with
+    # the widths agreed (olearn.distributed)
+    from olearn.io import read_libsvm
+    scan = read_libsvm(data, chunk_size=10_000, n_features=None, zero_based="auto")
+    for X_, y_ in (c[:2] for c in read_libsvm(data, chunk_size=10_000,
+                                              n_features=scan.n_features,
+                                              zero_based=scan.zero_based)):
+        make("pa1").partial_fit(X_, y_, classes=np.unique(y))
     model_file = os.path.join(work, "pa.olm")
     return max(main(["train", data, "--algo", "pa1", "--param", "average=true",
                      "--model", model_file]),
