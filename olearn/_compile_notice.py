@@ -23,6 +23,11 @@ logger = logging.getLogger("olearn.compile")
 #: seconds between two records (a long series of first uses is not silent, nor chatty)
 EVERY = 20.0
 
+#: how long a first use compiles (benchmarks/compile.md: 5-12 kernels per learner and
+#: input layout, dense, CSR or one example; 6-36 s each at a load of 8 on 2 CPUs, about
+#: a third of that idle; an ensemble compiles its members too)
+EXPECTED = "about 3-15 s per learner and input layout on a 2-CPU machine, more for an ensemble"
+
 _state = {"installed": False, "said": set(), "last": None, "quiet": 0, "depth": 0,
           "t0": 0.0, "seconds": 0.0}
 _lock = threading.Lock()
@@ -77,8 +82,8 @@ def install():
                     _state["last"] = now
             if say:
                 logger.warning("olearn: compiling the kernels of %s (first use in this cache "
-                               "folder: seconds to minutes; cached on disk afterwards)",
-                               module)
+                               "folder: %s; cached on disk afterwards, `olearn warmup` "
+                               "compiles ahead)", module, EXPECTED)
 
         def on_end(self, ev):
             if _olearn_kernel(ev) is None:

@@ -489,7 +489,9 @@ def _warm_all(names):
 
 def _warm(name):
     """Fit learner ``name`` on tiny data in every layout and task that its kind has
-    (dense and CSR; binary and multiclass, or regression); returns the seconds taken."""
+    (dense and CSR; binary and multiclass, or regression), then, where it has them, its
+    one-example calls on dicts (``learn_one``, ``predict_one``, ``predict_learn_one``,
+    ``predict_proba_one``); returns the seconds taken."""
     import time
 
     import numpy as np
@@ -498,9 +500,22 @@ def _warm(name):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((6, 4))
     est = make(name)
-    ys = [rng.standard_normal(6)] if learner_kind(name) == "regressor" else \
+    kind = learner_kind(name)
+    regressor = kind == "regressor"
+    ys = [rng.standard_normal(6)] if regressor else \
         [np.array([0, 1] * 3), np.array([0, 1, 2] * 2)]
     for y in ys:
         for data in (X, sp.csr_matrix(X)):
             est.fit(data, y)
+    one = make(name)
+    if kind in ("classifier", "regressor") and callable(getattr(one, "learn_one", None)):
+        rows = [({"a": 1.0, "b": -2.0}, 0.5 if regressor else 1),
+                ({"a": -1.0, "c": 0.5}, -0.5 if regressor else 0)]
+        for x, target in rows:
+            one.learn_one(x, target)
+            one.predict_one(x)
+        if callable(getattr(one, "predict_learn_one", None)):
+            one.predict_learn_one(*rows[0])
+        if not regressor and callable(getattr(one, "predict_proba_one", None)):
+            one.predict_proba_one(rows[1][0])
     return time.perf_counter() - t0

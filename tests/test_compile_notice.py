@@ -33,5 +33,6 @@ def test_one_record_then_quiet(caplog, monkeypatch):
         assert _kernel("not_olearn", 5)(1) == 6                # a user's function: no line
     records = [r.getMessage() for r in caplog.records if r.name == "olearn.compile"]
     assert records == ["olearn: compiling the kernels of olearn.fake_kernels (first use in "
-                       "this cache folder: seconds to minutes; cached on disk afterwards)"]
+                       f"this cache folder: {notice.EXPECTED}; cached on disk afterwards, "
+                       "`olearn warmup` compiles ahead)"]
     assert notice.seconds() > before
