@@ -7,11 +7,17 @@ main job and quick starts into ``<build>/olearn/_kernels`` (numba's cache, keyed
 numba's version and the compiled sources, found by the installed copy), so a fresh
 ``pip install . && olearn compare`` does not compile on first use.
 
-``OLEARN_BUILD_KERNELS=0`` builds no kernels; ``OLEARN_BUILD_KERNELS=generic`` builds
-them for a generic CPU of this architecture (a wheel for other machines); by default
-for this machine's CPU.  The step never fails the build: any error gives a package
-without kernels and one line saying so (they then compile on first use, as before).
+Only when asked: ``OLEARN_BUILD_KERNELS=1`` (this machine's CPU) or ``=generic`` (a
+generic CPU of this architecture: a wheel for other machines), in an environment that
+has olearn's runtime dependencies (``pip install --no-build-isolation .``, or ``python -m
+build --no-isolation``).  Not by default: pip shows nothing of a build's output, and the
+compile (about two minutes of CPU here, plus installing numba and numpy into an isolated
+build environment) would be minutes of silence in ``pip install .``, longer than the
+first-use compile it saves, which says what it does (benchmarks/compile.md).  The step
+never fails the build: any error gives a package without kernels and one line saying so
+(they then compile on first use, as before).
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -26,10 +32,16 @@ class BuildPyWithKernels(build_py):
         super().run()
         if self.dry_run:
             return
-        mode = os.environ.get("OLEARN_BUILD_KERNELS", "host").strip().lower()
+        mode = os.environ.get("OLEARN_BUILD_KERNELS", "0").strip().lower()
         if mode in ("0", "no", "false", "off", ""):
-            print("olearn kernels: not built (OLEARN_BUILD_KERNELS=0): they compile on "
-                  "first use", flush=True)
+            return          # (the default: kernels compile on first use, and say so)
+        if mode not in ("1", "yes", "true", "on", "host", "generic"):
+            print(f"olearn kernels: not built (OLEARN_BUILD_KERNELS={mode!r}: give 1 or "
+                  "generic)", flush=True)
+            return
+        if importlib.util.find_spec("numba") is None:
+            print("olearn kernels: not built: numba is not in the build environment "
+                  "(build with pip install --no-build-isolation .)", flush=True)
             return
         package = os.path.join(os.path.abspath(self.build_lib), "olearn")
         with tempfile.TemporaryDirectory(prefix="olearn-kernels-") as cache:

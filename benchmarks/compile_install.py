@@ -8,8 +8,9 @@ checkout's committed branch, a fresh virtual environment, an empty kernel cache.
   cache: the learners of the target (pa1, arow, ftrl, ogd) and some outside the
   shipped set (``--outside``): the call's seconds and the process's wall.
 
-    python benchmarks/compile_install.py                      # with kernels (default)
-    python benchmarks/compile_install.py --kernels 0          # OLEARN_BUILD_KERNELS=0
+    python benchmarks/compile_install.py                      # the default install
+    python benchmarks/compile_install.py --kernels 1          # kernels shipped: the runtime
+                                          # dependencies first, then --no-build-isolation
 
 Needs a package index that pip can reach (wheels of numba, numpy, ...).  Prints a
 markdown table; benchmarks/compile.md keeps the figures measured with it.
@@ -61,7 +62,7 @@ def _run(cmd, cwd, env):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kernels", default="host", help="OLEARN_BUILD_KERNELS for the install")
+    ap.add_argument("--kernels", default="0", help="OLEARN_BUILD_KERNELS for the install")
     ap.add_argument("--outside", default="romma,nherd,pa2")
     ap.add_argument("--verbose-pip", action="store_true", help="pip install -v")
     args = ap.parse_args()
@@ -76,6 +77,10 @@ def main():
         env.update(OLEARN_BUILD_KERNELS=args.kernels, MPLBACKEND="Agg",
                    NUMBA_CACHE_DIR=str(work / "cache"))
         pip = [py, "-m", "pip", "install"] + (["-v"] if args.verbose_pip else []) + ["."]
+        if args.kernels not in ("0", ""):   # (the build runs olearn: its dependencies first)
+            subprocess.run([py, "-m", "pip", "install", "-q", "setuptools", "numpy", "scipy",
+                            "numba", "scikit-learn", "matplotlib"], check=True)
+            pip.insert(-1, "--no-build-isolation")
         load = os.getloadavg()[0]
         wall, cpu, gap, _ = _run(pip, work / "clone", env)
         rows.append(f"| pip install . (kernels: {args.kernels}) | {wall:.1f} | {cpu:.1f} "
