@@ -132,8 +132,10 @@ def learners():
 def fmt(err, var, ref):
     if err is None:
         return "diverged", "-"
-    ratio = "-" if ref is None else f"{err / ref:.2f}"
-    return f"{1.0 - err / var:.3f}", ratio
+    def num(v, digits):
+        return f"{v:.{digits}f}" if abs(v) < 1e4 else f"{v:.2e}"
+    ratio = "-" if ref is None else num(err / ref, 2)
+    return num(1.0 - err / var, 3), ratio
 
 
 def main():
