@@ -24,7 +24,9 @@ Losses and schedules are listed in ``olearn._compiled.losses``; in short
   alpha^(-1/4)``, the heuristic of Bottou's sgd code as used by scikit-learn);
   "adagrad": per-coordinate steps ``eta / sqrt(sum of the coordinate's squared
   gradients)`` (Duchi, Hazan and Singer, JMLR 12, 2011, diagonal version, with
-  delta = 0: a coordinate moves only once it has had a gradient).
+  delta = 0: a coordinate moves only once it has had a gradient); "nag": normalized
+  adaptive steps of rate ``eta`` (``olearn.optim.NAG``: Ross, Mineiro and Langford,
+  UAI 2013, Algorithm 2), the regressor's default.
 
 The round ``t`` counts rows (every row is a round, also when its gradient is 0).
 Each loss has its own compiled kernel (the loss is bound into the one rule when the
@@ -46,9 +48,12 @@ after one pass; with the "perceptron" loss and a constant step 1 they equal
 
 Optimisers.  ``optimizer=`` (a name or an ``olearn.optim`` optimiser) replaces the
 plain step by a per-coordinate rule: "sgd" (the schedules above but "optimal"),
-"adagrad", "rmsprop", "adam", "adamw" or "cocob" (see ``olearn.optim``); with None,
-``schedule="adagrad"`` is ``optimizer=AdaGrad(lr=eta)`` and every other schedule the
-SGD step, bit for bit (tested).  One rule per optimiser, made from its compiled step
+"adagrad", "rmsprop", "adam", "adamw", "cocob" or "nag" (see ``olearn.optim``); with
+None, ``schedule="adagrad"`` is ``optimizer=AdaGrad(lr=eta)``, ``schedule="nag"``
+``optimizer=NAG(lr=eta)`` and every other schedule the SGD step, bit for bit (tested).
+NAG rescales a weight before the prediction (its step 1): its kernels score a row
+clipped to the largest magnitudes seen, as ``olearn.linear.ndag``'s, whose score and
+round start they share, and so do ``predict`` and ``decision_function``.  One rule per optimiser, made from its compiled step
 (``rule``): SGD, AdaGrad and COCOB touch the row's non-zeros only (exact: a zero
 gradient changes neither their state nor the weight); RMSProp, Adam and AdamW step
 every coordinate every row, O(d) (their moments decay, and Adam's weight moves, with a
