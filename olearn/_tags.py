@@ -119,7 +119,10 @@ def expected_failed_checks(model_or_class):
     reason wins).  Every model of the protocol declares the two sample-weight
     equivalence checks (``olearn.protocol.Progressive``: an online step scaled by a weight
     is not the same as the row repeated, as scikit-learn's own SGD declares); learners
-    add their own.  scikit-learn 1.9's tags have no field for this: pass it as
+    add their own; a subclass's ``None`` removes a base's entry (a check it passes), and a
+    class whose failures depend on its parameters declares them as a property (read on
+    the instance, or on the class's default instance).  scikit-learn 1.9's tags have no
+    field for this: pass it as
     ``check_estimator(model, expected_failed_checks=olearn.expected_failed_checks(model))``
     (or to ``parametrize_with_checks``)."""
     cls = model_or_class if isinstance(model_or_class, type) else type(model_or_class)
@@ -127,5 +130,8 @@ def expected_failed_checks(model_or_class):
     for member in getattr(model_or_class, "held_learners", lambda: ())():
         merged.update(expected_failed_checks(member))  # (a wrapper: its learners' too)
     for klass in reversed(cls.__mro__):
-        merged.update(klass.__dict__.get("_expected_failed_checks") or {})
-    return merged
+        own = klass.__dict__.get("_expected_failed_checks")
+        if isinstance(own, property):
+            own = own.fget(cls() if model_or_class is cls else model_or_class)
+        merged.update(own or {})
+    return {name: why for name, why in merged.items() if why is not None}

@@ -161,7 +161,7 @@ def test_divergent_member_is_dropped():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((200, 4)) * 1e3
     y = X @ np.ones(4) * 1e3
-    members = [olearn.make("ogd-reg", eta=10.0), olearn.make("pa1-reg")]
+    members = [olearn.make("ogd-reg", schedule="invsqrt", eta=10.0), olearn.make("pa1-reg")]
     ens = ExpertAdvice(members)
     ens.predict_learn(X, y)
     assert list(ens.alive_) == [False, True]

@@ -173,14 +173,17 @@ def test_divergence_names_the_row():
     assert batch.value.moved(100).row == batch.value.row + 100
 
 
-def test_ogd_regressor_diverges_on_cpusmall_with_defaults(data_dir):
+def test_ogd_regressor_diverges_on_cpusmall_with_the_old_default(data_dir):
+    """cpusmall's raw features (up to 2.5e6): the old default step (invsqrt, eta 0.1)
+    diverges and says where; the default since round 4 (NAG, scale-free) does not."""
     from olearn.io import load_libsvm
     path = data_dir / "cpusmall" / "cpusmall.converted"
     if not path.exists():
         pytest.skip("cpusmall not found")
     X, y = load_libsvm(path)
     with pytest.raises(DivergenceError, match=r"diverged at row \d+ of this batch"):
-        olearn.make("ogd-reg").partial_fit(X, y)
+        olearn.make("ogd-reg", schedule="invsqrt", eta=0.1).partial_fit(X, y)
+    assert np.isfinite(olearn.make("ogd-reg").partial_fit(X, y).predict(X)).all()
 
 
 # ------------------------------------------------------------------ model files

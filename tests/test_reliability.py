@@ -213,7 +213,7 @@ def test_failed_calls_leave_the_model_as_it_was():
 def test_divergence_is_an_error_and_rolls_back():
     Xr = RNG.normal(size=(200, 4)) * 1e3
     yr = Xr @ np.ones(4) * 1e3
-    model = olearn.make("ogd-reg", eta=10.0, fit_intercept=False) \
+    model = olearn.make("ogd-reg", schedule="invsqrt", eta=10.0, fit_intercept=False) \
         if "ogd-reg" in available() else None
     if model is None:
         pytest.skip("no ogd-reg learner registered")

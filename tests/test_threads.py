@@ -336,7 +336,8 @@ def test_the_lock_is_never_shared_by_a_copy_and_survives_what_models_go_through(
     assert pickle.loads(pickle.dumps(wrapper)).predict(X).shape == y.shape
     model.set_params(C=0.5)
     assert lock_of(model) is lock
-    m = olearn.make("ogd-reg", eta=10.0, fit_intercept=False).partial_fit(X[:1], y[:1])
+    m = olearn.make("ogd-reg", schedule="invsqrt", eta=10.0,
+                    fit_intercept=False).partial_fit(X[:1], y[:1])
     own = lock_of(m)
     with pytest.raises(olearn.base.DivergenceError):   # a rolled-back call keeps it
         m.partial_fit(X * 1e150, y * 1e150)

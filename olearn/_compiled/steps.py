@@ -116,7 +116,22 @@ def cocob_step(S, k, i, w, g, r, params):
     return 0.0
 
 
+@njit(inline="always")
+def nag_step(S, k, i, w, g, r, params):
+    """NAG's update (Ross, Mineiro and Langford, UAI 2013, Algorithm 2, the last line):
+    ``G += g^2``, ``w -= r g / (s_i sqrt(G))`` with the feature's scale ``s_i = S[0][i]``
+    and the round's normalised rate ``r = lr sqrt(t / N)`` (``olearn.linear.ogd``'s
+    "normalized" mode sets the scales, ``N`` and the rate; ``S[1]`` is ``G``).  A
+    coordinate whose ``G`` underflows to 0 does not move."""
+    G = S[1]
+    G[k, i] += g * g
+    if G[k, i] > 0.0:
+        return -r[0] * g / (S[0][i] * math.sqrt(G[k, i]))
+    return 0.0
+
+
 #: name -> (step, prepare, mode): what a rule needs of each optimiser (module docstring)
 STEPS = {"sgd": (sgd_step, plain, "row"), "adagrad": (adagrad_step, plain, "lazy"),
          "rmsprop": (rmsprop_step, plain, "dense"), "adam": (adam_step, adam_prepare, "dense"),
-         "adamw": (adamw_step, adam_prepare, "dense"), "cocob": (cocob_step, plain, "lazy")}
+         "adamw": (adamw_step, adam_prepare, "dense"), "cocob": (cocob_step, plain, "lazy"),
+         "nag": (nag_step, plain, "normalized")}

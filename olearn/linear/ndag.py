@@ -133,8 +133,15 @@ def _ndag(state, params, idx, val, y, sw, seen, grad):
 KERNELS = declare("linear.ndag", params=("eta", "eps"), score=_scores, begin=_begin,
                   binary=_ndag, multiclass=_ndag, regression=_ndag, losses=GRADS)
 
-class _NDAG(LossModel, LinearModel):
-    _declared = KERNELS
+class NormalizedInputs:
+    """What a model learning by NAG's step 1 (the scales ``S``, state slot "S") needs
+    besides its kernel: ``decision_function`` on rows clipped to the scales (as the
+    kernel's ``_scores``), and ``olearn.mix`` at the largest scales of the members.
+    ``_normalizes()`` says whether the model's rule is NAG (OGD's is only with the
+    "nag" step); when it is not, both are the base's."""
+
+    def _normalizes(self):
+        return True
 
     def _clip(self, cols, values):
         """Feature values clipped to the largest magnitude seen for their column."""
@@ -142,6 +149,8 @@ class _NDAG(LossModel, LinearModel):
         return np.clip(values, -S[cols], S[cols])
 
     def _decision(self, X):
+        if not self._normalizes():
+            return super()._decision(X)
         check_is_fitted(self, "state_")
         X = self._validate_X(X, reset=False)
         b = int(self.fit_intercept)
@@ -152,15 +161,21 @@ class _NDAG(LossModel, LinearModel):
             X = self._clip(np.arange(b, b + X.shape[1]), X)
         return super()._decision(X)
 
-    def _extra_slots(self):
-        return (Slot("S", ("d",), 0.0, mix="max"), Slot("G", ("K", "d"), 0.0, mix="sum"))
-
     def _before_mix(self, states):
         """``olearn.mix``: each member's weights at the largest scales of all members
         (step 1 applied to the mix: ``S`` mixes by its maximum)."""
+        if not self._normalizes():
+            return
         top = np.maximum.reduce([st["S"] for st in states])
         for st in states:
             st["W"] *= np.divide(st["S"], top, out=np.ones_like(top), where=top > 0)
+
+
+class _NDAG(NormalizedInputs, LossModel, LinearModel):
+    _declared = KERNELS
+
+    def _extra_slots(self):
+        return (Slot("S", ("d",), 0.0, mix="max"), Slot("G", ("K", "d"), 0.0, mix="sum"))
 
     def _check_hyper(self):
         self._check_loss()

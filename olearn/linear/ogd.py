@@ -24,7 +24,9 @@ Losses and schedules are listed in ``olearn._compiled.losses``; in short
   alpha^(-1/4)``, the heuristic of Bottou's sgd code as used by scikit-learn);
   "adagrad": per-coordinate steps ``eta / sqrt(sum of the coordinate's squared
   gradients)`` (Duchi, Hazan and Singer, JMLR 12, 2011, diagonal version, with
-  delta = 0: a coordinate moves only once it has had a gradient).
+  delta = 0: a coordinate moves only once it has had a gradient); "nag": normalized
+  adaptive steps of rate ``eta`` (``olearn.optim.NAG``: Ross, Mineiro and Langford,
+  UAI 2013, Algorithm 2), the regressor's default.
 
 The round ``t`` counts rows (every row is a round, also when its gradient is 0).
 Each loss has its own compiled kernel (the loss is bound into the one rule when the
@@ -46,9 +48,12 @@ after one pass; with the "perceptron" loss and a constant step 1 they equal
 
 Optimisers.  ``optimizer=`` (a name or an ``olearn.optim`` optimiser) replaces the
 plain step by a per-coordinate rule: "sgd" (the schedules above but "optimal"),
-"adagrad", "rmsprop", "adam", "adamw" or "cocob" (see ``olearn.optim``); with None,
-``schedule="adagrad"`` is ``optimizer=AdaGrad(lr=eta)`` and every other schedule the
-SGD step, bit for bit (tested).  One rule per optimiser, made from its compiled step
+"adagrad", "rmsprop", "adam", "adamw", "cocob" or "nag" (see ``olearn.optim``); with
+None, ``schedule="adagrad"`` is ``optimizer=AdaGrad(lr=eta)``, ``schedule="nag"``
+``optimizer=NAG(lr=eta)`` and every other schedule the SGD step, bit for bit (tested).
+NAG rescales a weight before the prediction (its step 1): its kernels score a row
+clipped to the largest magnitudes seen, as ``olearn.linear.ndag``'s, whose score and
+round start they share, and so do ``predict`` and ``decision_function``.  One rule per optimiser, made from its compiled step
 (``rule``): SGD, AdaGrad and COCOB touch the row's non-zeros only (exact: a zero
 gradient changes neither their state nor the weight); RMSProp, Adam and AdamW step
 every coordinate every row, O(d) (their moments decay, and Adam's weight moves, with a
@@ -61,19 +66,22 @@ With a dense step every row changes the model and counts as an update
 raw iterate learns).  ``predict_proba`` exists for the "logistic" loss (sigmoid of the
 score; the softmax over the classes seen for a multiclass model).
 """
+import math
+
 from numba import njit
 
 from ..base import OnlineClassifier, OnlineRegressor, Slot
-from .._compiled.averaging import G_, T_, add_at, add_row, avg_begin, avg_scores, \
+from .._compiled.averaging import FREE_, G_, T_, add_at, add_row, avg_begin, avg_scores, \
     project_ball, scale_weights, weight
 from .._compiled.declare import declare
 from .._compiled.steps import STEPS
 from ._proba import LogisticProba
 from .._compiled.losses import GRADS, SCHEDULES, step_size
 from .._params import store_params
-from ..optim import OPTIMIZERS, AdaGrad, SGD, resolve
+from ..optim import OPTIMIZERS, NAG, AdaGrad, SGD, resolve
 from ._linear import LinearModel, check_choice, check_number
 from ._loss import AVERAGE_DOC, EPSILON_DOC, LossModel
+from .ndag import NormalizedInputs, _begin as nag_begin, _scores as nag_scores
 
 #: the OGD rule's own parameters; an optimiser's follow them
 PARAMS = ("eta", "kind", "power", "alpha", "t0", "radius", "eps")
@@ -140,7 +148,24 @@ def _dense_steps(state, params, idx, val, sw, moved, lr, step, prepare):
     return 1
 
 
-MODES = {"row": _row_steps, "lazy": _lazy_steps, "dense": _dense_steps}
+@njit(inline="always")
+def _normalized_steps(state, params, idx, val, sw, moved, lr, step, prepare):
+    """NAG's steps 3 and 4 (``olearn.optim.NAG``; step 1, the scales ``s = state[3]``,
+    ran in the round's start): ``N += sum_i (x_i / s_i)^2`` (``N`` in ``A[0, FREE_]``),
+    then the lazy steps at the rate ``lr sqrt(t / N)``."""
+    A, S = state[2], state[3]
+    for j in range(idx.shape[0]):
+        if val[j] != 0.0:
+            q = val[j] / S[idx[j]]
+            A[0, FREE_] += q * q
+    if A[0, FREE_] > 0.0:
+        rate = lr * math.sqrt(A[0, T_] / A[0, FREE_])
+        return _lazy_steps(state, params, idx, val, sw, moved, rate, step, prepare)
+    return moved
+
+
+MODES = {"row": _row_steps, "lazy": _lazy_steps, "dense": _dense_steps,
+         "normalized": _normalized_steps}
 
 
 def rule(name):
@@ -161,11 +186,15 @@ def rule(name):
 
 
 def _declare(name, cls):
+    """OGD's kernels with optimiser ``name``; NAG's step 1 (the scales, before the
+    prediction) is its score and round start, those of ``olearn.linear.ndag``."""
     ogd = rule(name)
+    normalized = cls.mode == "normalized"
     return declare("linear.ogd" if name == "sgd" else f"linear.ogd.{name}",  # (round 3's)
-                   params=PARAMS + tuple(cls().kernel_params()), score=avg_scores,
-                   begin=avg_begin, binary=ogd, multiclass=ogd, regression=ogd,
-                   losses=GRADS)
+                   params=PARAMS + tuple(cls().kernel_params()),
+                   score=nag_scores if normalized else avg_scores,
+                   begin=nag_begin if normalized else avg_begin,
+                   binary=ogd, multiclass=ogd, regression=ogd, losses=GRADS)
 
 
 #: one declaration per optimiser: ``KERNELS[name].loss(loss)[task]``
@@ -179,16 +208,17 @@ def optimal_t0(alpha):
 
 # the lines of the classifier's and the regressor's "Parameters" after ``loss``
 STEP_DOC = """eta : float, base step (> 0).
-    schedule : "constant", "invsqrt", "power", "optimal" or "adagrad".
+    schedule : "constant", "invsqrt", "power", "optimal", "adagrad" or "nag" (the
+        normalized adaptive step of ``olearn.optim.NAG`` with rate ``eta``).
     power : float in (0, 1], exponent of the "power" schedule.
     alpha : float, L2 term (>= 0; "optimal" needs > 0).
     radius : float or None, project onto the L2 ball of this radius after each step.
-    optimizer : None, a name ("sgd", "adagrad", "rmsprop", "adam", "adamw", "cocob") or
+    optimizer : None, a name ("sgd", "adagrad", "rmsprop", "adam", "adamw", "cocob", "nag") or
         an ``olearn.optim`` optimiser: the step rule; None: ``eta``, ``schedule`` and
         ``power`` (which an optimiser replaces by its own)."""
 
 
-class _OGD(LossModel, LinearModel):
+class _OGD(NormalizedInputs, LossModel, LinearModel):
     """What the OGD classifier and regressor share: the step (schedule or optimiser),
     L2 term, projection."""
     optimizer = None  # (a subclass without the parameter: the plain step)
@@ -196,8 +226,12 @@ class _OGD(LossModel, LinearModel):
     def _optimizer(self):
         """The optimiser whose step the kernels run (``optimizer`` or, when None, the
         ``schedule``'s: AdaGrad for "adagrad", else SGD)."""
-        legacy = AdaGrad(lr=self.eta) if self.schedule == "adagrad" else SGD(lr=self.eta)
+        legacy = {"adagrad": AdaGrad, "nag": NAG}.get(self.schedule, SGD)(lr=self.eta)
         return resolve(self.optimizer, legacy)
+
+    def _normalizes(self):
+        """Whether the step is NAG's (its predictions clip the rows to the scales)."""
+        return self._optimizer().name == "nag"
 
     @property
     def _declared(self):
@@ -211,7 +245,7 @@ class _OGD(LossModel, LinearModel):
 
     def _check_hyper(self):
         self._check_loss()
-        check_choice("schedule", self.schedule, SCHEDULES)
+        check_choice("schedule", self.schedule, SCHEDULES + ("nag",))
         check_number("eta", self.eta, low=0.0, low_open=True)
         check_number("power", self.power, low=0.0, high=1.0, low_open=True)
         check_number("alpha", self.alpha, low=0.0)
@@ -228,7 +262,7 @@ class _OGD(LossModel, LinearModel):
     def _kernel_params(self):
         alpha = float(self.alpha)
         opt = self._optimizer()
-        if self.optimizer is None:
+        if self.optimizer is None and self.schedule != "nag":
             eta, schedule, power = self.eta, self.schedule, self.power
         else:
             eta, schedule, power = opt.rate()
@@ -258,6 +292,16 @@ class OGDClassifier(LogisticProba, _OGD, OnlineClassifier):
 class OGDRegressor(_OGD, OnlineRegressor):
     __doc__ = f"""Online gradient descent regressor (see the module docstring).
 
+    The default step is NAG's (``schedule="nag"``, ``olearn.optim.NAG``: Ross, Mineiro
+    and Langford 2013, Algorithm 2) with ``eta=2``, the rule and rate of
+    ``NDAGRegressor``: its predictions do not depend on the features' scales, so the
+    default neither diverges on unscaled features (mean 100, scale 10^3) nor needs a
+    step tuned to them.  Until round 4 the default was ``schedule="invsqrt", eta=0.1``,
+    which diverges on such features (a model file keeps its parameters, so files saved
+    then load and predict as before).  The step cannot follow targets far from 0 faster
+    than about ``eta sqrt(t)`` (``benchmarks/defaults_regression.md``: California
+    housing's raw prices).
+
     Parameters
     ----------
     loss : "squared", "absolute", "epsilon_insensitive" or "huber".
@@ -265,13 +309,7 @@ class OGDRegressor(_OGD, OnlineRegressor):
     {EPSILON_DOC}
     {AVERAGE_DOC}
     """
-    # scikit-learn checks the default OGD regressor departs from, and why
-    _expected_failed_checks = dict.fromkeys(
-        ("check_fit_idempotent", "check_fit_check_is_fitted", "check_n_features_in"),
-        "the default step diverges on these checks' unscaled targets (hundreds): the "
-        "learner raises DivergenceError, as a diverging learner must")
-
-    def __init__(self, loss="squared", eta=0.1, schedule="invsqrt", power=0.5, alpha=0.0,
+    def __init__(self, loss="squared", eta=2.0, schedule="nag", power=0.5, alpha=0.0,
                  radius=None, epsilon=0.1, average=False, fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0,
                  optimizer=None):

@@ -46,13 +46,19 @@ class PARegressor(LinearModel, OnlineRegressor):
         ``OnlineLearner``.
     """
     _kernels = KERNELS
-    # scikit-learn checks PA regression departs from, and why (read by tests/test_estimators)
-    _expected_failed_checks = {
-        "check_regressors_train":
-            "one pass: the last iterate's R^2 on the check's 200 rows depends on the row "
-            "order; with fit's seeded shuffle plain PA reaches 0.37 (0.68 unshuffled), "
-            "under the check's 0.5",
-    }
+
+    @property
+    def _expected_failed_checks(self):
+        """scikit-learn checks PA regression departs from, and why (read by
+        tests/test_estimators): PA and PA-I (C=1 is not reached there: the same
+        iterates) at the check's seed 0; PA-II passes (0.542)."""
+        if self.variant == "PA-II":
+            return {}
+        return {"check_regressors_train":
+                "one pass: the last iterate's R^2 on the check's 200 rows depends on the "
+                "row order; at fit's shuffle seed 0 (the check's) PA and PA-I reach 0.492, "
+                "under the check's 0.5 (seeds 1-4: 0.604, 0.505, 0.714, 0.754; 0.69 "
+                "unshuffled)"}
 
     def __init__(self, C=1.0, epsilon=0.1, variant="PA-I", average=False,
                  fit_intercept=True, intercept_scaling=1.0, epochs=1, shuffle=True,

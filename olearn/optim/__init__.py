@@ -14,6 +14,7 @@ rmsprop    Tieleman and Hinton 2012                     every coordinate, O(d)
 adam       Kingma and Ba 2015, Algorithm 1              every coordinate, O(d)
 adamw      Loshchilov and Hutter 2019, Algorithm 2      every coordinate, O(d)
 cocob      Orabona and Tommasi 2017, Algorithm 2        lazy, O(non-zeros), exact
+nag        Ross, Mineiro and Langford 2013, Alg. 2      lazy, O(non-zeros), exact
 =========  ===========================================  ==========================
 
 A new optimiser: its ``step`` (and a ``prepare`` for what is the same for every
@@ -33,12 +34,13 @@ from .adagrad import AdaGrad
 from .adam import Adam
 from .adamw import AdamW
 from .cocob import COCOB
+from .nag import NAG
 from .rmsprop import RMSProp
 from .sgd import SGD
 
-OPTIMIZERS = {cls.name: cls for cls in (SGD, AdaGrad, RMSProp, Adam, AdamW, COCOB)}
+OPTIMIZERS = {cls.name: cls for cls in (SGD, AdaGrad, RMSProp, Adam, AdamW, COCOB, NAG)}
 
-__all__ = ["Optimizer", "SGD", "AdaGrad", "RMSProp", "Adam", "AdamW", "COCOB",
+__all__ = ["Optimizer", "SGD", "AdaGrad", "RMSProp", "Adam", "AdamW", "COCOB", "NAG",
            "OPTIMIZERS", "resolve", "encode_params", "decode_params"]
 
 

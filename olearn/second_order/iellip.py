@@ -99,12 +99,6 @@ class IELLIPClassifier(SecondOrderMixin, OnlineClassifier):
                                 "reaches only the columns that exist then"}
     _kernels = KERNELS
     _extra_slots = (Slot("t", (1,), 0.0, mix="sum"),)
-    # scikit-learn checks IELLIP departs from, and why (read by tests/test_estimators)
-    _expected_failed_checks = {
-        "check_classifiers_train":
-            "mistake-driven steps to margin 1 (as unclipped PA, 0.84 there) reach 0.79 "
-            "accuracy after one pass on the check's 3-blob problem, which asks for > 0.83",
-    }
 
     def __init__(self, b=0.3, c=0.1, covariance="auto", fit_intercept=True,
                  intercept_scaling=1.0, epochs=1, shuffle=True, random_state=0):
