@@ -29,6 +29,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ._params import COMMON
+
 if TYPE_CHECKING:
     from .protocol import Model
 
@@ -204,16 +206,8 @@ _REGISTRY: dict[str, tuple[type, dict[str, Any]]] = {}  # name -> (class, defaul
 _classes: dict[str, Any] = {}  # "module:Class" -> class, once imported
 
 #: meanings of the parameters every learner takes (``OnlineLearner``'s), for the
-#: docstrings that only say "see ``OnlineLearner``"
-COMMON_PARAMETERS = {
-    "fit_intercept": "bool, learn an intercept (a constant feature in the weights).",
-    "intercept_scaling": "float > 0, value of that constant feature (1: the seed texts' "
-                         "convention; smaller: the intercept weighs less in norms and steps).",
-    "epochs": "int, passes over the data in fit() (the command line makes one).",
-    "shuffle": "bool, shuffle the rows before each epoch of fit().",
-    "random_state": "int (default 0: the same run gives the same numbers) or None (a fresh "
-                    "draw), seed of the shuffle and of the learner's own random draws.",
-}
+#: docstrings that only say "see ``OnlineLearner``": ``olearn._params.COMMON``'s
+COMMON_PARAMETERS = {name: c.meaning for name, c in COMMON.items()}
 
 
 def register(name: str, cls: type, **defaults: Any) -> None:
