@@ -9,7 +9,7 @@ scikit-learn reads each learner's own signature, so the common parameters (``epo
 ``shuffle``, ``random_state``, ``fit_intercept``, ``intercept_scaling``) are written in
 every signature; what they mean, their defaults (and the families whose default
 differs, with why), their validation and their docstring text are declared once, in
-:data:`COMMON`: ``registry.COMMON_PARAMETERS`` takes the meanings from it, every
+:data:`COMMON`: ``registry.common_parameters()`` reads the meanings from it, every
 learner's ``check_params`` runs :func:`check_common`, and ``tests/test_params.py``
 fails when a registered learner's signature disagrees with it (a default, or a name
 another library uses for one of them: ``n_epochs``, ``seed``, ...).

@@ -38,7 +38,8 @@ def test_every_signature_agrees_with_the_table():
 
 
 def test_the_registry_reads_the_meanings_from_the_table():
-    assert registry.COMMON_PARAMETERS == {n: c.meaning for n, c in COMMON.items()}
+    assert registry.common_parameters() == registry.COMMON_PARAMETERS == {
+        n: c.meaning for n, c in COMMON.items()}
 
 
 @pytest.mark.parametrize("name,bad", [("epochs", 0), ("epochs", 1.5), ("shuffle", "yes"),
