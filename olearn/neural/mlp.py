@@ -304,8 +304,9 @@ DOC = """Multilayer perceptron {what}, online backpropagation ({loss}): the seed
     hidden_layer_sizes : tuple of int, the widths of the hidden layers (at least one).
     activation : "relu", "tanh", "logistic" or "identity", the hidden units' f.
     solver : "sgd" (momentum 0: the seed's constant step), "adagrad" (the classifier's
-        default) or "adam" (the regressor's) (scikit-learn's names: ``olearn.optim.SGD(schedule="constant")``, ``Momentum``,
-        ``AdaGrad(delta=epsilon)``, ``Adam(reordered=True)``; see ``optimizer``).
+        default) or "adam" (the regressor's): scikit-learn's names of
+        ``olearn.optim.SGD(schedule="constant")``, ``Momentum``, ``AdaGrad(delta=epsilon)``
+        and ``Adam(reordered=True)`` (see ``optimizer``).
     learning_rate_init : float, the step rho (> 0).
     alpha : float, L2 penalty on the weights, not the biases (>= 0).
     momentum : float in [0, 1), "sgd" only.
