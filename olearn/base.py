@@ -70,6 +70,7 @@ from ._compiled.finite import extreme_row as _extreme_row
 from ._labels import LabelMixin, unique_labels
 from ._links import LOGISTIC_PROBAS, logistic_one, logistic_proba
 from ._locking import locked
+from ._params import check_common
 from .protocol import Progressive, Saves
 from ._river import weight as _weight
 from ._rows import OneRow, kernel_rows
@@ -210,7 +211,9 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     def check_params(self) -> None:
         """Validate the hyper-parameters, once per call (override; raise ValueError);
         then the state's layout against them (``check_layout``: a parameter that shapes
-        the state, set on a fitted model, is refused until ``fit``)."""
+        the state, set on a fitted model, is refused until ``fit``).  The common
+        parameters are checked first, from their one table (``olearn._params.COMMON``)."""
+        check_common(self)
         self._check_params()
         self._constant()
         self.check_layout()

@@ -203,17 +203,18 @@ _LEARNER_CLASSES = frozenset(where for where, _ in (*LEARNERS.values(),
 _REGISTRY: dict[str, tuple[type, dict[str, Any]]] = {}  # name -> (class, defaults): learners registered at run time
 _classes: dict[str, Any] = {}  # "module:Class" -> class, once imported
 
-#: meanings of the parameters every learner takes (``OnlineLearner``'s), for the
-#: docstrings that only say "see ``OnlineLearner``"
-COMMON_PARAMETERS = {
-    "fit_intercept": "bool, learn an intercept (a constant feature in the weights).",
-    "intercept_scaling": "float > 0, value of that constant feature (1: the seed texts' "
-                         "convention; smaller: the intercept weighs less in norms and steps).",
-    "epochs": "int, passes over the data in fit() (the command line makes one).",
-    "shuffle": "bool, shuffle the rows before each epoch of fit().",
-    "random_state": "int (default 0: the same run gives the same numbers) or None (a fresh "
-                    "draw), seed of the shuffle and of the learner's own random draws.",
-}
+def common_parameters() -> dict[str, str]:
+    """Meanings of the parameters every learner takes (``OnlineLearner``'s), for the
+    docstrings that only say "see ``OnlineLearner``": ``olearn._params.COMMON``'s (read
+    when asked: the registry imports no other olearn module)."""
+    from ._params import COMMON
+    return {name: c.meaning for name, c in COMMON.items()}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMMON_PARAMETERS":  # (its name before the table moved to olearn._params)
+        return common_parameters()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register(name: str, cls: type, **defaults: Any) -> None:
@@ -431,7 +432,7 @@ def describe_class(name: str, cls: type, defaults: dict[str, Any],
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         default = defaults.get(p.name, None if p.default is p.empty else p.default)
-        meaning = meanings.get(p.name) or COMMON_PARAMETERS.get(p.name, "")
+        meaning = meanings.get(p.name) or common_parameters().get(p.name, "")
         params.append(Parameter(p.name, default, meaning))
     doc = inspect.getdoc(cls) or ""
     summary = doc.strip().splitlines()[0].strip() if doc.strip() else ""

@@ -29,7 +29,9 @@ OPTIMIZERS = [optim.SGD(lr=0.3, schedule="constant"), optim.SGD(lr=0.5),
               optim.SGD(lr=0.4, schedule="power", power=0.7), optim.AdaGrad(lr=0.5),
               optim.AdaGrad(lr=0.2, delta=0.1), optim.RMSProp(lr=0.01, rho=0.8),
               optim.Adam(lr=0.05), optim.AdamW(lr=0.05, weight_decay=0.01),
-              optim.COCOB(alpha=20.0)]
+              optim.COCOB(alpha=20.0), optim.Momentum(lr=0.1, momentum=0.9),
+              optim.Momentum(lr=0.1, momentum=0.5, nesterov=True),
+              optim.Adam(lr=0.05, reordered=True)]
 IDS = [repr(o) for o in OPTIMIZERS]
 
 
@@ -57,9 +59,16 @@ class Ref:
         if name == "rmsprop":
             self.a = p["rho"] * self.a + (1 - p["rho"]) * G ** 2
             return W - p["lr"] * G / (np.sqrt(self.a) + p["epsilon"])
+        if name == "momentum":
+            self.a = p["momentum"] * self.a - p["lr"] * G
+            return W + (p["momentum"] * self.a - p["lr"] * G if p["nesterov"] else self.a)
         if name in ("adam", "adamw"):
             self.a = p["beta_1"] * self.a + (1 - p["beta_1"]) * G
             self.b = p["beta_2"] * self.b + (1 - p["beta_2"]) * G ** 2
+            if p["reordered"]:  # (Kingma and Ba, Section 2's order)
+                lr = p["lr"] * np.sqrt(1 - p["beta_2"] ** t) / (1 - p["beta_1"] ** t)
+                return W - lr * self.a / (np.sqrt(self.b) + p["epsilon"]) \
+                    - p.get("weight_decay", 0.0) * W
             mhat = self.a / (1 - p["beta_1"] ** t)
             vhat = self.b / (1 - p["beta_2"] ** t)
             return W - p["lr"] * mhat / (np.sqrt(vhat) + p["epsilon"]) \

@@ -55,6 +55,7 @@ from numba import njit
 
 from .declare import round_start
 from .losses import G_, R_
+from .steps import adagrad_move
 
 T_, SUM_, SQ_, SCALE_, FREE_ = 2, 3, 4, 5, 6
 AUX_COLUMNS = 7
@@ -188,7 +189,7 @@ def adagrad_rows(W, U, A, G, S, rate, sw, idx, val):
     ``A[k, G_]`` (Duchi, Hazan and Singer 2011, diagonal, delta = 0): for each non-zero
     ``g = sw A[k, G_] x_i``, ``G[k, i] += g^2`` and ``w[k, i] -= rate g / (s_i
     sqrt(G[k, i]))``, with ``s_i = S[i]`` (NDAG's feature scales) or 1 when ``S`` is
-    empty (OGD's "adagrad" schedule)."""
+    empty: the one AdaGrad step, ``olearn._compiled.steps.adagrad_move``."""
     scaled = S.shape[0] > 0
     for k in range(A.shape[0]):
         if A[k, G_] != 0.0:
@@ -197,10 +198,9 @@ def adagrad_rows(W, U, A, G, S, rate, sw, idx, val):
                 gj = gk * val[j]
                 if gj != 0.0:
                     i = idx[j]
-                    G[k, i] += gj * gj
-                    if G[k, i] > 0.0:  # gj * gj underflows for |gj| < 1e-162
-                        s = S[i] if scaled else 1.0
-                        add_at(W, U, A, k, i, -rate * gj / (s * math.sqrt(G[k, i])))
+                    move, h = adagrad_move(G, k, i, gj, rate, 0.0, S[i] if scaled else 1.0)
+                    if h > 0.0:  # gj * gj underflows for |gj| < 1e-162
+                        add_at(W, U, A, k, i, move)
 
 
 @njit(inline="always")

@@ -61,6 +61,7 @@ import math
 from numba import njit
 
 from .losses import G_, R_
+from .steps import adagrad_move
 
 T_, P_, Q_, FREE_ = 2, 3, 4, 5
 HYPER_ = 6
@@ -296,7 +297,8 @@ def ada_fobos_begin(state, idx, val, out):
 def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
     """AdaFOBOS (Duchi, Hazan, Singer 2011, composite mirror descent with the diagonal
     ``H_t = delta I + diag(G_t)^(1/2)`` and ``lambda ||w||_1``, Section 5.1):
-    ``w_i <- sign(v) [|v| - lambda eta / H_ii]_+`` with ``v = w_i - eta g_i / H_ii``;
+    ``w_i <- sign(v) [|v| - lambda eta / H_ii]_+`` with ``v = w_i - eta g_i / H_ii``, the
+    AdaGrad step of ``olearn._compiled.steps.adagrad_move`` (lazy: a row's non-zeros);
     ``params = (eta, lam, delta, eps)``."""
     eta, lam, delta, eps = params.eta, params.lam, params.delta, params.eps
     W = state[0]
@@ -315,10 +317,9 @@ def ada_fobos_rule(state, params, idx, val, y, sw, seen, grad):
                     g = gk * val[j]
                     if g != 0.0:
                         i = idx[j]
-                        G[k, i] += g * g
-                        h = delta + math.sqrt(G[k, i])
+                        move, h = adagrad_move(G, k, i, g, eta, delta, 1.0)
                         if h > 0.0:
-                            v = W[k, i] - eta * g / h
+                            v = W[k, i] + move
                             d = lam * eta / h if j >= first else 0.0
                             W[k, i] = v - d if v > d else (v + d if v < -d else 0.0)
                             C[k, i] = t
@@ -450,7 +451,10 @@ def ada_rda_begin(state, idx, val, out):
 def ada_rda_rule(state, params, idx, val, y, sw, seen, grad):
     """AdaRDA (Duchi, Hazan, Singer 2011, primal-dual subgradient with the diagonal
     ``H_t`` and ``lambda ||w||_1``, Section 5.1): gradient sums ``S`` and squared
-    sums ``G``.  ``params = (eta, lam, delta, eps)``."""
+    sums ``G``.  ``params = (eta, lam, delta, eps)``.  Not AdaGrad's step
+    (``olearn._compiled.steps.adagrad_move``) and cannot be: the dual average keeps the
+    sum of the gradients, not a weight, and the weight is a closed form of ``S``, ``G``
+    and the round (:func:`ada_rda_weight`); only ``G += g^2`` is shared."""
     eta, lam, delta, eps = params.eta, params.lam, params.delta, params.eps
     S = state[0]
     G = state[1]

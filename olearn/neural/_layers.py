@@ -9,20 +9,17 @@
   vector (the bias last); ``forward(M, zin, zout, act)``: ``zout = f(M [zin; 1])``;
   ``back(M, zin, ein, eout, act)``: the errors of the layer below, ``ein_j = f'(z_j)
   sum_i eout_i M_ij``, from the weights before their step; ``descend(M, zin, eout,
-  sw, lr, alpha)``: the plain step ``M -= lr (-sw eout [zin; 1]' + alpha M)``;
-* ``step(w, m, v, p, g, params, lr)``: one coordinate's step on the gradient ``g``
-  (scikit-learn's optimisers, per coordinate): "sgd" ``w -= lr g`` (momentum ``mu``:
-  ``m = mu m - lr g; w += m``, Nesterov ``w += mu m - lr g``), "adagrad"
-  ``v += g^2; w -= lr g / (sqrt(v) + eps)``, "adam" ``m = b1 m + (1 - b1) g``,
-  ``v = b2 v + (1 - b2) g^2``, ``w -= lr_t m / (sqrt(v) + eps)`` with the bias-corrected
-  ``lr_t`` of the caller.
+  sw, lr, alpha)``: the plain step ``M -= lr (-sw eout [zin; 1]' + alpha M)`` (SGD's,
+  fused into the layer's loops; every other optimiser's per-weight step is
+  ``olearn._compiled.steps``'s, the one OGD runs).
 """
 import math
 
 from numba import njit
 
 ACTIVATIONS = {"identity": 0, "logistic": 1, "tanh": 2, "relu": 3}
-SOLVERS = {"sgd": 0, "adagrad": 1, "adam": 2}
+#: scikit-learn's ``solver`` names the MLP takes (``MLP._optimizer`` maps them)
+SOLVERS = ("sgd", "adagrad", "adam")
 
 
 @njit(inline="always")
@@ -107,29 +104,6 @@ def descend(M, zin, eout, sw, lr, alpha):
             for j in range(n_in):
                 M[i, j] -= lr * (-e * zin[j] + alpha * M[i, j])
         M[i, n_in] -= lr * -e
-
-
-@njit(inline="always")
-def step(w, m, v, p, g, params, lr):
-    solver = params.solver
-    if solver == 0.0:
-        mu = params.momentum
-        if mu == 0.0:
-            w[p] -= lr * g
-        else:
-            vel = mu * m[p] - lr * g
-            m[p] = vel
-            if params.nesterov != 0.0:
-                w[p] += mu * vel - lr * g
-            else:
-                w[p] += vel
-    elif solver == 1.0:
-        v[p] += g * g
-        w[p] -= lr * g / (math.sqrt(v[p]) + params.epsilon)
-    else:
-        m[p] = params.beta_1 * m[p] + (1.0 - params.beta_1) * g
-        v[p] = params.beta_2 * v[p] + (1.0 - params.beta_2) * g * g
-        w[p] -= lr * m[p] / (math.sqrt(v[p]) + params.epsilon)
 
 
 from .._compiled.declare import Kernels  # noqa: E402  (the shared compiled layer)

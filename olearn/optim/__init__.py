@@ -9,6 +9,7 @@ per-coordinate step is written once, compiled, in ``olearn._compiled.steps``:
 name       step                                         sparse rows
 =========  ===========================================  ==========================
 sgd        ``w -= lr_t g`` (constant, 1/sqrt(t), t^-p)   lazy, O(non-zeros), exact
+momentum   Polyak 1964; Sutskever et al. 2013           every coordinate, O(d)
 adagrad    Duchi et al. 2011, diagonal                  lazy, O(non-zeros), exact
 rmsprop    Tieleman and Hinton 2012                     every coordinate, O(d)
 adam       Kingma and Ba 2015, Algorithm 1              every coordinate, O(d)
@@ -34,13 +35,16 @@ from .adagrad import AdaGrad
 from .adam import Adam
 from .adamw import AdamW
 from .cocob import COCOB
+from .momentum import Momentum
 from .nag import NAG
 from .rmsprop import RMSProp
 from .sgd import SGD
 
-OPTIMIZERS = {cls.name: cls for cls in (SGD, AdaGrad, RMSProp, Adam, AdamW, COCOB, NAG)}
+OPTIMIZERS = {cls.name: cls for cls in (SGD, Momentum, AdaGrad, RMSProp, Adam, AdamW, COCOB,
+                                        NAG)}
 
-__all__ = ["Optimizer", "SGD", "AdaGrad", "RMSProp", "Adam", "AdamW", "COCOB", "NAG",
+__all__ = ["Optimizer", "SGD", "Momentum", "AdaGrad", "RMSProp", "Adam", "AdamW", "COCOB",
+           "NAG",
            "OPTIMIZERS", "resolve", "encode_params", "decode_params"]
 
 

@@ -19,12 +19,13 @@ class AdamW(Adam):
     epsilon : float > 0, added to ``sqrt(v_hat)``.
     weight_decay : float in [0, 1), ``lambda``: the weights shrink by ``1 - lambda`` a
         round besides Adam's step.
+    reordered : bool, Adam's step in the paper's Section 2 order (see ``Adam``).
     """
     name = "adamw"
 
     def __init__(self, lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-8,
-                 weight_decay=1e-4):
-        super().__init__(lr, beta_1, beta_2, epsilon)
+                 weight_decay=1e-4, reordered=False):
+        super().__init__(lr, beta_1, beta_2, epsilon, reordered)
         self.weight_decay = weight_decay
 
     def kernel_params(self):
