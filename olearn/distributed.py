@@ -396,7 +396,7 @@ def _chunks(shard, rows=None):
     in-memory shard."""
     kind, src, options = shard
     if kind == "file":      # (one parse thread: a worker's core is its own)
-        from .io._source import parse_threads
+        from .io import parse_threads
         with parse_threads(1):   # (set in this thread while the task reads)
             for chunk in _reader(src, options):
                 w = chunk[2] if len(chunk) > 2 else None

@@ -355,8 +355,11 @@ def test_algos_lists_every_learner_and_its_parameters(capsys):
         d = describe(name)
         assert d.cls in block.splitlines()[0]
         assert d.summary and d.summary in block
+        # (a parameter's line is indented by 4; its description's continuations by more,
+        # and may start with a token holding "=", e.g. ``AdaGrad(delta=epsilon)``)
         names = [line.split("=", 1)[0].strip() for line in block.splitlines()
-                 if line.startswith("    ") and "=" in line.split()[0]]
+                 if line.startswith("    ") and not line.startswith("     ")
+                 and "=" in line.split()[0]]
         assert names == [p.name for p in d.parameters]
         assert {"epochs", "shuffle", "random_state"} <= set(names)
         # every learner but the ensembles (whose members have their own) has an intercept

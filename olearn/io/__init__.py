@@ -24,7 +24,9 @@ cores, and the blocks are joined once.
 
 Readers accept plain, gzip, bzip2 and xz files, ``"-"`` for stdin, and file
 objects; ``is_stream(path)`` says whether a path is read once, as it comes (``"-"``,
-a pipe such as ``<(zcat f)``).
+a pipe such as ``<(zcat f)``).  A reader parses blocks in two threads;
+``with parse_threads(1):`` makes the readers started in this thread use one (a worker
+of a cluster whose cores are its workers').
 """
 
 from .arff import read_arff
@@ -38,7 +40,7 @@ from .labelsets import (load_libsvm_multilabel, load_vw_multilabel, read_libsvm_
 from .libsvm import LibSVMReader, load_libsvm, read_libsvm
 from .text import TextHasher, TextPipeline, TextReader, read_text
 from .vw import VWReader, load_vw, read_vw
-from ._source import is_stream
+from ._source import is_stream, parse_threads
 
 __all__ = [
     "DataFormatError",
@@ -51,5 +53,5 @@ __all__ = [
     "read_text", "TextReader", "TextHasher", "TextPipeline",
     "read_conllu", "write_conllu", "CoNLLU", "read_conll",
     "Vocabulary", "dicts_to_csr", "hash_dicts",
-    "is_stream",
+    "is_stream", "parse_threads",
 ]
