@@ -253,7 +253,8 @@ def test_optimizer_names_records_and_refusals(tmp_path):
 def test_sample_weights_scale_the_gradient():
     X, y = stream("multiclass", seed=3)
     sw = np.random.default_rng(1).random(len(y)) * 2
-    model = _start(MLPClassifier(hidden_layer_sizes=(4,), activation="tanh"), X, y, 0.0)
+    model = _start(MLPClassifier(hidden_layer_sizes=(4,), activation="tanh", solver="sgd",
+                                 learning_rate_init=0.05), X, y, 0.0)  # (the old default)
     opt = RefStep("sgd", 0.05, 0, False, 0.9, 0.999, 1e-8, 1)
     out, W, b = reference_mlp(model.coefs_, model.intercepts_, X, y, "multiclass", "tanh",
                               opt, 0.0, seen=[y[0]], sw=sw)
