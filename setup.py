@@ -9,8 +9,9 @@ numba's version and the compiled sources, found by the installed copy), so a fre
 
 Only when asked: ``OLEARN_BUILD_KERNELS=1`` (this machine's CPU) or ``=generic`` (a
 generic CPU of this architecture: a wheel for other machines), in an environment that
-has olearn's runtime dependencies (``pip install --no-build-isolation .``, or ``python -m
-build --no-isolation``).  Not by default: pip shows nothing of a build's output, and the
+has olearn's runtime dependencies and a setuptools that builds wheels (``pip install -U
+setuptools wheel numpy scipy numba scikit-learn matplotlib``, then ``pip install
+--no-build-isolation .``, or ``python -m build --no-isolation``).  Not by default: pip shows nothing of a build's output, and the
 compile (about two minutes of CPU here, plus installing numba and numpy into an isolated
 build environment) would be minutes of silence in ``pip install .``, longer than the
 first-use compile it saves, which says what it does (benchmarks/compile.md).  The step
