@@ -63,18 +63,10 @@ def the_command(repeats):
 
 
 def halves(folder, rows):
-    lines = open(os.path.join(DATA, "a9a", "a9a"), "rb").read().splitlines(keepends=True)
-    names = []
-    for k in range(2):
-        name = os.path.join(folder, f"part-{k}.svm")
-        with open(name, "wb") as f:
-            n, want = 0, rows // 2
-            while n < want:
-                take = lines[:want - n]
-                f.writelines(take)
-                n += len(take)
-        names.append(name)
-    return names
+    """The two halves of a9a repeated to ``rows`` rows (the distributed benchmark's)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_distributed import shard_files
+    return shard_files(folder, rows, parts=2)
 
 
 def workers(rows, repeats):
