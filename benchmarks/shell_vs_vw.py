@@ -117,7 +117,8 @@ def measure(sizes, losses, reps, vw_python, scratch, formats=("svm", "vw")):
                 stats = {label: [] for label, _ in cmds}
                 rate = {}
                 for label, cmd in cmds:                 # untimed: caches, page cache
-                    _, _, text = run(cmd)
+                    # (olearn's --quiet silences the summary the error rate is read from)
+                    _, _, text = run([a for a in cmd if a != "--quiet"])
                     if "import" not in label:
                         rate[label] = errors(label, text)
                 for _ in range(reps):

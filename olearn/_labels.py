@@ -108,7 +108,7 @@ class LabelMixin:
             self.classes_ = np.array(labels, dtype=dtype)
         except (TypeError, ValueError):
             self.classes_ = np.array(labels, dtype=object)
-        self._class_index = {c: i for i, c in enumerate(labels)}
+        self._class_index = _index_of(labels)
         n = len(labels)
         self.seen_ = np.concatenate([self.seen_, np.zeros(n - len(self.seen_), np.uint8)])
         self._state_changed()  # seen_ is a new array
@@ -221,7 +221,7 @@ class LabelMixin:
             raise ValueError(f"classes_dtype {meta.get('classes_dtype')!r} does not hold "
                              f"the labels {labels} exactly")
         self.classes_ = classes
-        self._class_index = {c: i for i, c in enumerate(labels)}
+        self._class_index = _index_of(labels)
         if type(meta.get("classes_given")) is not bool:
             raise ValueError("classes_given must be true or false")
         self._classes_given = meta["classes_given"]
@@ -244,6 +244,14 @@ class LabelMixin:
 
 def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
+
+
+def _index_of(labels):
+    """``{label: class index}`` keyed by plain Python values: a numpy scalar key costs
+    its lookup a numpy comparison (``True in {np.True_: 1}`` took 0.6 us, ``True in
+    {True: 1}`` 0.03 us), on every one-example call; numpy scalars hash and compare
+    equal to the plain values, so a lookup with either finds the same class."""
+    return {_plain(c): i for i, c in enumerate(labels)}
 
 
 def _by_value(labels):
