@@ -142,6 +142,14 @@ class LabelMixin:
             return 2.0 * i - 1.0
         return 2.0 * i - 1.0 if self._task() == BINARY else float(i)
 
+    def _label_known(self, y):
+        """Whether ``y`` is a known class and the one-example call is set for the task
+        (then learning it adds nothing to the model)."""
+        try:
+            return y in self.__dict__.get("_class_index", ()) and "_one_cache" in self.__dict__
+        except TypeError:
+            return False
+
     def _check_one_label(self, y):
         """Raise on a label that cannot join the class map (changes nothing)."""
         index = self.__dict__.get("_class_index")

@@ -599,6 +599,22 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         if sample_weight != 1.0:
             sample_weight = check_weight(sample_weight)  # (before anything can change)
         d = self.__dict__
+        buf = d.get("_row_buf")
+        if buf is not None and type(x) is dict and "_hot" not in d and \
+                self._label_known(y):
+            # the common case, a dict of known names with a known label: nothing can join
+            # the model (no name, no class, no array grown), so there is nothing to keep
+            n = buf.n if buf.last is x and buf.copy == x else buf.put_known(x, False)
+            if n >= 0 and not _extreme(buf.indptr, buf.data, sample_weight):
+                try:
+                    call = self._learn_row(buf.row, y, sample_weight)
+                except BaseException:
+                    d["_hot"] = True  # (as the general path marks a failed call)
+                    raise
+                out = call.views[2]
+                if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
+                    d["_hot"] = True
+                return call
         kept = d.copy()
         state = kept.get("state_")
         arrays = None if state is None else state.copy()
@@ -669,6 +685,11 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
     def _check_one_label(self, y):
         """Raise on a label the model cannot take, before anything changes."""
         self._one_label(y)
+
+    def _label_known(self, y):
+        """Whether learning label ``y`` adds nothing to the model (a target without
+        classes adds nothing; a classifier answers whether ``y`` is a known class)."""
+        return True
 
     def _scores_one(self, x):
         """The current model's scores of one example, (K,) (possibly a buffer reused by
