@@ -59,20 +59,28 @@ def compiled(make, what, X, y, note=""):
     return (f"olearn {what}{note}", *_metrics(y, s), dt, "one compiled pass (score_learn)")
 
 
-def per_dict(make, what, X, y, names):
-    """River's loop, one dict at a time (``score_one``, then ``learn_one``), and the
-    largest difference to the compiled pass's scores."""
+def per_dict(make, what, X, y, names, fused=False):
+    """River's loop, one dict at a time (``score_one``, then ``learn_one``; ``fused``:
+    olearn's one call ``predict_learn_one(x, return_scores=True)``, the same score
+    before the same update), and the largest difference to the compiled pass's
+    scores."""
     rows = [dict(zip(names, map(float, r))) for r in X]
     m = make()
     s = np.empty(len(X))
     t0 = time.perf_counter()
-    for i, x in enumerate(rows):
-        s[i] = m.score_one(x)
-        m.learn_one(x)
+    if fused:
+        for i, x in enumerate(rows):
+            s[i] = m.predict_learn_one(x, return_scores=True)[0]
+    else:
+        for i, x in enumerate(rows):
+            s[i] = m.score_one(x)
+            m.learn_one(x)
     dt = time.perf_counter() - t0
     same = np.abs(s - make().score_learn(X)).max()
-    return (f"olearn {what}, per dict (max difference to the compiled pass {same:.1e})",
-            *_metrics(y, s), dt, "one dict at a time (score_one, learn_one)")
+    how = ("one dict at a time, one call (predict_learn_one)" if fused else
+           "one dict at a time (score_one, learn_one)")
+    return (f"olearn {what}, per dict{', fused' if fused else ''} (max difference to the "
+            f"compiled pass {same:.1e})", *_metrics(y, s), dt, how)
 
 
 def olearn_rows(X, y, names):
@@ -88,6 +96,7 @@ def olearn_rows(X, y, names):
                        (HalfSpaceTrees, "HalfSpaceTrees(defaults)"),
                        (UniclassPA, "UniclassPA(defaults)")):
         out.append(per_dict(make, what, X, y, names))
+        out.append(per_dict(make, what, X, y, names, fused=True))
     runs = [
         (OneClassSVM, {"gamma": 1.0 / d}, " (gamma = 1/n_features, scikit-learn's 'auto')"),
         (OneClassSVM, {"learning_rate": "constant"}, " (River's constant step 0.01)"),
@@ -209,7 +218,9 @@ def main(argv=None):
                   "River OneClassSVM / it |", "|---|---|---|---|---|"]
         for d in detectors:
             for how, r in (("compiled", _find(results, f"olearn {d}(defaults)")),
-                           ("per dict", _find(results, f"olearn {d}(defaults), per"))):
+                           ("per dict", _find(results, f"olearn {d}(defaults), per dict (")),
+                           ("per dict, one call",
+                            _find(results, f"olearn {d}(defaults), per dict, fused"))):
                 lines.append(f"| {d} | {how} | {r[3]:.2f} | {river_hst[3] / r[3]:,.1f}x | "
                              f"{river_svm[3] / r[3]:,.1f}x |")
         lines += ["", "Targets: one dict at a time at least 10x River's HalfSpaceTrees "

@@ -56,6 +56,58 @@ class ProgressBar:
             self.update(n)
 
 
+# ------------------------------------------------------------------ heartbeat
+class Heartbeat:
+    """No silence longer than ``every`` seconds while something slow runs: a daemon
+    thread says ``line(seconds so far)`` through ``say`` whenever ``every`` seconds have
+    passed since the last line said (through :meth:`say`, or a beat) and ``busy()``
+    answers true.  A compile of olearn's kernels is silent in numba, seconds to minutes;
+    a person reads such a pause as a hang (issue 47)."""
+
+    def __init__(self, say, line, every=2.0, busy=None):
+        import threading
+        import time
+        self._say, self._line, self.every = say, line, every
+        self._busy = busy or (lambda: True)
+        self._clock = time.perf_counter
+        self.t0 = self.last = self._clock()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="olearn-heartbeat",
+                                        daemon=True)
+
+    def say(self, text):
+        """``say(text)``, and the silence counted from now."""
+        with self._lock:
+            self._say(text)
+            self.last = self._clock()
+
+    def quiet_since(self):
+        return self._clock() - self.last
+
+    def _run(self):
+        while not self._stop.wait(min(0.25, self.every / 4)):
+            with self._lock:
+                now = self._clock()
+                if now - self.last >= self.every and self._busy():
+                    self._say(self._line(now - self.t0))
+                    self.last = now
+
+    def __enter__(self):
+        self.t0 = self.last = self._clock()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        return False
+
+
+def _stderr(text):
+    print(text, file=sys.stderr, flush=True)
+
+
 # ------------------------------------------------------------------ learning guard
 class _CompileNotice:
     """A numba event listener printing one line on stderr when an olearn kernel starts
@@ -65,6 +117,7 @@ class _CompileNotice:
         self.what = what
         self.how_long = how_long
         self.shown = False
+        self.depth = 0  # olearn kernels compiling now (the heartbeat's question)
 
     def listener(self):
         from numba.core import event
@@ -74,14 +127,20 @@ class _CompileNotice:
         class Listener(event.Listener):
             def on_start(self, ev):
                 dispatcher = (ev.data or {}).get("dispatcher")
-                module = getattr(getattr(dispatcher, "py_func", None), "__module__", "")
-                if not notice.shown and module.startswith("olearn"):
+                module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+                if not module.startswith("olearn"):
+                    return
+                notice.depth += 1
+                if not notice.shown:
                     notice.shown = True
-                    print(f"olearn: compiling {notice.what} (first use, {notice.how_long}; "
-                          "cached afterwards)", file=sys.stderr, flush=True)
+                    notice.say(f"olearn: compiling {notice.what} (first use, "
+                               f"{notice.how_long}; cached afterwards)")
 
             def on_end(self, ev):
-                pass
+                dispatcher = (ev.data or {}).get("dispatcher")
+                module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+                if module.startswith("olearn"):
+                    notice.depth = max(0, notice.depth - 1)
 
         return Listener()
 
@@ -97,10 +156,13 @@ def learning(what, how_long="seconds to minutes; the time is reported apart"):
     from numba.core import event
     notice = _CompileNotice(what, how_long)
     listener = notice.listener()
+    beat = Heartbeat(_stderr, lambda t: f"olearn: still compiling ({t:.0f} s)",
+                     busy=lambda: notice.depth > 0)
+    notice.say = beat.say
     event.register("numba:compile", listener)
     from .._compile_notice import quiet
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"), quiet():
+        with warnings.catch_warnings(), np.errstate(all="ignore"), quiet(), beat:
             warnings.simplefilter("ignore", RuntimeWarning)
             yield notice
     finally:

@@ -40,7 +40,7 @@ import sys
 from ._common import (CLIError, atomic_text, check_algos, check_paths, check_writable,
                       is_detector, split_algos)
 from ._input import add_data_args, open_data
-from ._learning import learning
+from ._learning import Heartbeat, learning
 
 #: a closed standard output (``| head``) drops the printout, not the plot and tables
 GOES_ON_WHEN_STDOUT_CLOSES = True
@@ -195,7 +195,8 @@ def run(args):
     _say(f"{who} on {label} ({X.shape[0]:,} rows, {X.shape[1]:,} features); "
          f"{args.permutations} random orders (seed {args.seed}), {how}"
          + (f"; plot to {plot}" if plot else ""))
-    precompile(algos, X, y, jobs=args.n_jobs, say=_say)   # not yet cached: in parallel
+    with Heartbeat(_say, lambda t: f"  ... still compiling ({t:.0f} s)") as beat:
+        precompile(algos, X, y, jobs=args.n_jobs, say=beat.say)  # not yet cached: parallel
     with learning("the kernels of the learners not yet in the cache",
                   "from seconds to a few minutes"):
         result = compare(algos, X, y, permutations=args.permutations,
