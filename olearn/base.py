@@ -907,8 +907,8 @@ class OnlineClassifier(LabelMixin, ClassifierMixin, OnlineLearner):
         classes = self.__dict__.get("classes_")
         if scores is None or classes is None or not len(classes):
             return None
-        if scores.shape[0] == 1:
-            return classes[min(int(scores[0] > 0), len(classes) - 1)]
+        if scores.shape[0] == 1:  # (a Python float's comparison: 0.4 us less a call)
+            return classes[1 if scores.item(0) > 0 and len(classes) > 1 else 0]
         return classes[self._class_of(scores.reshape(1, -1))[0]]
 
     @locked
