@@ -109,6 +109,14 @@ def _stderr(text):
 
 
 # ------------------------------------------------------------------ learning guard
+def _numba_events():
+    """numba's event module, imported by name: a file that imports numba in a statement
+    counts among the compiled sources that key the kernel cache (``olearn._compiled.
+    cache_dir``), and this one compiles nothing."""
+    import importlib
+    return importlib.import_module("numba.core.event")
+
+
 class _CompileNotice:
     """A numba event listener printing one line on stderr when an olearn kernel starts
     compiling (numba fires "numba:compile" only on a miss of its disk cache)."""
@@ -120,8 +128,7 @@ class _CompileNotice:
         self.depth = 0  # olearn kernels compiling now (the heartbeat's question)
 
     def listener(self):
-        from numba.core import event
-
+        event = _numba_events()
         notice = self
 
         class Listener(event.Listener):
@@ -153,7 +160,7 @@ def learning(what, how_long="seconds to minutes; the time is reported apart"):
     import warnings
 
     import numpy as np
-    from numba.core import event
+    event = _numba_events()
     notice = _CompileNotice(what, how_long)
     listener = notice.listener()
     beat = Heartbeat(_stderr, lambda t: f"olearn: still compiling ({t:.0f} s)",
