@@ -526,16 +526,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         """One example as the kernel's CSR triple in a reused buffer, and its length:
         ``((indptr, indices, data), n)``, columns shifted past the intercept column."""
         buf = self.__dict__.get("_row_buf")
-        if buf is not None and type(x) is dict:
-            if buf.last is x and buf.copy == x:  # predict_one(x) then learn_one(x)
-                return buf.row, buf.n
-            n = buf.put_known(x, not grow)
-            if n >= 0:
-                return buf.row, n
-        elif (buf is not None and type(x) is np.ndarray and buf.index is None and
-              x.dtype == np.float64 and x.ndim == 1 and x.flags.c_contiguous and
-              x.shape[0] == self.n_features_in_ and self.vocabulary_ is None):
-            n = buf.put_dense(x)  # (an array model's example: one compiled call)
+        if buf is not None:
+            n = self._put_known(buf, x, not grow)
             if n >= 0:
                 return buf.row, n
         cols, vals = self._row_lists(x, grow)
@@ -546,6 +538,21 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
                                          None if vocabulary is None else vocabulary._index,
                                          constant=self._constant())
         return buf.row, buf.put(cols, vals)
+
+    def _put_known(self, buf, x, remember):
+        """Write ``x`` into the row buffer ``buf`` when it adds nothing to the model (a
+        dict of known names, or an array of the model's width) and holds finite
+        numbers; returns its length, or -1 (the general path then writes it or names
+        what is wrong)."""
+        if type(x) is dict:
+            if buf.last is x and buf.copy == x:  # predict_one(x) then learn_one(x)
+                return buf.n
+            return buf.put_known(x, remember)
+        if (type(x) is np.ndarray and buf.index is None and x.dtype == np.float64 and
+                x.ndim == 1 and x.flags.c_contiguous and
+                x.shape[0] == self.n_features_in_ and self.vocabulary_ is None):
+            return buf.put_dense(x)  # (an array model's example: one compiled call)
+        return -1
 
     def _one_call(self):
         call = self.__dict__.get("_one_cache")
@@ -600,12 +607,12 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             sample_weight = check_weight(sample_weight)  # (before anything can change)
         d = self.__dict__
         buf = d.get("_row_buf")
-        if buf is not None and type(x) is dict and "_hot" not in d and \
-                self._label_known(y):
-            # the common case, a dict of known names with a known label: nothing can join
-            # the model (no name, no class, no array grown), so there is nothing to keep
-            n = buf.n if buf.last is x and buf.copy == x else buf.put_known(x, False)
-            if n >= 0 and not _extreme(buf.indptr, buf.data, sample_weight):
+        if buf is not None and "_hot" not in d and self._label_known(y):
+            # the common case, known names (or an array) and a known label: nothing can
+            # join the model (no name, no class, no array grown): nothing to keep
+            n = self._put_known(buf, x, False)
+            if n >= 0 and (buf.plain and sample_weight <= HIGH_WEIGHT or
+                           not _extreme(buf.indptr, buf.data, sample_weight)):
                 try:
                     call = self._learn_row(buf.row, y, sample_weight)
                 except BaseException:
