@@ -330,3 +330,22 @@ def test_array_examples_take_the_compiled_writer_and_equal_the_general_path():
             a.learn_one(x, 1)
     for k in a.state_:
         np.testing.assert_array_equal(a.state_[k], before[k])
+
+
+@pytest.mark.parametrize("labels", [[np.True_, np.False_], [np.int64(3), np.int64(-1)],
+                                    ["spam", "ham"]])
+def test_the_class_map_holds_plain_values_and_finds_numpy_labels(labels):
+    # numpy scalars as keys made every one-example label lookup a numpy comparison
+    m = olearn.make("pa1")
+    rows = [{"a": 1.0, "b": 0.5}, {"a": -1.0, "c": 2.0}] * 3
+    for x, t in zip(rows, labels * 3):
+        m.learn_one(x, t)
+    assert all(type(k) in (bool, int, str) for k in m._class_index)
+    assert sorted(m._class_index.values()) == [0, 1]
+    for t in labels:  # a numpy label and its plain value find the same class
+        plain = t.item() if isinstance(t, np.generic) else t
+        assert m._class_index[t] == m._class_index[plain]
+    assert m.predict_one(rows[0]) in set(labels)
+    m2 = olearn.make("pa1").partial_fit(np.array([[1.0, 0.5, 0.0], [-1.0, 0.0, 2.0]] * 3),
+                                        np.array(labels * 3))
+    assert all(type(k) in (bool, int, str) for k in m2._class_index)
