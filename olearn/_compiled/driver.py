@@ -36,8 +36,8 @@ the batch and of the output (an inlined function's arguments, a slice, a tuple's
 member): on PA-I over the seeded sparse stream this cost about a third of the pass.
 The passes therefore first take :func:`borrowed` views of their arguments, views that
 hold no reference (the caller's own references keep the arrays alive for the whole
-call), and of the column numbers of dense rows (kept alive by :func:`keep_alive`).  A
-rule must not keep such a view beyond the call, which nothing in a rule can do.
+call), and of what ``row_source`` gives (kept alive by :func:`keep_alive`).  A rule
+must not keep such a view beyond the call, which nothing in a rule can do.
 
 Tasks: ``UNLABELLED`` (no target: ``y`` zeros, unread; K the model's outputs),
 ``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
