@@ -66,8 +66,11 @@ def _tile(d, rows):
     key = (d, rows)
     tile = _TILES.get(key)
     if tile is None:
-        if len(_TILES) >= 8:  # (bounded: the oldest goes)
-            del _TILES[next(iter(_TILES))]
+        if len(_TILES) >= 8:  # (bounded: the oldest goes; threads may race here)
+            try:
+                del _TILES[next(iter(_TILES))]
+            except (KeyError, RuntimeError, StopIteration):
+                pass
         indptr = np.arange(0, rows * d + 1, d, dtype=np.int32)
         indices = np.tile(np.arange(d, dtype=np.int32), rows)
         tile = _TILES[key] = (indptr, indices)
