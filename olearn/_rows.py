@@ -1,11 +1,12 @@
 """Rows as the kernels take them: a batch canonicalised once per call, one example
 written into a buffer reused between calls.
 
-Every batch reaches a kernel in one of two layouts:
-
-* CSR, as the triple ``(indptr, indices, data)``: float64 values, sorted indices,
-  duplicates summed; int32 indices when they fit, else int64;
-* dense: a C-contiguous float64 2-D array.
+Every batch reaches a kernel as CSR, the triple ``(indptr, indices, data)``: float64
+values, sorted indices, duplicates summed; int32 indices when they fit, else int64.  A
+dense batch (a C-contiguous float64 2-D array) goes as CSR too, in chunks of rows
+(:class:`DenseRows`, :func:`run_chunks`): each chunk's data is a view of its rows and
+its indices one reused tile of every column, explicit zeros included, so the kernels
+see each row as the dense layout would, and compile one specialisation for both.
 
 With ``fit_intercept`` a constant feature of value 1 is column 0 of every row, so that
 the intercept takes part in norms and updates exactly like any other weight; a batch
@@ -37,20 +38,116 @@ def canonical_csr(X):
 
 def kernel_rows(X, fit_intercept, constant=1.0):
     """The kernel's view of a validated batch, never a copy of it: a CSR triple
-    ``(indptr, indices, data)`` or a dense 2-D array, and with ``fit_intercept`` the
-    same followed by ``c = [constant]``, the constant feature that the compiled driver
-    puts in front of each row as column 0 (``olearn._compiled.driver.get_row``)."""
-    if sp.issparse(X):
-        X = canonical_csr(X)
-        wide = X.nnz >= 2**31 or X.shape[1] + 1 >= 2**31
-        itype = np.int64 if wide else np.int32
-        rows = (X.indptr.astype(itype, copy=False), X.indices.astype(itype, copy=False),
-                X.data)
-    else:
-        rows = (np.ascontiguousarray(X, dtype=np.float64),)
-    if fit_intercept:
-        rows = rows + (np.array([float(constant)]),)
-    return rows if len(rows) != 1 else rows[0]
+    ``(indptr, indices, data)``, and with ``fit_intercept`` the same followed by
+    ``c = [constant]``, the constant feature that the compiled driver puts in front of
+    each row as column 0 (``olearn._compiled.driver.get_row``); a dense batch as a
+    :class:`DenseRows`, which :func:`run_chunks` hands to the kernels as such triples.
+    Give it to a kernel through :func:`run_chunks` only."""
+    c = (np.array([float(constant)]),) if fit_intercept else ()
+    if not sp.issparse(X):
+        return DenseRows(np.ascontiguousarray(X, dtype=np.float64), c)
+    X = canonical_csr(X)
+    wide = X.nnz >= 2**31 or X.shape[1] + 1 >= 2**31
+    itype = np.int64 if wide else np.int32
+    return (X.indptr.astype(itype, copy=False), X.indices.astype(itype, copy=False),
+            X.data) + c
+
+
+#: entries (rows x columns) of a dense chunk: its tile of column numbers is 1 MB (int32),
+#: read as the rows are, and a chunk's call (about 10 us of Python and numba's dispatch)
+#: is about 1% of its rows' work at 500 columns (4% with a quarter of it)
+CHUNK_ENTRIES = 1 << 18
+_TILES: dict = {}  # (width, rows) -> (indptr, indices), the last few widths used
+
+
+def _tile(d, rows):
+    """The reused CSR frame of ``rows`` dense rows of width ``d``: ``indptr`` =
+    ``0, d, 2d, ...`` and ``indices`` = ``0..d-1`` repeated (int32)."""
+    key = (d, rows)
+    tile = _TILES.get(key)
+    if tile is None:
+        if len(_TILES) >= 8:  # (bounded: the oldest goes; threads may race here)
+            try:
+                del _TILES[next(iter(_TILES))]
+            except (KeyError, RuntimeError, StopIteration):
+                pass
+        indptr = np.arange(0, rows * d + 1, d, dtype=np.int32)
+        indices = np.tile(np.arange(d, dtype=np.int32), rows)
+        tile = _TILES[key] = (indptr, indices)
+    return tile
+
+
+class DenseRows:
+    """A dense batch as the kernels take it: C-contiguous float64 rows ``X`` and the
+    constant's ``c`` (``(array([constant]),)`` with an intercept, else ``()``), handed
+    over in chunks of rows (:meth:`chunks`)."""
+    __slots__ = ("X", "c")
+
+    def __init__(self, X, c):
+        self.X = X
+        self.c = c
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    def chunks(self):
+        """``(lo, hi, part)`` for consecutive row ranges: ``part`` the CSR triple (and
+        ``c``) of rows ``lo:hi``, every column kept (explicit zeros too), its data a view
+        of the rows (no copy), its indices and pointers one cached tile."""
+        X, c = self.X, self.c
+        n, d = X.shape
+        if d >= 2**31 - 1:
+            raise ValueError(f"a dense batch of {d} columns is too wide for the kernels")
+        step = max(1, CHUNK_ENTRIES // max(d, 1))
+        full = _tile(d, min(step, n)) if n else None
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            m = hi - lo
+            indptr, indices = full if m == full[0].shape[0] - 1 else _tile(d, m)
+            yield lo, hi, (indptr, indices, X[lo:hi].reshape(-1)) + c
+
+
+def row_chunks(rows):
+    """``(lo, hi, part)`` for the kernel's view ``rows`` of a batch (``kernel_rows``):
+    one ``(0, n, rows)`` for a CSR triple, a dense batch's chunks for a
+    :class:`DenseRows`."""
+    if isinstance(rows, DenseRows):
+        return rows.chunks()
+    return iter(((0, rows[0].shape[0] - 1, rows),))
+
+
+def run_chunks(rows, call, scores=None):
+    """The one way a batch reaches a kernel: ``call(part, lo, hi)`` on each chunk of
+    ``rows`` (:func:`row_chunks`), in order, as ``partial_fit`` on the chunks would
+    (no declared learner has an end-of-pass step).
+
+    With ``scores`` (the pass's (n, K) pre-update scores, which a pass stops writing at
+    a row whose score is not finite), ``call`` returns the chunk's number of updates:
+    their sum is returned, and no chunk runs after one whose pass ended early (its last
+    row's scores, set to NaN before the call, then not finite); the caller's check of
+    ``scores`` names the row.  Without, ``call`` returns the rows it did of its chunk,
+    and the rows done in all is returned, none after a chunk left short."""
+    total = 0
+    for lo, hi, part in row_chunks(rows):
+        if scores is None:
+            done = int(call(part, lo, hi))
+            total += done
+            if done < hi - lo:
+                break
+            continue
+        last = scores[max(hi - 1, 0):hi]
+        last[...] = np.nan
+        total += int(call(part, lo, hi))
+        if not np.isfinite(last).all():
+            break
+    return total
+
+
+def score_rows(scorer, rows, state, scores):
+    """A declared scorer ``(X, state, scores)`` (``Kernels.scorer``) over every row of
+    the kernel's view ``rows`` of a batch, into ``scores`` (n, K)."""
+    run_chunks(rows, lambda part, lo, hi: scorer(part, state, scores[lo:hi]) or hi - lo)
 
 
 _PUT_DENSE = None  # the compiled writer of a dense example (loaded at first use)

@@ -73,7 +73,7 @@ from ._locking import locked
 from ._params import check_common
 from .protocol import Progressive, Saves
 from ._river import weight as _weight
-from ._rows import OneRow, kernel_rows
+from ._rows import OneRow, kernel_rows, run_chunks
 from ._state import Slot, StateMixin
 from ._validation import (MAX_CONSTANT, MAX_TARGET, as_floats, check_number, check_weight,
                           validate_batch, validate_X)
@@ -288,8 +288,10 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
         params = self._packed_params()
         kernel = self.kernels[self._task()]
-        self.n_updates_ += int(kernel(rows, y, sw, self._state_tuple(), params, self._seen(),
-                                      scores, pred))
+        state, seen = self._state_tuple(), self._seen()
+        self.n_updates_ += run_chunks(
+            rows, lambda part, lo, hi: kernel(part, y[lo:hi], sw[lo:hi], state, params, seen,
+                                              scores[lo:hi], pred[lo:hi]), scores)
         self.t_ += X.shape[0]
         self._check_finite(scores, order)
         return scores, pred

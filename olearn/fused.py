@@ -43,7 +43,7 @@ from ._estimator import Estimator, clone, is_classifier
 from ._locking import locked
 from ._params import store_params
 from ._labels import LabelMixin
-from ._rows import kernel_rows
+from ._rows import kernel_rows, run_chunks
 from ._compiled.driver import BINARY
 from .base import OnlineLearner
 from .protocol import Progressive
@@ -181,8 +181,9 @@ class Fused:
         sw = np.ones(n) if sw is None else sw
         counts = np.zeros(G, dtype=np.int64)
         if combiner is not None:
-            done = combiner.run(lead.kernels.name, rows, yk, sw, state, P.reshape(G, -1),
-                                counts)
+            done = run_chunks(rows, lambda part, lo, hi: combiner.run(
+                lead.kernels.name, part, yk[lo:hi], sw[lo:hi], state, P.reshape(G, -1),
+                counts, lo, hi))
             for g, m in enumerate(group):
                 m.n_updates_ += int(counts[g])
                 m.t_ += n
@@ -194,8 +195,10 @@ class Fused:
             return {id(m): None for m in group}
         scores = np.empty((n, G, 1))
         pred = np.zeros((n, G), dtype=np.int64)
-        done = grid_entry(lead.kernels.name)(rows, yk, sw, state, P.reshape(G, -1), scores,
-                                             pred, counts)
+        entry = grid_entry(lead.kernels.name)
+        done = run_chunks(rows, lambda part, lo, hi: entry(
+            part, yk[lo:hi], sw[lo:hi], state, P.reshape(G, -1), scores[lo:hi], pred[lo:hi],
+            counts))
         out = {}
         for g, m in enumerate(group):
             m.n_updates_ += int(counts[g])

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 import olearn
 from olearn import registry
 from olearn._compiled.declare import Kernels, declare, declared
-from olearn._rows import kernel_rows
+from olearn._rows import kernel_rows, score_rows
 from olearn.kernel import KernelLMSRegressor
 from olearn.linear import PAClassifier
 
@@ -67,10 +67,10 @@ def test_declared_score_changes_nothing(name):
         krows = kernel_rows(rows, model.fit_intercept, model._constant())
         before = [a.copy() for a in state]
         first = np.full((10, K), np.nan)
-        kernels.scorer(krows, state, first)
+        score_rows(kernels.scorer, krows, state, first)
         once = [a.copy() for a in state]
         second = np.full((10, K), np.nan)
-        kernels.scorer(krows, state, second)
+        score_rows(kernels.scorer, krows, state, second)
         for slot, a, b, c in zip(names, before, once, state):
             assert c.tobytes() == b.tobytes(), (name, slot)  # twice = once
             if slot not in scratch:

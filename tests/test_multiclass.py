@@ -12,7 +12,7 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olearn
-from olearn._rows import kernel_rows
+from olearn._rows import kernel_rows, run_chunks
 from olearn._tags import tags
 from olearn._compiled.driver import BINARY, MULTICLASS
 from olearn.multiclass import OneVsRest
@@ -174,9 +174,10 @@ def test_binary_behaviour_is_unchanged_with_two_labels(name):
     scores = np.empty((250, 1))
     pred = np.zeros(250, dtype=np.int64)
     rows = kernel_rows(X, ref.fit_intercept, ref._constant())
-    ref._kernels[BINARY](rows, signs.astype(float), np.ones(250),
-                         state, ref._packed_params(),
-                         np.zeros(1, np.uint8), scores, pred)
+    kernel, labels, sw = ref._kernels[BINARY], signs.astype(float), np.ones(250)
+    run_chunks(rows, lambda part, lo, hi: kernel(
+        part, labels[lo:hi], sw[lo:hi], state, ref._packed_params(), np.zeros(1, np.uint8),
+        scores[lo:hi], pred[lo:hi]), scores)
     _same_state(_state(a), _state(ref), rtol=0, atol=0)
     np.testing.assert_array_equal(s_words, scores[:, 0])
 
@@ -340,10 +341,12 @@ def _ovr_reference(name, X, y, K, chunk, declared=False):
         count = 0
         for lo, hi in zip(cuts[:-1], cuts[1:]):
             out = np.empty((hi - lo, 1))
-            count += b._kernels[BINARY](kernel_rows(X[lo:hi], b.fit_intercept, b._constant()),
-                                        np.where(y[lo:hi] == k, 1.0, -1.0), np.ones(hi - lo),
-                                        state, params, np.zeros(1, np.uint8), out,
-                                        np.zeros(hi - lo, np.int64))
+            labels, pred = np.where(y[lo:hi] == k, 1.0, -1.0), np.zeros(hi - lo, np.int64)
+            count += run_chunks(
+                kernel_rows(X[lo:hi], b.fit_intercept, b._constant()),
+                lambda part, a, z: b._kernels[BINARY](
+                    part, labels[a:z], np.ones(z - a), state, params, np.zeros(1, np.uint8),
+                    out[a:z], pred[a:z]), out)
             scores[lo:hi, k] = out[:, 0]
         blocks.append(b)
         updates.append(count)

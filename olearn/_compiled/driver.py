@@ -16,13 +16,14 @@ supplies only
 * ``update_fn(state, params, idx, val, y, sw, out, seen) -> int``: the update rule,
   returning 1 when it changed the model, 0 otherwise.
 
-A row is always a pair ``(idx, val)`` of column indices and values: for CSR input the
-slices of ``indices`` and ``data`` (cost O(non-zeros)), for dense input ``arange(d)``
-and the row itself; with an intercept, the constant feature is column 0 of the row,
-put in front by a :class:`Prefixed` view of the row's columns and values
-(``get_row``), so no row or batch is ever copied to add it.
-The layout is chosen by numba's type dispatch, so one entry point serves every
-layout, with identical results.
+A row is always a pair ``(idx, val)`` of column indices and values: the slices of a
+CSR batch's ``indices`` and ``data`` (cost O(non-zeros)); with an intercept, the
+constant feature is column 0 of the row, put in front by a :class:`Prefixed` view of
+the row's columns and values (``get_row``), so no row or batch is ever copied to add
+it.  A dense batch comes as CSR too, in chunks of rows whose indices are every column
+(``olearn._rows.run_chunks``): every entry point is compiled for one layout of a
+batch, with an intercept or without (each layout numba meets is a compile of its own,
+as long as the first).
 
 Every helper here is ``inline="always"``: the entry points generated from each
 learner's declaration (``olearn._compiled.declare``) call :func:`online_pass` with its
@@ -35,8 +36,8 @@ the batch and of the output (an inlined function's arguments, a slice, a tuple's
 member): on PA-I over the seeded sparse stream this cost about a third of the pass.
 The passes therefore first take :func:`borrowed` views of their arguments, views that
 hold no reference (the caller's own references keep the arrays alive for the whole
-call), and of the column numbers of dense rows (kept alive by :func:`keep_alive`).  A
-rule must not keep such a view beyond the call, which nothing in a rule can do.
+call), and of what ``row_source`` gives (kept alive by :func:`keep_alive`).  A rule
+must not keep such a view beyond the call, which nothing in a rule can do.
 
 Tasks: ``UNLABELLED`` (no target: ``y`` zeros, unread; K the model's outputs),
 ``REGRESSION`` (K = 1, ``y`` the target), ``BINARY`` (K = 1, ``y`` in {-1, +1};
@@ -114,43 +115,35 @@ def _get_row(X, i, rows):
             lo = X[0][i]
             hi = X[0][i + 1]
             return X[1][lo:hi], X[2][lo:hi]
-    elif layout == "csr+c":
+    else:
         def impl(X, i, rows):
             lo = X[0][i]
             hi = X[0][i + 1]
             return prefixed(X[1][lo:hi], 0), prefixed(X[2][lo:hi], X[3][0])
-    elif layout == "dense+c":
-        def impl(X, i, rows):
-            return prefixed(rows[0], 0), prefixed(X[0][i], X[1][0])
-    else:
-        def impl(X, i, rows):
-            return rows[0], X[i]
     return impl
 
 
 def _layout(X):
-    """The batch layouts (numba types): a CSR triple ``(indptr, indices, data)``, a 2-D
-    array, and either with a constant feature ``c`` put in front as column 0:
-    ``(indptr, indices, data, c)``, ``(dense, c)`` (``c`` a one-element array).  The
-    constant is put in front of each row by a :class:`Prefixed` view: no row or batch
-    is copied."""
-    if isinstance(X, types.BaseTuple):
-        return {3: "csr", 4: "csr+c", 2: "dense+c"}[len(X)]
-    return "dense"
+    """The batch layouts (numba types): a CSR triple ``(indptr, indices, data)``, and the
+    same with a constant feature ``c`` put in front as column 0:
+    ``(indptr, indices, data, c)`` (``c`` a one-element array).  The constant is put in
+    front of each row by a :class:`Prefixed` view: no row or batch is copied.  (A dense
+    batch is CSR in chunks: ``olearn._rows.run_chunks``.)"""
+    if isinstance(X, types.BaseTuple) and len(X) in (3, 4):
+        return "csr" if len(X) == 3 else "csr+c"
+    raise TypeError(f"a batch reaches a kernel as a CSR triple (olearn._rows.kernel_rows "
+                    f"and run_chunks), not {X}")
 
 
 def row_source(X):
-    """The column numbers that :func:`get_row` needs for a dense ``X``."""
+    """What :func:`get_row` reads beside the batch (nothing, now that every batch is
+    CSR: kept so that the passes need not change)."""
 
 
 @overload(row_source, inline="always")
 def _row_source(X):
-    layout = _layout(X)
-    if layout in ("csr", "csr+c"):
-        return lambda X: (np.empty(0, X[1].dtype),)
-    if layout == "dense+c":
-        return lambda X: (np.arange(X[0].shape[1]),)
-    return lambda X: (np.arange(X.shape[1]),)
+    _layout(X)
+    return lambda X: (np.empty(0, X[1].dtype),)
 
 
 # ---------------------------------------------------------------- prefixed rows
@@ -221,12 +214,8 @@ def n_rows(X):
 
 @overload(n_rows, inline="always")
 def _n_rows(X):
-    layout = _layout(X)
-    if layout in ("csr", "csr+c"):
-        return lambda X: X[0].shape[0] - 1
-    if layout == "dense+c":
-        return lambda X: X[0].shape[0]
-    return lambda X: X.shape[0]
+    _layout(X)
+    return lambda X: X[0].shape[0] - 1
 
 
 @njit(inline="always")

@@ -6,7 +6,7 @@ model's ``_predict_rows`` (-1 an outlier, +1 an inlier) and its progressive scor
 import numpy as np
 
 from .._locking import locked
-from .._rows import kernel_rows
+from .._rows import kernel_rows, score_rows
 from ..base import OnlineUnlabelled
 
 
@@ -30,7 +30,7 @@ class _Detector(OnlineUnlabelled):
         scores = np.empty((X.shape[0], 1))
         arrays = [np.zeros(a.shape) if slot.mix == "reset" else a
                   for slot, a in zip(self.slots, self._state_tuple())]
-        self.kernels.scorer(kernel_rows(X, False), tuple(arrays), scores)
+        score_rows(self.kernels.scorer, kernel_rows(X, False), tuple(arrays), scores)
         return scores
 
     @locked

@@ -35,7 +35,7 @@ import numpy as np
 from .._compiled import njit
 from .._locking import locked
 from .._params import store_params
-from .._rows import kernel_rows
+from .._rows import kernel_rows, score_rows
 from .._validation import check_bool, check_number
 from ..base import OnlineUnlabelled, check_work_vectors
 from ..protocol import Slot, declare
@@ -163,7 +163,8 @@ class KMeans(OnlineUnlabelled):
     def batch_scores(self, X):
         scores = np.empty((X.shape[0], self._n_outputs()))
         C, N, Z = self._state_tuple()  # (a work vector of its own: the state is only read)
-        self.kernels.scorer(kernel_rows(X, False), (C, N, np.zeros(Z.shape)), scores)
+        score_rows(self.kernels.scorer, kernel_rows(X, False), (C, N, np.zeros(Z.shape)),
+                   scores)
         return scores
 
     def _predict_rows(self, scores):

@@ -677,16 +677,18 @@ class _Combiner:
         """Whether the fused group led by ``lead`` votes in the ensemble's classes."""
         return np.array_equal(lead.classes_, self.ens.classes_)
 
-    def run(self, name, rows, yk, sw, state, P, counts):
+    def run(self, name, rows, yk, sw, state, P, counts, lo, hi):
+        """The fused pass over rows ``lo:hi`` of the batch (``rows``, ``yk``, ``sw``
+        theirs: a chunk, ``olearn._rows.run_chunks``); returns the rows it did."""
         from ._combine import combined_entry
         e = self.ens
         N = len(e.members_)
         losses, total, comb = self.weights
-        out = (e.alive_, comb, losses, total, self.params, np.zeros(N), self.out_cls,
-               np.zeros(1), self.scores, np.zeros(N, dtype=np.int64), np.zeros(N),
+        out = (e.alive_, comb, losses, total, self.params, np.zeros(N), self.out_cls[lo:hi],
+               np.zeros(1), self.scores[lo:hi], np.zeros(N, dtype=np.int64), np.zeros(N),
                np.zeros(N), self.hinge)
         done = combined_entry(name)(rows, yk, sw, state, P, counts, out)
-        self.done = done == len(self.out_cls)
+        self.done = lo + done == len(self.out_cls)
         return done
 
     def undo(self):

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from .._estimator import check_is_fitted, is_regressor
 
 from .._compiled.driver import BINARY, MULTICLASS
-from .._rows import kernel_rows
+from .._rows import kernel_rows, run_chunks
 from .._state import Slot
 from .._validation import check_choice, check_number, check_size, check_weight
 from . import _support as S
@@ -230,8 +230,10 @@ class SupportModel:
         rows, sw, scores, pred = self._pass_arrays(X, sample_weight)
         task = self._task()
         self._check_task(task)
-        self.n_updates_ += self._pass(rows, y, sw, scores, pred, task, self._params(),
-                                      np.zeros(self._dim()))
+        params, work = self._params(), np.zeros(self._dim())
+        self.n_updates_ += run_chunks(
+            rows, lambda part, lo, hi: self._pass(part, y[lo:hi], sw[lo:hi], scores[lo:hi],
+                                                  pred[lo:hi], task, params, work), scores)
         self.t_ += X.shape[0]
         self._check_finite(scores, order)
         return scores, pred
@@ -269,8 +271,10 @@ class SupportModel:
         out = np.zeros((n, self._n_rows))
         if work is None:
             work = np.zeros(self._dim())
-        S.score_rows(rows, st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"],
-                     st["sv_sq"], int(st["ints"][0]), work, self._kernel_params_now(), out)
+        args = (st["alpha"], st["sv_ptr"], st["sv_idx"], st["sv_val"], st["sv_sq"],
+                int(st["ints"][0]), work, self._kernel_params_now())
+        run_chunks(rows, lambda part, lo, hi:
+                   S.score_rows(part, *args, out[lo:hi]) or hi - lo)
         return out
 
     def _kernel_params_now(self):
