@@ -163,7 +163,7 @@ def learning(what, how_long="seconds to minutes; the time is reported apart"):
     event = _numba_events()
     notice = _CompileNotice(what, how_long)
     listener = notice.listener()
-    beat = Heartbeat(_stderr, lambda t: f"olearn: still compiling ({t:.0f} s)",
+    beat = Heartbeat(_stderr, lambda t: f"olearn: compiling ({t:.0f} s so far)",
                      busy=lambda: notice.depth > 0)
     notice.say = beat.say
     event.register("numba:compile", listener)
