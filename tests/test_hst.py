@@ -242,5 +242,9 @@ def test_the_command_line_trains_a_detector_and_predicts_with_it(tmp_path, capsy
     np.testing.assert_array_equal(np.loadtxt(tmp_path / "p"), det.predict(X))
     np.testing.assert_allclose(np.loadtxt(tmp_path / "r"), det.decision_function(X),
                                atol=1e-4)
+    # --scores: the anomaly scores (higher = more anomalous), River's score_one's
+    assert main(["predict", str(path), "-i", str(model), "--scores", "-p",
+                 str(tmp_path / "s")]) == 0
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "s"), det.score_many(X), rtol=1e-5)
     assert main(["train", str(path), "--algo", "hst", "--holdout", "10"]) != 0
     assert "anomaly detector" in capsys.readouterr().err

@@ -21,6 +21,10 @@ def add_parser(subparsers):
     p.add_argument("-p", "--output", "--predictions", metavar="FILE",
                    help="write predictions here (default: stdout; Vowpal Wabbit's -p): one a "
                         "line, a vw line's tag after it as vw does")
+    p.add_argument("--scores", action="store_true",
+                   help="write each row's score instead of its label: an anomaly "
+                        "detector's anomaly score (higher = more anomalous, River's "
+                        "score_one), another model's raw score (-r's)")
     p.add_argument("-t", "--testonly", action="store_true",
                    help="accepted for Vowpal Wabbit's habit: predict never learns")
     _vw.add_predict_args(p)   # -r, --link, --probabilities, --quiet: olearn/cli/_vw.py
@@ -95,6 +99,13 @@ def _writer(model, args):
             p = 1.0 / (1.0 + np.exp(-s))
             return [f"{v:.6g}" for v in (p if args.link == "logistic" else 2 * p - 1)]
         return write
+    if getattr(args, "scores", False):
+        if hasattr(model, "score_many") and getattr(model, "target", None) == "none":
+            return lambda X: [f"{v:.6g}" for v in model.score_many(X)]
+        if not hasattr(model, "decision_function") and not _is_regressor(model):
+            raise CLIError(f"--scores: the model of {args.model} ({type(model).__name__}) "
+                           "gives no scores")
+        return lambda X: _raw(model, X)
     if args.raw_predictions and not hasattr(model, "decision_function") and \
             not _is_regressor(model):
         raise CLIError(f"-r: the model of {args.model} ({type(model).__name__}) gives no raw "
