@@ -48,7 +48,9 @@ def quiet():
         _state["quiet"] -= 1
 
 
-def _olearn_kernel(ev):
+def olearn_kernel(ev):
+    """The Python function of the kernel a "numba:compile" event is about when it is
+    olearn's, else None (a kernel made by exec has no module)."""
     dispatcher = (ev.data or {}).get("dispatcher")
     func = getattr(dispatcher, "py_func", None)
     module = getattr(func, "__module__", None) or ""   # (None for a kernel made by exec)
@@ -66,7 +68,7 @@ def install():
 
     class Listener(event.Listener):
         def on_start(self, ev):
-            func = _olearn_kernel(ev)
+            func = olearn_kernel(ev)
             if func is None:
                 return
             now = time.perf_counter()
@@ -86,7 +88,7 @@ def install():
                                "compiles ahead)", module, EXPECTED)
 
         def on_end(self, ev):
-            if _olearn_kernel(ev) is None:
+            if olearn_kernel(ev) is None:
                 return
             with _lock:
                 _state["depth"] -= 1

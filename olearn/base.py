@@ -612,18 +612,12 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         if buf is not None and "_hot" not in d and self._label_known(y):
             # the common case, known names (or an array) and a known label: nothing can
             # join the model (no name, no class, no array grown): nothing to keep
-            n = self._put_known(buf, x, False)
-            if n >= 0 and (buf.plain and sample_weight <= HIGH_WEIGHT or
-                           not _extreme(buf.indptr, buf.data, sample_weight)):
+            if self._put_known(buf, x, False) >= 0 and _ordinary(buf, sample_weight):
                 try:
-                    call = self._learn_row(buf.row, y, sample_weight)
+                    return self._learn_ordinary(buf.row, y, sample_weight)
                 except BaseException:
                     d["_hot"] = True  # (as the general path marks a failed call)
                     raise
-                out = call.views[2]
-                if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
-                    d["_hot"] = True
-                return call
         kept = d.copy()
         state = kept.get("state_")
         arrays = None if state is None else state.copy()
@@ -632,13 +626,8 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
         copies = None
         try:
             row, _ = self._one_row(x, grow=True)
-            if "_hot" not in d and (d["_row_buf"].plain and sample_weight <= HIGH_WEIGHT
-                                    or not _extreme(row[0], row[2], sample_weight)):
-                call = self._learn_row(row, y, sample_weight)
-                out = call.views[2]
-                if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
-                    d["_hot"] = True
-                return call
+            if "_hot" not in d and _ordinary(d["_row_buf"], sample_weight):
+                return self._learn_ordinary(row, y, sample_weight)
             copies = {k: (a, a.copy()) for k, a in d["state_"].items()}
             seen = d.get("seen_")
             if seen is not None:
@@ -653,6 +642,15 @@ class OnlineLearner(Progressive, Saves, StateMixin, Estimator):
             if "state_" in d:
                 d["_hot"] = True
             raise
+
+    def _learn_ordinary(self, row, y, sample_weight):
+        """``_learn_row`` of an ordinary example (:func:`_ordinary`) on a model that is
+        not hot; the model becomes hot when the row's score passes ``HOT``."""
+        call = self._learn_row(row, y, sample_weight)
+        out = call.views[2]
+        if (abs(out[0]) if call.K == 1 else max(map(abs, out.tolist()))) > HOT:
+            self.__dict__["_hot"] = True
+        return call
 
     def _all_finite(self):
         """Every state array finite (after an extreme example: O(size of the model))."""
@@ -852,6 +850,13 @@ def check_work_vectors(model: _L, *names: str) -> _L:
         if model.state_[name].any():
             raise ValueError(f"state array {name} (a work vector) must hold zeros")
     return model
+
+
+def _ordinary(buf, sw):
+    """Whether the example in the row buffer ``buf`` and its weight ``sw`` are ordinary:
+    written by the compiled dense writer (which writes no extreme value) with a weight
+    that is not extreme, or checked by ``extreme_row``."""
+    return buf.plain and sw <= HIGH_WEIGHT or not _extreme(buf.indptr, buf.data, sw)
 
 
 def _extreme(indptr, data, sw):

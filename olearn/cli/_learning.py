@@ -129,13 +129,12 @@ class _CompileNotice:
 
     def listener(self):
         event = _numba_events()
+        from .._compile_notice import olearn_kernel
         notice = self
 
         class Listener(event.Listener):
             def on_start(self, ev):
-                dispatcher = (ev.data or {}).get("dispatcher")
-                module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
-                if not module.startswith("olearn"):
+                if olearn_kernel(ev) is None:
                     return
                 notice.depth += 1
                 if not notice.shown:
@@ -144,9 +143,7 @@ class _CompileNotice:
                                f"{notice.how_long}; cached afterwards)")
 
             def on_end(self, ev):
-                dispatcher = (ev.data or {}).get("dispatcher")
-                module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
-                if module.startswith("olearn"):
+                if olearn_kernel(ev) is not None:
                     notice.depth = max(0, notice.depth - 1)
 
         return Listener()
